@@ -16,7 +16,7 @@ modversion() {  # modversion <go.mod> <module>: the required version of a module
 kube_version="$(modversion "$here/tools/kube/go.mod" k8s.io/kubernetes)"
 etcd_version="$(modversion "$here/tools/etcd/go.mod" go.etcd.io/etcd/server/v3)"
 [[ -n "$kube_version" && -n "$etcd_version" ]] || { echo "build-tools: cannot read pinned versions" >&2; exit 1; }
-key() { sha256sum "$1/go.mod" "$1/go.sum" | sha256sum | cut -c1-12; }
+key() { cat "$1/go.mod" "$1/go.sum" | sha256sum | cut -c1-12; }
 kube_dir="$cache/bin/kube-$kube_version-$(key "$here/tools/kube")"
 etcd_dir="$cache/bin/etcd-$etcd_version-$(key "$here/tools/etcd")"
 bin="$cache/bin/current-$kube_version-$etcd_version"

@@ -1,0 +1,92 @@
+# Short commands for people and CI. The build itself is CMake (+ Ninja), the
+# tests are CTest; CTest starts and stops the integration tests' control plane
+# itself (a fixture), so nothing here has to.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+BUILD_DIR ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc)
+# Where the upstream binaries and the dev control plane live (outside the checkout).
+QUORUM_CACHE ?= $(HOME)/.cache/quorum
+export QUORUM_CACHE
+DEV_CONTROLPLANE := $(QUORUM_CACHE)/dev-controlplane
+FORMAT_DIRS := src test bench
+BENCH_ARGS ?=
+
+define cmake_build
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD_DIR) --parallel $(JOBS)
+endef
+
+# The dev control plane is long-lived: no watchdog (QUORUM_OWNER_PID=none).
+define controlplane_up
+	QUORUM_OWNER_PID=none hack/controlplane.sh start "$(DEV_CONTROLPLANE)"
+	@echo
+	@echo "Use it with kubectl:"
+	@echo "  source $(DEV_CONTROLPLANE)/env     # exports KUBECONFIG, QUORUM_APISERVER, QUORUM_BIN, ..."
+	@echo "  \$$QUORUM_BIN/kubectl get namespaces"
+	@echo "or: KUBECONFIG=$(DEV_CONTROLPLANE)/kubeconfig kubectl get namespaces"
+	@echo "Stop it with: make controlplane-down"
+endef
+
+.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench demo clean
+
+help:
+	@echo "make demo               start the local control plane and show how to use it"
+	@echo "make test               install what is missing, build, run every test (ctest)"
+	@echo "make deps               install missing Debian packages and build the pinned control-plane binaries"
+	@echo "make build              configure and build with CMake + Ninja into $(BUILD_DIR)/"
+	@echo "make unit               build, then run the unit tests only"
+	@echo "make integration        build, then run the integration tests only (real control plane)"
+	@echo "make format             clang-format -i the C++ sources"
+	@echo "make controlplane-up    start the dev control plane in $(DEV_CONTROLPLANE)"
+	@echo "make controlplane-down  stop it"
+	@echo "make bench              build, start the dev control plane, run the kube client benchmark"
+	@echo "make clean              remove $(BUILD_DIR)/"
+
+deps:
+	hack/deps.sh
+
+build:
+	$(cmake_build)
+
+test: deps
+	$(cmake_build)
+	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error
+
+unit:
+	$(cmake_build)
+	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error -L unit
+
+integration:
+	$(cmake_build)
+	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error -L integration
+
+format:
+	find $(FORMAT_DIRS) -type f \( -name '*.h' -o -name '*.cc' \) -print0 | xargs -0 -r clang-format -i
+
+controlplane-up:
+	$(controlplane_up)
+
+controlplane-down:
+	hack/controlplane.sh stop "$(DEV_CONTROLPLANE)"
+
+bench:
+	$(cmake_build)
+	QUORUM_OWNER_PID=none hack/controlplane.sh start "$(DEV_CONTROLPLANE)"
+	@test -x $(BUILD_DIR)/bench/kube_client_bench || { echo "$(BUILD_DIR)/bench/kube_client_bench was not built" >&2; exit 1; }
+	source "$(DEV_CONTROLPLANE)/env" && $(BUILD_DIR)/bench/kube_client_bench $(BENCH_ARGS)
+	@echo "(the dev control plane is still running: make controlplane-down stops it)"
+
+demo:
+	$(controlplane_up)
+	@echo
+	@echo "For now the demo is only this: a real local Kubernetes control plane (etcd,"
+	@echo "kube-apiserver, kube-controller-manager) on 127.0.0.1. The Quorum operator, its"
+	@echo "EtcdCluster and PostgresCluster resources and the local node runtime that runs"
+	@echo "their pods arrive with later issues; nothing of them is started here."
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs what Quorum needs on a fresh Debian 12 machine, only what is missing:
+# the Debian packages of the C++ build, then (with Go >= 1.26, which must be
+# there already) the pinned control-plane binaries through hack/build-tools.sh.
+# Quiet when everything is already there. Never reads stdin.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+packages=(
+  g++ cmake ninja-build make pkg-config git openssl curl iproute2 util-linux
+  libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
+  libabsl-dev libspdlog-dev libcli11-dev libgtest-dev libgmock-dev clang-format
+)
+go_minimum="1.26"
+
+log() { echo "deps: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+sudo=()
+if ((EUID != 0)); then
+  command -v sudo >/dev/null || die "not root and no sudo: install ${packages[*]} by hand"
+  sudo=(sudo -n)
+fi
+
+installed() {  # installed PKG: dpkg knows PKG as fully installed
+  [[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" == "ii "* ]]
+}
+
+missing=()
+for p in "${packages[@]}"; do installed "$p" || missing+=("$p"); done
+if ((${#missing[@]})); then
+  log "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq </dev/null >&2
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" </dev/null >&2
+fi
+
+# Go builds the control-plane binaries (Kubernetes 1.36 needs Go 1.26).
+if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then
+  export PATH="$PATH:/usr/local/go/bin"
+fi
+command -v go >/dev/null || die "Go >= $go_minimum is required (not found on PATH)"
+go_version="$(go env GOVERSION)"  # e.g. go1.26.8
+go_version="${go_version#go}"
+go_version="${go_version%% *}"
+if [[ "$(printf '%s\n' "$go_minimum" "$go_version" | sort -V | head -1)" != "$go_minimum" ]]; then
+  die "Go >= $go_minimum is required, found $go_version"
+fi
+
+"$here/build-tools.sh" 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
