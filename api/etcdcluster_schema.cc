@@ -1,0 +1,307 @@
+#include "api/etcdcluster_schema.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "api/etcdcluster.h"
+#include "api/etcdcluster_defaults.h"
+
+namespace quorum::api {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr char kCore[] = "#/components/schemas/io.k8s.api.core.v1.";
+constexpr char kMeta[] = "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.";
+
+Json Typed(const char* type, const char* description) {
+  return {{"type", type}, {"description", description}};
+}
+Json String(const char* d) { return Typed("string", d); }
+Json Bool(const char* d) { return Typed("boolean", d); }
+Json Int32(const char* d) {
+  Json j = Typed("integer", d);
+  j["format"] = "int32";
+  return j;
+}
+Json Int64(const char* d) {
+  Json j = Typed("integer", d);
+  j["format"] = "int64";
+  return j;
+}
+Json Object(const char* d, Json properties) {
+  Json j = Typed("object", d);
+  j["properties"] = std::move(properties);
+  return j;
+}
+Json StringMap(const char* d) {
+  Json j = Typed("object", d);
+  j["additionalProperties"] = {{"type", "string"}};
+  return j;
+}
+Json Ref(const std::string& ref, const char* d) { return {{"$ref", ref}, {"description", d}}; }
+Json IntOrString(const char* d) {
+  return {{"description", d},
+          {"x-kubernetes-int-or-string", true},
+          {"anyOf", Json::array({{{"type", "integer"}}, {{"type", "string"}}})}};
+}
+
+// name/labels/annotations of an object Quorum creates from a template.
+Json TemplateMetadata(const char* what, bool with_name) {
+  Json props = {
+      {"labels", StringMap("Labels added to the generated object, next to the ones Quorum sets "
+                           "(Quorum's own labels win on conflict).")},
+      {"annotations", StringMap("Annotations added to the generated object.")},
+  };
+  if (with_name) {
+    props["name"] = String("Name of the generated object instead of the one Quorum derives from "
+                           "the EtcdCluster's name.");
+  }
+  return Object(what, std::move(props));
+}
+
+Json Spec() {
+  Json storage = Object(
+      "Where each member keeps its data. Set exactly one of emptyDir and volumeClaimTemplate; "
+      "when storage is omitted every member gets a 4Gi ReadWriteOnce PersistentVolumeClaim. The "
+      "choice cannot be changed after creation, and the claim's size can only grow.",
+      {
+          {"emptyDir",
+           Ref(std::string(kCore) + "EmptyDirVolumeSource",
+               "Keep the data in an emptyDir volume. A member whose pod is recreated comes back "
+               "empty; Quorum removes it from the cluster and adds it again as a new member, "
+               "so data survives only while a quorum of members keeps running.")},
+          {"volumeClaimTemplate",
+           Object("Keep the data on a PersistentVolumeClaim per member, made from this template "
+                  "by the StatefulSet. The claims outlive the EtcdCluster (delete them to "
+                  "reclaim the space). The storage request may grow, never shrink.",
+                  {
+                      {"metadata", TemplateMetadata("Metadata of each claim.", true)},
+                      {"spec", Ref(std::string(kCore) + "PersistentVolumeClaimSpec",
+                                   "The claim: storageClassName, accessModes (default "
+                                   "[ReadWriteOnce]), resources.requests.storage (default 4Gi).")},
+                  })},
+      });
+  storage["default"] = DefaultEtcdStorage();
+  storage["x-kubernetes-validations"] = Json::array({{
+      {"rule", "has(self.emptyDir) != has(self.volumeClaimTemplate)"},
+      {"message", "set exactly one of emptyDir and volumeClaimTemplate"},
+  }});
+
+  Json pod_spec = Ref(std::string(kCore) + "PodSpec",
+                      "Merged over the pod Quorum generates: containers and volumes are merged by "
+                      "name (a container named \"etcd\" changes the etcd container), other fields "
+                      "of the user replace Quorum's. Use it for resources, the image, affinity, "
+                      "tolerations, sidecars and the like.");
+  pod_spec["x-quorum-partial"] = true;
+
+  auto secret_field = [](const char* d) { return String(d); };
+
+  Json tls = Object(
+      "TLS material, each a Secret in the EtcdCluster's namespace. Certificates and keys are read "
+      "from the keys tls.crt and tls.key, CA bundles from ca.crt. Every pair is both-or-neither.",
+      {
+          {"peerTrustedCASecret",
+           secret_field("Secret with the CA (ca.crt) that signs the members' peer certificates. "
+                        "Set together with peerSecret to encrypt and authenticate member-to-member "
+                        "traffic.")},
+          {"peerSecret", secret_field("Secret with the certificate and key (tls.crt, tls.key) "
+                                      "each member presents to the other members. Its names "
+                                      "must cover the members' peer addresses.")},
+          {"serverTrustedCASecret",
+           secret_field("Secret with the CA (ca.crt) that signs serverSecret; Quorum uses it to "
+                        "verify the members when it talks to them.")},
+          {"serverSecret",
+           secret_field("Secret with the certificate and key (tls.crt, tls.key) the members "
+                        "serve clients with on port 2379. Without it clients use plain HTTP.")},
+          {"clientTrustedCASecret",
+           secret_field("Secret with the CA (ca.crt) that client certificates must be signed by: "
+                        "members then require a client certificate from every client. Set "
+                        "together with clientSecret; needs serverSecret.")},
+          {"clientSecret",
+           secret_field("Secret with the client certificate and key (tls.crt, tls.key) that "
+                        "Quorum itself uses to talk to the members. Set together with "
+                        "clientTrustedCASecret.")},
+      });
+
+  Json pdb_spec = Object(
+      "At most one of minAvailable and maxUnavailable. Both empty: minAvailable is the quorum "
+      "(replicas/2+1), recomputed when the cluster scales.",
+      {
+          {"minAvailable",
+           IntOrString("Members that must stay available during voluntary disruptions: a count "
+                       "from 0 to replicas or a percentage such as \"60%\" (rounded up). Less "
+                       "than the quorum lets an eviction stop the cluster.")},
+          {"maxUnavailable",
+           IntOrString("Members that may be unavailable during voluntary disruptions: a count "
+                       "from 0 to replicas or a percentage (rounded up).")},
+      });
+  pdb_spec["x-kubernetes-validations"] = Json::array({{
+      {"rule", "!(has(self.minAvailable) && has(self.maxUnavailable))"},
+      {"message", "minAvailable and maxUnavailable are mutually exclusive; set only one"},
+  }});
+
+  Json replicas = Int32(
+      "Number of etcd members. Changing it scales the cluster one member at a time (a new member "
+      "joins as a learner and is promoted once it caught up; a removed member hands over "
+      "leadership first). 0 stops every member and keeps their volumes. Odd numbers make sense: "
+      "3 members survive 1 failure, 5 survive 2.");
+  replicas["default"] = kDefaultReplicas;
+  replicas["minimum"] = 0;
+
+  Json spec = Object(
+      "The etcd cluster you want.",
+      {
+          {"replicas", replicas},
+          {"options",
+           StringMap("Extra etcd flags, as flag name (without \"--\") to value, e.g. "
+                     "{election-timeout: \"1000\", quota-backend-bytes: \"8589934592\"}. An "
+                     "empty value gives a bare --flag. Flags Quorum sets itself (name, data-dir, "
+                     "listen and advertise URLs, initial-cluster*, discovery*, auto-tls, the TLS "
+                     "file flags, config-file) are refused.")},
+          {"storage", storage},
+          {"podTemplate",
+           Object("Customizes the member pods.",
+                  {
+                      {"metadata", TemplateMetadata("Labels and annotations for the member pods.",
+                                                    true)},
+                      {"spec", pod_spec},
+                  })},
+          {"serviceTemplate",
+           Object("Customizes the client Service (port 2379) that consumers connect to.",
+                  {
+                      {"metadata", TemplateMetadata("Metadata of the client Service; name renames "
+                                                    "it.",
+                                                    true)},
+                      {"spec", Ref(std::string(kCore) + "ServiceSpec",
+                                   "Merged over the Service Quorum generates, e.g. type: "
+                                   "LoadBalancer or extra ports.")},
+                  })},
+          {"headlessServiceTemplate",
+           Object("Customizes the headless Service that gives each member its stable DNS name "
+                  "for peer traffic.",
+                  {{"metadata", TemplateMetadata("Metadata of the headless Service; name renames "
+                                                 "it.",
+                                                 true)}})},
+          {"podDisruptionBudgetTemplate",
+           Object("When set, Quorum creates a PodDisruptionBudget for the members so that drains "
+                  "and other voluntary evictions keep the cluster serving. Omit it for no budget; "
+                  "an empty spec keeps a quorum available.",
+                  {
+                      {"metadata", TemplateMetadata("Metadata of the PodDisruptionBudget.", true)},
+                      {"spec", pdb_spec},
+                  })},
+          {"security",
+           Object("Transport security and authentication.",
+                  {
+                      {"tls", tls},
+                      {"enableAuth",
+                       Bool("Turn on etcd's role-based access control: Quorum creates the root "
+                            "user and role and enables auth, then authenticates with its client "
+                            "certificate. Requires client and server TLS (clientSecret, "
+                            "clientTrustedCASecret, serverSecret, serverTrustedCASecret).")},
+                  })},
+      });
+  spec["default"] = Json::object();
+  // Transition rules sit on spec, not on storage: a rule runs only when the
+  // old object had the field it is placed on (REFERENCE.md section 2).
+  spec["x-kubernetes-validations"] = Json::array({
+      {{"rule",
+        "self.?storage.?emptyDir.hasValue() == oldSelf.?storage.?emptyDir.hasValue() && "
+        "self.?storage.?volumeClaimTemplate.hasValue() == "
+        "oldSelf.?storage.?volumeClaimTemplate.hasValue()"},
+       {"message",
+        "storage cannot switch between emptyDir and volumeClaimTemplate after creation (the "
+        "members' data lives there); create a new EtcdCluster to change the storage type"},
+       {"fieldPath", ".storage"},
+       {"reason", "FieldValueForbidden"}},
+      {{"rule",
+        "!oldSelf.?storage.?volumeClaimTemplate.?spec.?resources.?requests[?'storage']"
+        ".hasValue() || !self.?storage.?volumeClaimTemplate.hasValue() || "
+        "(self.?storage.?volumeClaimTemplate.?spec.?resources.?requests[?'storage'].hasValue() && "
+        "quantity(string(self.storage.volumeClaimTemplate.spec.resources.requests['storage']))"
+        ".compareTo(quantity(string("
+        "oldSelf.storage.volumeClaimTemplate.spec.resources.requests['storage']))) >= 0)"},
+       {"message",
+        "the storage request cannot shrink (or be removed): a PersistentVolumeClaim can only "
+        "grow; keep the previous size or more"},
+       {"fieldPath", ".storage.volumeClaimTemplate.spec.resources.requests['storage']"},
+       {"reason", "FieldValueForbidden"}},
+  });
+  return spec;
+}
+
+Json Status() {
+  Json conditions = {
+      {"type", "array"},
+      {"description",
+       "Initialized (InitializationStarted, InitializationComplete), Ready "
+       "(WaitingForFirstQuorum, StatefulSetReady, StatefulSetNotReady, ...) and Error "
+       "(Splitbrain: members report different cluster IDs)."},
+      {"items", {{"$ref", std::string(kMeta) + "Condition"}}},
+      {"x-kubernetes-list-type", "map"},
+      {"x-kubernetes-list-map-keys", Json::array({"type"})},
+  };
+  Json member = Object(
+      "One etcd member as Quorum last saw it.",
+      {
+          {"name", String("Member name (the pod's name).")},
+          {"id", String("Member ID, in hexadecimal as etcdctl prints it.")},
+          {"peerURL", String("URL the other members reach it on.")},
+          {"clientURL", String("URL clients reach it on.")},
+          {"isLearner", Bool("A learner receives the log but does not vote yet.")},
+          {"isLeader", Bool("This member is the Raft leader.")},
+          {"healthy", Bool("The member answered its health check.")},
+          {"version", String("etcd server version the member reports.")},
+      });
+  return Object(
+      "What Quorum observed. Written by Quorum only.",
+      {
+          {"conditions", conditions},
+          {"observedGeneration", Int64("The metadata.generation this status describes.")},
+          {"readyReplicas", Int32("Members that are running and healthy.")},
+          {"leader", String("Name of the member that is the Raft leader, if any.")},
+          {"members", {{"type", "array"},
+                       {"description", "Every member of the etcd cluster."},
+                       {"items", member},
+                       {"x-kubernetes-list-type", "atomic"}}},
+          {"clientEndpoint",
+           String("Where clients connect, e.g. https://NAME.NAMESPACE.svc:2379 (the client "
+                  "Service).")},
+          {"clientSecretName",
+           String("Secret holding a client certificate (tls.crt, tls.key, ca.crt) a consumer "
+                  "such as a PostgresCluster can use; empty without client certificate auth.")},
+      });
+}
+
+}  // namespace
+
+Json EtcdClusterSchemaSource() {
+  return Object(
+      "An etcd cluster run by Quorum: a StatefulSet of members with a peer and a client Service, "
+      "scaled and repaired one safe membership step at a time.",
+      {
+          {"apiVersion", String("Versioned schema of this object: etcd.aenix.io/v1alpha1.")},
+          {"kind", String("Always EtcdCluster.")},
+          {"metadata", {{"type", "object"}}},
+          {"spec", Spec()},
+          {"status", Status()},
+      });
+}
+
+Json EtcdClusterPrinterColumns() {
+  return Json::array({
+      {{"name", "Replicas"}, {"type", "integer"}, {"jsonPath", ".spec.replicas"},
+       {"description", "Desired members"}},
+      {{"name", "Ready"}, {"type", "integer"}, {"jsonPath", ".status.readyReplicas"},
+       {"description", "Healthy members"}},
+      {{"name", "Leader"}, {"type", "string"}, {"jsonPath", ".status.leader"},
+       {"description", "Raft leader"}},
+      {{"name", "Status"}, {"type", "string"},
+       {"jsonPath", ".status.conditions[?(@.type==\"Ready\")].reason"},
+       {"description", "Reason of the Ready condition"}},
+      {{"name", "Age"}, {"type", "date"}, {"jsonPath", ".metadata.creationTimestamp"}},
+  });
+}
+
+}  // namespace quorum::api

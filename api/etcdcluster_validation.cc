@@ -1,0 +1,420 @@
+#include "api/etcdcluster_validation.h"
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "api/etcdcluster.h"
+#include "api/quantity.h"
+#include "src/base/strings.h"
+
+namespace quorum::api {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr char kPdb[] = "spec.podDisruptionBudgetTemplate";
+constexpr char kTls[] = "spec.security.tls";
+constexpr char kStorageRequest[] = "spec.storage.volumeClaimTemplate.spec.resources.requests.storage";
+
+// o[key] when o is an object holding a non-null value there, else null.
+const Json* Child(const Json* o, std::string_view key) {
+  if (o == nullptr || !o->is_object()) return nullptr;
+  auto it = o->find(key);
+  if (it == o->end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+const Json* Path(const Json* o, std::initializer_list<std::string_view> keys) {
+  for (std::string_view k : keys) o = Child(o, k);
+  return o;
+}
+
+// A string field; "" when absent (an empty Secret name means "not set").
+std::string Str(const Json* o, std::string_view key) {
+  const Json* v = Child(o, key);
+  return v != nullptr && v->is_string() ? v->get<std::string>() : "";
+}
+
+std::optional<int64_t> Int(const Json* v) {
+  if (v == nullptr || !v->is_number_integer()) return std::nullopt;
+  if (v->is_number_unsigned()) {
+    const uint64_t u = v->get<uint64_t>();
+    if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  return v->get<int64_t>();
+}
+
+// A value as the user wrote it: strings bare, anything else as JSON.
+std::string Display(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+bool IsDns1123Label(std::string_view s) {
+  if (s.empty() || s.size() > 63 || !IsLowerAlnum(s.front()) || !IsLowerAlnum(s.back())) {
+    return false;
+  }
+  for (char c : s) {
+    if (!IsLowerAlnum(c) && c != '-') return false;
+  }
+  return true;
+}
+
+class Validator {
+ public:
+  explicit Validator(std::vector<FieldError>& errors) : errors_(errors) {}
+
+  void Add(std::string field, std::string message) {
+    errors_.push_back({std::move(field), std::move(message)});
+  }
+
+  void Name(const Json& obj) {
+    const std::string name = Str(Child(&obj, "metadata"), "name");
+    if (name.empty()) return;  // generateName: the API server checks the generated one
+    if (!IsDns1035Label(name) || name.size() > kMaxEtcdClusterNameLength) {
+      Add("metadata.name",
+          absl::StrCat("\"", name, "\" cannot name the cluster's StatefulSet and Services; use at ",
+                       "most ", kMaxEtcdClusterNameLength,
+                       " lowercase letters, digits and '-', starting with a letter"));
+    }
+  }
+
+  // Returns the replicas (default 3 when absent), or -1 when invalid.
+  int Replicas(const Json& spec) {
+    const Json* r = Child(&spec, "replicas");
+    if (r == nullptr) return kDefaultReplicas;
+    std::optional<int64_t> n = Int(r);
+    if (!n.has_value() || *n < 0 || *n > INT32_MAX) {
+      Add("spec.replicas", absl::StrCat("must be a whole number of members, 0 or more (got ",
+                                        r->dump(), "); use an odd number such as 3 or 5"));
+      return -1;
+    }
+    return static_cast<int>(*n);
+  }
+
+  void Options(const Json& spec) {
+    const Json* options = Child(&spec, "options");
+    if (options == nullptr) return;
+    if (!options->is_object()) {
+      Add("spec.options", "must be a map of etcd flag names to values, e.g. {election-timeout: \"1000\"}");
+      return;
+    }
+    for (const auto& [key, value] : options->items()) {
+      const std::string field = absl::StrCat("spec.options[", key, "]");
+      if (!value.is_string()) {
+        Add(field, absl::StrCat("the value must be a string; quote it, e.g. \"", value.dump(), "\""));
+      }
+      if (key.empty()) {
+        Add("spec.options", "a flag name is empty; remove that entry");
+        continue;
+      }
+      if (key.front() == '-' || key.back() == '-') {
+        Add(field,
+            "a flag name must not start or end with '-'; write it without the leading dashes, "
+            "e.g. \"election-timeout\" for --election-timeout");
+        continue;
+      }
+      bool ok = true;
+      for (char c : key) ok &= IsLowerAlnum(c) || c == '-';
+      if (!ok) {
+        Add(field, "a flag name has only lowercase letters, digits and '-', e.g. \"max-wals\"");
+        continue;
+      }
+      if (IsReservedEtcdOption(key)) Add(field, ReservedHint(key));
+    }
+  }
+
+  void Storage(const Json& spec, const Json* old_spec) {
+    const Json* storage = Child(&spec, "storage");
+    if (storage == nullptr || !storage->is_object()) {
+      Add("spec.storage",
+          "required: set emptyDir: {} or a volumeClaimTemplate (or omit spec.storage for a "
+          "4Gi ReadWriteOnce PVC per member)");
+      return;
+    }
+    const Json* empty_dir = Child(storage, "emptyDir");
+    const Json* vct = Child(storage, "volumeClaimTemplate");
+    if (empty_dir != nullptr && vct != nullptr) {
+      Add("spec.storage",
+          "emptyDir and volumeClaimTemplate are mutually exclusive; keep only one of them");
+    } else if (empty_dir == nullptr && vct == nullptr) {
+      Add("spec.storage", "set either emptyDir: {} or a volumeClaimTemplate");
+    }
+    if (empty_dir != nullptr) {
+      if (const Json* limit = Child(empty_dir, "sizeLimit")) {
+        absl::StatusOr<Quantity> q = QuantityFromJson(*limit);
+        if (!q.ok()) Add("spec.storage.emptyDir.sizeLimit", std::string(q.status().message()));
+      }
+    }
+    std::optional<Quantity> size;
+    const Json* request = Path(vct, {"spec", "resources", "requests", "storage"});
+    if (vct != nullptr) {
+      if (request == nullptr) {
+        Add(kStorageRequest, "required: set the size of each member's volume, e.g. 4Gi");
+      } else if (absl::StatusOr<Quantity> q = QuantityFromJson(*request); !q.ok()) {
+        Add(kStorageRequest, std::string(q.status().message()));
+      } else if (q->nano() <= 0) {
+        Add(kStorageRequest, "must be larger than 0, e.g. 4Gi");
+      } else {
+        size = *q;
+      }
+    }
+    if (old_spec == nullptr) return;
+
+    const Json* old_storage = Child(old_spec, "storage");
+    const bool old_empty_dir = Child(old_storage, "emptyDir") != nullptr;
+    const bool old_pvc = Child(old_storage, "volumeClaimTemplate") != nullptr;
+    if ((old_empty_dir && vct != nullptr) || (old_pvc && empty_dir != nullptr) ||
+        (old_empty_dir && empty_dir == nullptr) || (old_pvc && vct == nullptr)) {
+      Add("spec.storage",
+          absl::StrCat("cannot switch between emptyDir and volumeClaimTemplate after creation (the "
+                       "members' data lives there); keep ",
+                       old_empty_dir ? "emptyDir" : "volumeClaimTemplate",
+                       ", or create a new EtcdCluster to change the storage type"));
+      return;
+    }
+    const Json* old_request =
+        Path(old_storage, {"volumeClaimTemplate", "spec", "resources", "requests", "storage"});
+    if (!size.has_value() || old_request == nullptr) return;
+    absl::StatusOr<Quantity> old_size = QuantityFromJson(*old_request);
+    if (old_size.ok() && *size < *old_size) {
+      Add(kStorageRequest, absl::StrCat("cannot shrink from ", Display(*old_request), " to ",
+                                        Display(*request),
+                                        "; a PersistentVolumeClaim can only grow: keep ",
+                                        Display(*old_request), " or more"));
+    }
+  }
+
+  void DisruptionBudget(const Json& spec, int replicas) {
+    const Json* pdb = Child(&spec, "podDisruptionBudgetTemplate");
+    if (pdb == nullptr) return;
+    MetadataName(pdb, kPdb, /*service=*/false);
+    const Json* pspec = Child(pdb, "spec");
+    const Json* min = Child(pspec, "minAvailable");
+    const Json* max = Child(pspec, "maxUnavailable");
+    const std::string min_field = absl::StrCat(kPdb, ".spec.minAvailable");
+    const std::string max_field = absl::StrCat(kPdb, ".spec.maxUnavailable");
+    if (min != nullptr && max != nullptr) {
+      Add(min_field,
+          "minAvailable and maxUnavailable are mutually exclusive; set only one (or neither, for "
+          "minAvailable = quorum)");
+      return;
+    }
+    if (min != nullptr) Budget(*min, min_field, replicas);
+    if (max != nullptr) Budget(*max, max_field, replicas);
+  }
+
+  void Services(const Json& spec) {
+    const std::string client = MetadataName(Child(&spec, "serviceTemplate"), "spec.serviceTemplate",
+                                            /*service=*/true);
+    const std::string headless = MetadataName(Child(&spec, "headlessServiceTemplate"),
+                                              "spec.headlessServiceTemplate", /*service=*/true);
+    if (!client.empty() && client == headless) {
+      Add("spec.headlessServiceTemplate.metadata.name",
+          absl::StrCat("\"", headless,
+                       "\" is also the client Service's name; the two Services need different names"));
+    }
+  }
+
+  void Security(const Json& spec) {
+    const Json* security = Child(&spec, "security");
+    if (security == nullptr) return;
+    const Json* tls = Child(security, "tls");
+    for (const char* key : {"peerTrustedCASecret", "peerSecret", "serverTrustedCASecret",
+                            "serverSecret", "clientTrustedCASecret", "clientSecret"}) {
+      const std::string name = Str(tls, key);
+      if (!name.empty() && !IsDns1123Subdomain(name)) {
+        Add(absl::StrCat(kTls, ".", key),
+            absl::StrCat("\"", name, "\" is not a valid Secret name; use lowercase letters, digits, ",
+                         "'-' and '.'"));
+      }
+    }
+    Pair(tls, "peerSecret", "peerTrustedCASecret", "peer TLS");
+    Pair(tls, "clientSecret", "clientTrustedCASecret", "client certificate auth");
+
+    const Json* auth = Child(security, "enableAuth");
+    if (auth != nullptr && auth->is_boolean() && auth->get<bool>()) {
+      std::vector<std::string> missing;
+      for (const char* key :
+           {"clientSecret", "clientTrustedCASecret", "serverSecret", "serverTrustedCASecret"}) {
+        if (Str(tls, key).empty()) missing.push_back(key);
+      }
+      if (!missing.empty()) {
+        Add("spec.security.enableAuth",
+            absl::StrCat("requires client and server TLS; set security.tls.clientSecret/"
+                         "clientTrustedCASecret and serverSecret/serverTrustedCASecret (missing: ",
+                         absl::StrJoin(missing, ", "), ")"));
+      }
+    }
+  }
+
+ private:
+  static std::string ReservedHint(const std::string& key) {
+    std::string_view why = "Quorum derives it from the cluster's members; remove it";
+    if (key.find("file") != std::string::npos || key.find("tls") != std::string::npos ||
+        key.find("cert-auth") != std::string::npos) {
+      why = "Quorum sets it from spec.security.tls; configure TLS there and remove this option";
+    } else if (key == "data-dir" || key == "wal-dir") {
+      why = "the data lives on the member's volume (spec.storage); remove this option";
+    } else if (key == "config-file") {
+      why = "it would replace every flag Quorum sets; remove it and list the flags in spec.options";
+    }
+    return absl::StrCat("--", key, " is set by Quorum: ", Absl(why));
+  }
+
+  // Validates o.metadata.name if set; returns it.
+  std::string MetadataName(const Json* o, std::string_view base, bool service) {
+    const std::string name = Str(Child(o, "metadata"), "name");
+    if (name.empty()) return name;
+    if (service ? !IsDns1035Label(name) : !IsDns1123Subdomain(name)) {
+      Add(absl::StrCat(Absl(base), ".metadata.name"),
+          absl::StrCat("\"", name, "\" is not a valid ", service ? "Service" : "object",
+                       " name; use lowercase letters, digits and '-'",
+                       service ? ", starting with a letter, at most 63 characters" : ""));
+    }
+    return name;
+  }
+
+  void Budget(const Json& value, const std::string& field, int replicas) {
+    int n = 0;
+    const bool ok = ResolveIntOrPercent(value, replicas < 0 ? 0 : replicas, n);
+    const bool in_range = value.is_string() || replicas < 0 || (n >= 0 && n <= replicas);
+    if (!ok || !in_range) {
+      Add(field, absl::StrCat("must be a number of members between 0 and spec.replicas (",
+                              replicas < 0 ? 0 : replicas, ") or a percentage such as \"50%\"; got ",
+                              value.dump()));
+    }
+  }
+
+  void Pair(const Json* tls, const char* secret, const char* ca, const char* what) {
+    const bool has_secret = !Str(tls, secret).empty();
+    const bool has_ca = !Str(tls, ca).empty();
+    if (has_secret == has_ca) return;
+    const char* missing = has_secret ? ca : secret;
+    const char* present = has_secret ? secret : ca;
+    Add(absl::StrCat(kTls, ".", missing),
+        absl::StrCat("required when ", present, " is set (", what, " needs both ", secret, " and ",
+                     ca, "); set it or remove ", present));
+  }
+
+  std::vector<FieldError>& errors_;
+};
+
+}  // namespace
+
+bool IsDns1035Label(const std::string& s) {
+  return IsDns1123Label(s) && s.front() >= 'a' && s.front() <= 'z';
+}
+
+bool IsDns1123Subdomain(const std::string& s) {
+  if (s.empty() || s.size() > 253) return false;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = s.find('.', start);
+    const std::string_view label =
+        std::string_view(s).substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!IsDns1123Label(label)) return false;
+    if (dot == std::string::npos) return true;
+    start = dot + 1;
+  }
+}
+
+bool ResolveIntOrPercent(const Json& value, int replicas, int& out) {
+  if (value.is_number_integer()) {
+    std::optional<int64_t> n = Int(&value);
+    if (!n.has_value() || *n < 0 || *n > INT32_MAX) return false;
+    out = static_cast<int>(*n);
+    return true;
+  }
+  if (!value.is_string()) return false;
+  const std::string& s = value.get_ref<const std::string&>();
+  if (s.size() < 2 || s.size() > 4 || s.back() != '%') return false;
+  int percent = 0;
+  for (size_t i = 0; i + 1 < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    percent = percent * 10 + (s[i] - '0');
+  }
+  if (percent > 100) return false;
+  out = static_cast<int>((static_cast<int64_t>(replicas) * percent + 99) / 100);
+  return true;
+}
+
+std::vector<FieldError> ValidateEtcdCluster(const Json& obj, const Json* old) {
+  std::vector<FieldError> errors;
+  Validator v(errors);
+  if (!obj.is_object()) {
+    v.Add("<root>", "an EtcdCluster must be a JSON object");
+    return errors;
+  }
+  const Json* spec = Child(&obj, "spec");
+  const Json* old_spec = old != nullptr ? Child(old, "spec") : nullptr;
+  if (old_spec != nullptr && spec != nullptr && *spec == *old_spec) return errors;
+  v.Name(obj);
+  if (spec == nullptr || !spec->is_object()) {
+    v.Add("spec", "required: an EtcdCluster needs a spec (spec: {} gives 3 members on 4Gi PVCs)");
+    return errors;
+  }
+  const int replicas = v.Replicas(*spec);
+  v.Options(*spec);
+  v.Storage(*spec, old_spec != nullptr && old_spec->is_object() ? old_spec : nullptr);
+  v.DisruptionBudget(*spec, replicas);
+  v.Services(*spec);
+  v.Security(*spec);
+  return errors;
+}
+
+std::vector<std::string> EtcdClusterWarnings(const Json& obj) {
+  std::vector<std::string> out;
+  const Json* spec = Child(&obj, "spec");
+  if (spec == nullptr) return out;
+  int replicas = kDefaultReplicas;
+  if (const Json* r = Child(spec, "replicas")) {
+    std::optional<int64_t> n = Int(r);
+    if (!n.has_value() || *n < 0 || *n > INT32_MAX) return out;
+    replicas = static_cast<int>(*n);
+  }
+  if (replicas > 0 && replicas % 2 == 0) {
+    out.push_back(absl::StrCat("spec.replicas: ", replicas, " members tolerate no more failures than ",
+                               replicas - 1, "; an odd number is usually what you want"));
+  }
+  const int quorum = replicas / 2 + 1;
+  const Json* pspec = Path(spec, {"podDisruptionBudgetTemplate", "spec"});
+  const Json* min = Child(pspec, "minAvailable");
+  const Json* max = Child(pspec, "maxUnavailable");
+  int n = 0;
+  if (replicas > 0 && min != nullptr && max == nullptr && ResolveIntOrPercent(*min, replicas, n) &&
+      n < quorum) {
+    out.push_back(absl::StrCat(
+        "spec.podDisruptionBudgetTemplate.spec.minAvailable: ", min->dump(), " lets evictions leave ",
+        n, " of ", replicas, " members, fewer than the quorum of ", quorum,
+        "; the cluster would stop serving. Use at least ", quorum, " (or leave it empty)"));
+  }
+  if (replicas > 0 && max != nullptr && min == nullptr && ResolveIntOrPercent(*max, replicas, n) &&
+      replicas - n < quorum) {
+    out.push_back(absl::StrCat("spec.podDisruptionBudgetTemplate.spec.maxUnavailable: ", max->dump(),
+                               " lets evictions leave ", replicas - n < 0 ? 0 : replicas - n, " of ",
+                               replicas, " members, fewer than the quorum of ", quorum,
+                               "; use at most ", replicas - quorum));
+  }
+  const Json* tls = Path(spec, {"security", "tls"});
+  if (Str(tls, "serverSecret").empty()) {
+    if (!Str(tls, "clientTrustedCASecret").empty()) {
+      out.push_back(
+          "spec.security.tls.clientTrustedCASecret: client certificate auth has no effect without "
+          "server TLS; set serverSecret and serverTrustedCASecret");
+    }
+    if (!Str(tls, "serverTrustedCASecret").empty()) {
+      out.push_back(
+          "spec.security.tls.serverTrustedCASecret: has no effect without serverSecret (the "
+          "members serve clients over plain HTTP)");
+    }
+  }
+  return out;
+}
+
+}  // namespace quorum::api

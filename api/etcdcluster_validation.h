@@ -1,0 +1,47 @@
+// Validation of an EtcdCluster, as the validating admission webhook applies it:
+// every rule of API.md "rules (admission)" plus what the objects Quorum builds
+// from the spec need to be creatable (names that are valid Service and Secret
+// names, a storage size that parses). Each error names the field and says how
+// to fix it. Validation runs on the defaulted object (the mutating webhook
+// comes first), so "neither emptyDir nor volumeClaimTemplate" is an error
+// here.
+//
+// Updates: storage cannot switch between emptyDir and a PVC, and the PVC
+// storage request cannot shrink. An update that leaves `spec` unchanged is
+// never refused (metadata, finalizers and status must stay writable even if
+// an older object would fail a newer rule).
+//
+// Thread-safety: pure functions. Never throw, whatever the JSON holds.
+#ifndef QUORUM_API_ETCDCLUSTER_VALIDATION_H_
+#define QUORUM_API_ETCDCLUSTER_VALIDATION_H_
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "api/field_error.h"
+
+namespace quorum::api {
+
+// Every error in `obj` (a whole EtcdCluster); `old` is the stored object on
+// update, null on create. Empty when valid.
+std::vector<FieldError> ValidateEtcdCluster(const nlohmann::json& obj, const nlohmann::json* old);
+
+// Things that are allowed but probably not meant, each naming the field: a
+// disruption budget that lets the cluster lose quorum, an even number of
+// members, TLS settings that have no effect.
+std::vector<std::string> EtcdClusterWarnings(const nlohmann::json& obj);
+
+// Kubernetes name rules, exposed for tests and other resources.
+bool IsDns1035Label(const std::string& s);      // Service names: [a-z]([-a-z0-9]*[a-z0-9])?, <= 63
+bool IsDns1123Subdomain(const std::string& s);  // Secret names: dot-separated labels, <= 253
+
+// A PodDisruptionBudget count: an integer, or a string "N%" with N in
+// 0..100, resolved against `replicas` rounding up as the disruption
+// controller does. Returns false (and leaves `out` alone) when malformed.
+bool ResolveIntOrPercent(const nlohmann::json& value, int replicas, int& out);
+
+}  // namespace quorum::api
+
+#endif  // QUORUM_API_ETCDCLUSTER_VALIDATION_H_

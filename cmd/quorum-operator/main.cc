@@ -1,0 +1,254 @@
+// quorum-operator: runs Quorum's controllers (and, when configured, its
+// admission webhooks) against one Kubernetes cluster.
+//
+//   quorum-operator [flags]   run the operator
+//   quorum-operator crds      print the CustomResourceDefinitions (YAML)
+//   quorum-operator version   print the version
+//
+// SIGTERM/SIGINT: stop taking work, finish in-flight reconciles, release the
+// leader lease, exit 0. A second signal exits at once.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "absl/strings/str_split.h"
+#include "absl/time/time.h"
+#include "cmd/quorum-operator/embedded.h"
+#include "src/base/cancellation.h"
+#include "src/base/logging.h"
+#include "src/kube/config.h"
+#include "src/runtime/manager.h"
+#include "src/runtime/webhook_certs.h"
+
+namespace quorum {
+namespace {
+
+constexpr char kVersion[] = "0.1.0-dev";
+
+struct Flags {
+  std::string kubeconfig, context;
+  std::string namespaces;
+  bool leader_elect = true;
+  std::string leader_election_namespace, leader_election_id = "quorum-operator";
+  std::string leader_election_identity;
+  std::string lease_duration = "15s", renew_deadline = "10s", retry_period = "2s";
+  std::string metrics_bind_address = ":8080", health_probe_bind_address = ":8081";
+  int webhook_port = 0;
+  std::string webhook_cert_dir = "/tmp/k8s-webhook-server/serving-certs";
+  bool webhook_self_managed_certs = false;
+  std::string webhook_secret = "quorum-webhook-server-cert", webhook_service;
+  std::vector<std::string> validating_configurations, mutating_configurations;
+  std::string log_format = "text", log_level = "info";
+  int workers = 2;
+  double qps = 50;
+  int burst = 100;
+};
+
+absl::StatusOr<absl::Duration> Duration(const std::string& flag, const std::string& value) {
+  absl::Duration d;
+  if (!absl::ParseDuration(value, &d) || d <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--" + flag + ": want a positive duration like 15s, got \"" +
+                                      value + "\"");
+  }
+  return d;
+}
+
+std::string PodNamespace() {
+  std::ifstream in("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+  std::string ns;
+  std::getline(in, ns);
+  return ns;
+}
+
+std::string Identity() {
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  std::mt19937_64 rng{std::random_device{}()};
+  char suffix[17];
+  std::snprintf(suffix, sizeof(suffix), "%016llx", static_cast<unsigned long long>(rng()));
+  return std::string(host) + "_" + suffix;
+}
+
+int Fail(const absl::Status& s) {
+  spdlog::error("{}", std::string(s.message()));
+  return 1;
+}
+
+int PrintCrds() {
+  bool first = true;
+  for (const EmbeddedFile& f : EmbeddedCrds()) {
+    if (!first) std::fputs("---\n", stdout);
+    first = false;
+    std::fwrite(f.content.data(), 1, f.content.size(), stdout);
+  }
+  return 0;
+}
+
+int Run(const Flags& f) {
+  if (absl::Status s = SetupLogging(f.log_format, f.log_level); !s.ok()) {
+    std::fprintf(stderr, "quorum-operator: %s\n", std::string(s.message()).c_str());
+    return 2;
+  }
+  // Signals go to a dedicated thread; every other thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  Cancellation cancel;
+  std::thread([&signals, &cancel] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    spdlog::info("received signal {}: shutting down", sig);
+    cancel.Cancel();
+    sigwait(&signals, &sig);
+    spdlog::warn("second signal: exiting now");
+    _exit(1);
+  }).detach();
+
+  absl::StatusOr<kube::RestConfig> config = f.kubeconfig.empty()
+                                                ? kube::LoadDefaultConfig(f.context)
+                                                : kube::LoadKubeconfigFile(f.kubeconfig, f.context);
+  if (!config.ok()) return Fail(config.status());
+  config->qps = f.qps;
+  config->burst = f.burst;
+  config->user_agent = std::string("quorum-operator/") + kVersion;
+  absl::StatusOr<std::unique_ptr<kube::Client>> client = kube::Client::Create(*config);
+  if (!client.ok()) return Fail(client.status());
+  (*client)->set_field_manager("quorum-operator");
+
+  runtime::ManagerOptions options;
+  for (absl::string_view ns : absl::StrSplit(f.namespaces, ',', absl::SkipWhitespace())) {
+    options.namespaces.emplace_back(ns);
+  }
+  options.metrics_bind_address = f.metrics_bind_address;
+  options.health_probe_bind_address = f.health_probe_bind_address;
+  if (f.leader_elect) {
+    runtime::LeaderElectionConfig le;
+    le.lease_name = f.leader_election_id;
+    le.lease_namespace = f.leader_election_namespace;
+    if (le.lease_namespace.empty()) le.lease_namespace = PodNamespace();
+    if (le.lease_namespace.empty()) le.lease_namespace = config->namespace_name;
+    if (le.lease_namespace.empty()) le.lease_namespace = "default";
+    le.identity = f.leader_election_identity.empty() ? Identity() : f.leader_election_identity;
+    auto lease = Duration("leader-elect-lease-duration", f.lease_duration);
+    auto renew = Duration("leader-elect-renew-deadline", f.renew_deadline);
+    auto retry = Duration("leader-elect-retry-period", f.retry_period);
+    for (const auto* d : {&lease, &renew, &retry}) {
+      if (!d->ok()) return Fail(d->status());
+    }
+    le.lease_duration = *lease;
+    le.renew_deadline = *renew;
+    le.retry_period = *retry;
+    spdlog::info("leader election on Lease {}/{} as {}", le.lease_namespace, le.lease_name,
+                 le.identity);
+    options.leader_election = le;
+  }
+  if (f.webhook_port > 0) {
+    if (f.webhook_self_managed_certs) {
+      const std::string ns = PodNamespace().empty() ? config->namespace_name : PodNamespace();
+      runtime::SelfManagedCertOptions certs{
+          .secret_namespace = ns,
+          .secret_name = f.webhook_secret,
+          .cert_dir = f.webhook_cert_dir,
+          .dns_names = {f.webhook_service, f.webhook_service + "." + ns,
+                        f.webhook_service + "." + ns + ".svc"},
+          .validating_configurations = f.validating_configurations,
+          .mutating_configurations = f.mutating_configurations};
+      if (f.webhook_service.empty()) {
+        return Fail(absl::InvalidArgumentError(
+            "--webhook-self-managed-certs needs --webhook-service (the webhook Service's name)"));
+      }
+      if (absl::Status s = runtime::EnsureWebhookCertificates(**client, certs); !s.ok()) {
+        return Fail(s);
+      }
+    }
+    options.webhook = runtime::WebhookServer::Options{
+        .port = f.webhook_port,
+        .cert_file = f.webhook_cert_dir + "/tls.crt",
+        .key_file = f.webhook_cert_dir + "/tls.key"};
+  }
+
+  runtime::Manager manager(**client, std::move(options));
+  // Controllers register here as the resource issues land (EtcdCluster,
+  // PostgresCluster); the runtime runs with none.
+  spdlog::info("quorum-operator {} starting; namespaces: {}", kVersion,
+               f.namespaces.empty() ? "all" : f.namespaces);
+  absl::Status s = manager.Run(cancel);
+  if (!s.ok()) return Fail(s);
+  spdlog::info("stopped cleanly");
+  return 0;
+}
+
+}  // namespace
+}  // namespace quorum
+
+int main(int argc, char** argv) {
+  quorum::Flags f;
+  CLI::App app{"quorum-operator: etcd clusters and Patroni PostgreSQL clusters on Kubernetes"};
+  app.set_version_flag("--version", quorum::kVersion);
+  app.require_subcommand(0, 1);
+  auto* crds = app.add_subcommand("crds", "Print the CustomResourceDefinitions as YAML");
+  auto* version = app.add_subcommand("version", "Print the version");
+  app.add_option("--kubeconfig", f.kubeconfig,
+                 "Path to a kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)");
+  app.add_option("--context", f.context, "kubeconfig context (default: current-context)");
+  app.add_option("--namespaces", f.namespaces,
+                 "Comma-separated namespaces to watch (default: all)")
+      ->envname("WATCH_NAMESPACES");
+  app.add_option("--leader-elect", f.leader_elect, "Elect a leader on a Lease before reconciling")
+      ->default_val(true);
+  app.add_option("--leader-election-namespace", f.leader_election_namespace,
+                 "Namespace of the Lease (default: the pod's namespace)");
+  app.add_option("--leader-election-id", f.leader_election_id, "Name of the Lease")
+      ->capture_default_str();
+  app.add_option("--leader-election-identity", f.leader_election_identity,
+                 "This candidate's identity (default: hostname and a random suffix)");
+  app.add_option("--leader-elect-lease-duration", f.lease_duration)->capture_default_str();
+  app.add_option("--leader-elect-renew-deadline", f.renew_deadline)->capture_default_str();
+  app.add_option("--leader-elect-retry-period", f.retry_period)->capture_default_str();
+  app.add_option("--metrics-bind-address", f.metrics_bind_address,
+                 "host:port for /metrics (\"0\" disables)")
+      ->capture_default_str();
+  app.add_option("--health-probe-bind-address", f.health_probe_bind_address,
+                 "host:port for /healthz and /readyz (\"0\" disables)")
+      ->capture_default_str();
+  app.add_option("--webhook-port", f.webhook_port, "HTTPS port of the admission webhooks (0: off)")
+      ->capture_default_str();
+  app.add_option("--webhook-cert-dir", f.webhook_cert_dir, "Folder with tls.crt and tls.key")
+      ->capture_default_str();
+  app.add_flag("--webhook-self-managed-certs", f.webhook_self_managed_certs,
+               "Create the webhook CA and certificate and patch the configurations' caBundle");
+  app.add_option("--webhook-secret", f.webhook_secret, "Secret holding self-managed certificates")
+      ->capture_default_str();
+  app.add_option("--webhook-service", f.webhook_service, "Name of the webhook Service");
+  app.add_option("--validating-webhook-configuration", f.validating_configurations,
+                 "ValidatingWebhookConfiguration to patch with the CA (repeatable)");
+  app.add_option("--mutating-webhook-configuration", f.mutating_configurations,
+                 "MutatingWebhookConfiguration to patch with the CA (repeatable)");
+  app.add_option("--log-format", f.log_format, "text or json")->capture_default_str();
+  app.add_option("--log-level", f.log_level, "trace, debug, info, warn or error")
+      ->capture_default_str();
+  app.add_option("--workers", f.workers, "Concurrent reconciles per controller")
+      ->capture_default_str();
+  app.add_option("--kube-api-qps", f.qps, "Client-side rate limit")->capture_default_str();
+  app.add_option("--kube-api-burst", f.burst, "Client-side burst")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (crds->parsed()) return quorum::PrintCrds();
+  if (version->parsed()) {
+    std::printf("quorum-operator %s\n", quorum::kVersion);
+    return 0;
+  }
+  return quorum::Run(f);
+}

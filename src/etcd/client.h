@@ -1,0 +1,205 @@
+// Client: etcd's v3 API over the JSON gateway (POST <endpoint>/v3/...), for
+// what an operator needs: cluster membership, per-member status and
+// maintenance, auth setup, and a little KV for health checks and tests.
+//
+// Endpoints are client URLs (http:// or https://). Calls that are not tied to
+// one member try the configured endpoints in turn, starting with the last one
+// that answered, and move to the next one when an endpoint is unavailable
+// (connection or TLS failure, etcd "no leader", a learner that cannot serve
+// the call). Reads also move on after a timeout; writes (membership changes,
+// auth changes, puts) do not, because the first member may still apply them.
+// Calls tied to one member (Status, Defragment) never fail over.
+//
+// With a username, the client authenticates (/v3/auth/authenticate) before
+// the first call and again once when etcd says the token is invalid or stale
+// (tokens expire; enabling auth invalidates the "no token" choice).
+//
+// Errors (see errors.h for the mapping): Unavailable (no endpoint answered, or
+// etcd cannot serve now: back off), DeadlineExceeded, NotFound (no such
+// member), FailedPrecondition (etcd refuses in this state, e.g. "learner not
+// ready", too many learners, peer URL exists, auth not enabled),
+// Unauthenticated (bad credentials or no token when auth is on),
+// PermissionDenied, InvalidArgument (bad input; do not retry), Internal (an
+// answer we cannot parse).
+//
+// Thread-safety: all methods may be called concurrently.
+#ifndef QUORUM_SRC_ETCD_CLIENT_H_
+#define QUORUM_SRC_ETCD_CLIENT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "src/kube/transport.h"
+
+namespace quorum::etcd {
+
+struct ClientConfig {
+  std::vector<std::string> endpoints;  // client URLs, tried in order
+  std::string ca_pem;                  // trust for https endpoints; empty: system store
+  std::string cert_pem, key_pem;       // client certificate (etcd --client-cert-auth)
+  std::string username, password;      // etcd auth; empty username: send no token
+  absl::Duration timeout = absl::Seconds(5);  // per request
+};
+
+struct Member {
+  uint64_t id = 0;
+  std::string name;  // empty until the member's process has joined
+  std::vector<std::string> peer_urls;
+  std::vector<std::string> client_urls;  // empty until the member has joined
+  bool is_learner = false;
+  bool operator==(const Member&) const = default;
+};
+
+struct MemberListResponse {
+  uint64_t cluster_id = 0;
+  std::vector<Member> members;
+};
+
+struct MemberAddResponse {
+  Member added;
+  std::vector<Member> members;  // the membership after the change
+};
+
+// What one member says about itself (maintenance/status).
+struct StatusResponse {
+  std::string version;  // server version, e.g. "3.6.16"
+  int64_t db_size = 0;  // bytes
+  int64_t db_size_in_use = 0;
+  uint64_t leader = 0;  // 0 when this member knows no leader
+  uint64_t raft_index = 0;
+  uint64_t raft_term = 0;
+  uint64_t raft_applied_index = 0;
+  bool is_learner = false;
+  std::vector<std::string> errors;  // e.g. "NOSPACE" alarms raised on this member
+  uint64_t member_id = 0;
+  uint64_t cluster_id = 0;
+};
+
+struct Alarm {
+  uint64_t member_id = 0;
+  std::string type;  // "NOSPACE", "CORRUPT"
+  bool operator==(const Alarm&) const = default;
+};
+
+struct GetResponse {
+  std::optional<std::string> value;  // nullopt: no such key
+  int64_t revision = 0;              // the store's revision when read
+  int64_t mod_revision = 0;          // the key's last change; 0 when absent
+};
+
+struct AuthStatusResponse {
+  bool enabled = false;
+  uint64_t auth_revision = 0;
+};
+
+enum class Permission { kRead, kWrite, kReadWrite };
+
+class Client {
+ public:
+  // Errors: InvalidArgument for no endpoints or a malformed endpoint URL.
+  // No I/O happens here.
+  static absl::StatusOr<std::unique_ptr<Client>> Create(ClientConfig config);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // --- Membership ---------------------------------------------------------
+  // linearizable=true asks the leader (fails without quorum); false lets any
+  // member answer from its local view.
+  absl::StatusOr<MemberListResponse> MemberList(bool linearizable = true);
+  // FailedPrecondition: too many learners, peer URL exists, not enough started
+  // members (a voting add without quorum).
+  absl::StatusOr<MemberAddResponse> MemberAdd(const std::vector<std::string>& peer_urls,
+                                              bool is_learner);
+  // NotFound when there is no such member (e.g. already removed).
+  absl::Status MemberRemove(uint64_t id);
+  // FailedPrecondition with IsLearnerNotReady() while the learner catches up
+  // (retry later); FailedPrecondition for a voting member; NotFound.
+  absl::Status MemberPromote(uint64_t id);
+  absl::Status MemberUpdate(uint64_t id, const std::vector<std::string>& peer_urls);
+
+  // --- Maintenance ----------------------------------------------------------
+  // Asks exactly `endpoint` (need not be a configured endpoint).
+  absl::StatusOr<StatusResponse> Status(std::string_view endpoint);
+  // Makes `target_id` the leader: finds the leader through Status and sends
+  // the request to the leader's client URL. OK at once if the target leads.
+  // FailedPrecondition when the target is not a started voting member or the
+  // leadership moved meanwhile (retry); Unavailable when there is no leader.
+  absl::Status MoveLeader(uint64_t target_id);
+  absl::StatusOr<std::vector<Alarm>> Alarms();
+  // Defragments exactly `endpoint` (one member at a time: it blocks that
+  // member). Allowed max(timeout, 1 minute).
+  absl::Status Defragment(std::string_view endpoint);
+
+  // --- KV -----------------------------------------------------------------
+  // Returns the revision of the put.
+  absl::StatusOr<int64_t> Put(std::string_view key, std::string_view value);
+  // Linearizable read of one key.
+  absl::StatusOr<GetResponse> Get(std::string_view key);
+
+  // --- Auth ---------------------------------------------------------------
+  // FailedPrecondition when the user/role already exists or is missing.
+  absl::Status UserAdd(std::string_view name, std::string_view password);
+  absl::Status RoleAdd(std::string_view name);
+  absl::Status UserGrantRole(std::string_view user, std::string_view role);
+  // Grants `permission` on [key, range_end); range_end "" means just `key`,
+  // "\0" (a one-byte string holding 0) means every key >= `key`.
+  absl::Status RoleGrantPermission(std::string_view role, std::string_view key,
+                                   std::string_view range_end, Permission permission);
+  // FailedPrecondition when the root user or its root role is missing.
+  absl::Status AuthEnable();
+  absl::Status AuthDisable();
+  absl::StatusOr<AuthStatusResponse> AuthStatus();
+
+  const ClientConfig& config() const { return config_; }
+
+ private:
+  explicit Client(ClientConfig config);
+
+  // One POST to exactly `endpoint`, authenticating first when needed and once
+  // more when etcd calls the token stale. Returns the response body.
+  absl::StatusOr<std::string> PostTo(std::string_view endpoint, std::string_view path,
+                                     const std::string& body, std::string_view what,
+                                     std::optional<absl::Duration> timeout = std::nullopt);
+  // PostTo over the configured endpoints with failover.
+  absl::StatusOr<std::string> Post(std::string_view path, const std::string& body,
+                                   std::string_view what, bool idempotent);
+  // One HTTP exchange with the current token; reports the token generation used.
+  absl::StatusOr<std::string> PostOnce(std::string_view endpoint, std::string_view path,
+                                       const std::string& body, std::string_view what,
+                                       std::optional<absl::Duration> timeout,
+                                       uint64_t* generation);
+  // Obtains a token (or learns that auth is off) unless another thread already
+  // replaced the one of `stale_generation`.
+  absl::Status Authenticate(uint64_t stale_generation);
+  void InvalidateToken(uint64_t generation);
+  absl::StatusOr<std::shared_ptr<kube::Transport>> TransportFor(std::string_view endpoint,
+                                                                uint64_t* generation);
+  absl::StatusOr<std::unique_ptr<kube::Transport>> NewTransport(std::string_view endpoint,
+                                                                const std::string& token) const;
+
+  const ClientConfig config_;
+  absl::Mutex auth_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // one authentication at a time
+  absl::Mutex mu_;
+  // The token travels in each transport's config, so a new token means new
+  // transports; calls in flight keep the old one alive (hence shared_ptr).
+  std::string token_ ABSL_GUARDED_BY(mu_);
+  bool token_known_ ABSL_GUARDED_BY(mu_) = false;  // authenticated, or auth is off
+  uint64_t token_generation_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, std::shared_ptr<kube::Transport>, std::less<>> transports_
+      ABSL_GUARDED_BY(mu_);
+  size_t preferred_ ABSL_GUARDED_BY(mu_) = 0;  // index of the last endpoint that answered
+};
+
+}  // namespace quorum::etcd
+
+#endif  // QUORUM_SRC_ETCD_CLIENT_H_

@@ -1,0 +1,129 @@
+// The membership planner: a pure function from what the reconciler observed
+// of one etcd cluster (desired size, the StatefulSet, the member list, each
+// member's health, each pod) to the single next step that is safe to take.
+// No I/O, no clock: every decision comes from the Observation alone, so the
+// operator may stop between any two steps and the next reconcile resumes.
+//
+// Ordinals and members. Pod k of the StatefulSet runs member k, named
+// member_name(k) and peering at peer_url(k). A member belongs to ordinal k
+// when its peer URL is peer_url(k) (a member that has not started has no
+// name yet) or its name is member_name(k). The membership target is ordinals
+// 0..N-1 as voting members, N = max(desired_replicas, 1): members are never
+// removed below one, so a cluster scaled to 0 keeps member 0 registered and
+// its data (on a PVC) and comes back with the same identity.
+//
+// Health and quorum. A member counts as healthy only when `healthy` is true
+// (unknown counts as unhealthy). The cluster has a healthy quorum when more
+// than half of its voting members are healthy. Learners never count. Removing
+// a voting member is safe only when, after the removal, more than half of the
+// remaining voting members are healthy; a promotion only when the same holds
+// with the learner counted as a healthy voter. Unsafe steps become kWait with
+// a sentence saying why.
+//
+// The steps, in priority order (the first that applies is returned):
+//  1. Not bootstrapped (and no member list proves otherwise): desired 0 →
+//     StatefulSet to 0, then kNone; else kBootstrap until the StatefulSet asks
+//     for exactly 1 replica, then kWait for member 0.
+//  2. No member list (no quorum answered): desired 0 with the StatefulSet at 0
+//     is kNone (scaled to zero); desired > 0 with the StatefulSet at 0 is
+//     kScaleStatefulSet(1) (member 0 restarts with its data); otherwise kWait.
+//  3. A member that maps to no ordinal, or two members on one ordinal: kWait
+//     (a person must look; Quorum never removes what it cannot place).
+//  4. The learner (at most one exists): beyond the target or its pod lost its
+//     data → kRemoveMember; its pod not in the StatefulSet → kScaleStatefulSet;
+//     not started and its pod crash-looping → kDeletePod (restart it now so it
+//     joins); not started → kWait; started and healthy → kPromote when safe.
+//  5. StatefulSet larger than needed (pods above the highest member and the
+//     desired size) → kScaleStatefulSet down, so the pod of a removed member
+//     goes at once; to 0 only when desired is 0 and member 0 alone remains.
+//  6. Voting members beyond the target, highest ordinal first: when safe,
+//     kMoveLeader away if it leads, then kRemoveMember.
+//  7. A started voting member whose pod lost its data → kRemoveMember when
+//     safe (then step 8 adds it again as a learner at the same ordinal).
+//  8. StatefulSet smaller than the members need → kScaleStatefulSet up.
+//  9. The lowest ordinal below the target without a member → kAddLearner,
+//     when every voting member has started and the cluster has a healthy
+//     quorum; growing onto a pod that does not exist yet also needs every
+//     voting member healthy.
+// 10. Otherwise kNone (converged; some members may still be unhealthy).
+//
+// Thread-safety: NextAction is a pure function, safe to call concurrently.
+#ifndef QUORUM_SRC_ETCD_PLANNER_H_
+#define QUORUM_SRC_ETCD_PLANNER_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace quorum::etcd {
+
+struct MemberView {
+  uint64_t id = 0;
+  std::string name;  // empty until the member's process has joined
+  std::string peer_url;
+  bool is_learner = false;
+  bool started = false;  // name non-empty: the member's process has joined
+  // From maintenance/status on the member's client URL: true when it answered
+  // with no errors and knows a leader. nullopt: not asked or no answer.
+  std::optional<bool> healthy;
+};
+
+struct PodView {
+  int ordinal = 0;
+  bool exists = false;  // the pod object exists
+  bool ready = false;   // informational; health comes from MemberView::healthy
+  // The etcd container keeps failing (CrashLoopBackOff or repeated restarts).
+  bool crash_looping = false;
+  // The pod's storage is newer than the member registered at this ordinal:
+  // the emptyDir pod or the PVC was recreated after that member (by ID) first
+  // started. Key the record by member ID so a replacement member starts clean.
+  bool data_lost = false;
+};
+
+struct Observation {
+  int desired_replicas = 0;       // spec.replicas (>= 0)
+  int statefulset_replicas = 0;   // what the StatefulSet currently asks for
+  bool bootstrapped = false;      // recorded in status: the cluster was initialized
+  bool members_known = false;     // the member list succeeded (a quorum answered)
+  std::optional<uint64_t> leader_id;
+  std::vector<MemberView> members;
+  // Pods by ordinal, at least for 0..max(statefulset_replicas, desired)-1;
+  // a missing entry means the pod does not exist.
+  std::vector<PodView> pods;
+  std::function<std::string(int ordinal)> member_name;  // "<cluster>-<ordinal>"
+  std::function<std::string(int ordinal)> peer_url;     // "https://<cluster>-<k>.<headless>...:2380"
+};
+
+struct Action {
+  enum Kind {
+    kNone,  // converged: nothing to do
+    kWait,  // something is in progress or the next step is unsafe: requeue
+    // Create the first member: StatefulSet replicas=1 with
+    // initial-cluster-state=new and initial-cluster = {ordinal 0}.
+    kBootstrap,
+    kAddLearner,        // MemberAdd(peer_url, learner) for `ordinal`
+    kScaleStatefulSet,  // set replicas; every pod after bootstrap starts with state=existing
+    kPromote,           // MemberPromote(member_id); "learner not ready" → retry later
+    kMoveLeader,        // MoveLeader(member_id): the new leader
+    kRemoveMember,      // MemberRemove(member_id) of `ordinal`
+    kDeletePod,         // delete pod `ordinal` so that it restarts now
+  };
+  Kind kind = kNone;
+  uint64_t member_id = 0;
+  int ordinal = -1;
+  int replicas = -1;
+  std::string peer_url;
+  std::string reason;  // one human sentence for events and logs
+};
+
+Action NextAction(const Observation& observation);
+
+// "AddLearner", "Wait", ... for logs and tests.
+std::string_view KindName(Action::Kind kind);
+
+}  // namespace quorum::etcd
+
+#endif  // QUORUM_SRC_ETCD_PLANNER_H_

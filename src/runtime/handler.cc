@@ -1,0 +1,83 @@
+#include "src/runtime/handler.h"
+
+#include "src/kube/resource.h"
+
+namespace quorum::runtime {
+namespace {
+
+const Json& Meta(const Json& object) {
+  static const Json kEmpty = Json::object();
+  if (!object.is_object()) return kEmpty;
+  auto it = object.find("metadata");
+  return it != object.end() && it->is_object() ? *it : kEmpty;
+}
+
+std::string MetaString(const Json& object, const char* field) {
+  const Json& meta = Meta(object);
+  auto it = meta.find(field);
+  return it != meta.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+Json MetaValue(const Json& object, const char* field) {
+  const Json& meta = Meta(object);
+  auto it = meta.find(field);
+  return it != meta.end() ? *it : Json();
+}
+
+}  // namespace
+
+MapFunc EnqueueRequestForObject() {
+  return [](const Json& object) {
+    return std::vector<Request>{{MetaString(object, "namespace"), MetaString(object, "name")}};
+  };
+}
+
+MapFunc EnqueueRequestForOwner(std::string owner_group, std::string owner_kind,
+                               bool only_controller) {
+  return [owner_group, owner_kind, only_controller](const Json& object) {
+    std::vector<Request> out;
+    const Json refs = MetaValue(object, "ownerReferences");
+    if (!refs.is_array()) return out;
+    for (const Json& ref : refs) {
+      if (!ref.is_object()) continue;
+      if (only_controller && !ref.value("controller", false)) continue;
+      if (ref.value("kind", "") != owner_kind) continue;
+      if (kube::SplitApiVersion(ref.value("apiVersion", "")).first != owner_group) continue;
+      out.push_back({MetaString(object, "namespace"), ref.value("name", "")});
+    }
+    return out;
+  };
+}
+
+MapFunc EnqueueRequestsFromIndex(const Store& store, std::string index,
+                                 std::function<std::vector<std::string>(const Json&)> values) {
+  return [&store, index, values](const Json& object) {
+    std::vector<Request> out;
+    for (const std::string& v : values(object)) {
+      for (const ObjectPtr& ref : store.ByIndex(index, v)) {
+        out.push_back({MetaString(*ref, "namespace"), MetaString(*ref, "name")});
+      }
+    }
+    return out;
+  };
+}
+
+Predicate GenerationChangedPredicate() {
+  return {.update = [](const Json& o, const Json& n) {
+    return MetaValue(o, "generation") != MetaValue(n, "generation");
+  }};
+}
+
+Predicate ResourceVersionChangedPredicate() {
+  return {.update = [](const Json& o, const Json& n) {
+    return MetaString(o, "resourceVersion") != MetaString(n, "resourceVersion");
+  }};
+}
+
+Predicate LabelChangedPredicate() {
+  return {.update = [](const Json& o, const Json& n) {
+    return MetaValue(o, "labels") != MetaValue(n, "labels");
+  }};
+}
+
+}  // namespace quorum::runtime

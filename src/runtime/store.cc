@@ -1,0 +1,193 @@
+#include "src/runtime/store.h"
+
+#include "absl/strings/str_cat.h"
+#include "src/base/strings.h"
+
+namespace quorum::runtime {
+namespace {
+
+std::string StringAt(const Json& object, const char* field) {
+  if (!object.is_object()) return "";
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return "";
+  auto it = meta->find(field);
+  return it != meta->end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
+
+std::string ObjectKey(std::string_view ns, std::string_view name) {
+  if (ns.empty()) return std::string(name);
+  return absl::StrCat(Absl(ns), "/", Absl(name));
+}
+
+std::string ObjectKey(const Json& object) {
+  return ObjectKey(StringAt(object, "namespace"), StringAt(object, "name"));
+}
+
+std::vector<std::string> IndexByNamespace(const Json& object) {
+  return {StringAt(object, "namespace")};
+}
+
+std::vector<std::string> IndexByOwnerUid(const Json& object) {
+  std::vector<std::string> out;
+  if (!object.is_object() || !object.contains("metadata")) return out;
+  const Json& meta = object["metadata"];
+  if (!meta.is_object() || !meta.contains("ownerReferences")) return out;
+  for (const Json& ref : meta["ownerReferences"]) {
+    if (ref.is_object() && ref.contains("uid") && ref["uid"].is_string()) {
+      out.push_back(ref["uid"].get<std::string>());
+    }
+  }
+  return out;
+}
+
+Store::Store() {
+  index_funcs_[kNamespaceIndex] = IndexByNamespace;
+  index_funcs_[kOwnerIndex] = IndexByOwnerUid;
+}
+
+ObjectPtr Store::Unpack(const Entry& e) {
+  Json j = Json::from_msgpack(e.packed, /*strict=*/true, /*allow_exceptions=*/false);
+  return std::make_shared<const Json>(std::move(j));
+}
+
+void Store::AddIndex(const std::string& name, IndexFunc fn) {
+  absl::MutexLock lock(&mu_);
+  index_funcs_[name] = std::move(fn);
+  indexes_.erase(name);
+  auto& index = indexes_[name];
+  for (auto& [key, entry] : items_) {
+    std::erase_if(entry.indexed, [&](const auto& p) { return p.first == name; });
+    const ObjectPtr obj = Unpack(entry);
+    for (std::string& v : index_funcs_[name](*obj)) {
+      index[v].insert(key);
+      entry.indexed.emplace_back(name, std::move(v));
+    }
+  }
+}
+
+void Store::IndexLocked(const std::string& key, const Json& object, Entry& entry) {
+  for (const auto& [name, fn] : index_funcs_) {
+    auto& index = indexes_[name];
+    for (std::string& v : fn(object)) {
+      index[v].insert(key);
+      entry.indexed.emplace_back(name, std::move(v));
+    }
+  }
+}
+
+void Store::UnindexLocked(const std::string& key, const Entry& entry) {
+  for (const auto& [name, value] : entry.indexed) {
+    auto idx = indexes_.find(name);
+    if (idx == indexes_.end()) continue;
+    auto it = idx->second.find(value);
+    if (it == idx->second.end()) continue;
+    it->second.erase(key);
+    if (it->second.empty()) idx->second.erase(it);
+  }
+}
+
+ObjectPtr Store::UpsertLocked(ObjectPtr object) {
+  const std::string key = ObjectKey(*object);
+  Entry entry;
+  Json::to_msgpack(*object, entry.packed);
+  entry.packed.shrink_to_fit();
+  entry.resource_version = StringAt(*object, "resourceVersion");
+  entry.ns = StringAt(*object, "namespace");
+  ObjectPtr old;
+  auto it = items_.find(key);
+  if (it != items_.end()) {
+    old = Unpack(it->second);
+    UnindexLocked(key, it->second);  // before indexing the new entry: values may coincide
+  }
+  IndexLocked(key, *object, entry);
+  if (it != items_.end()) {
+    it->second = std::move(entry);
+  } else {
+    items_.emplace(key, std::move(entry));
+  }
+  return old;
+}
+
+ObjectPtr Store::DeleteLocked(const std::string& key) {
+  auto it = items_.find(key);
+  if (it == items_.end()) return nullptr;
+  ObjectPtr old = Unpack(it->second);
+  UnindexLocked(key, it->second);
+  items_.erase(it);
+  return old;
+}
+
+ObjectPtr Store::Upsert(ObjectPtr object) {
+  absl::MutexLock lock(&mu_);
+  return UpsertLocked(std::move(object));
+}
+
+ObjectPtr Store::Delete(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  return DeleteLocked(key);
+}
+
+ReplaceDelta Store::Replace(const std::string& ns, std::vector<ObjectPtr> objects) {
+  ReplaceDelta delta;
+  absl::MutexLock lock(&mu_);
+  std::set<std::string> keep;
+  for (ObjectPtr& obj : objects) {
+    const std::string key = ObjectKey(*obj);
+    keep.insert(key);
+    auto it = items_.find(key);
+    if (it == items_.end()) {
+      delta.added.push_back(obj);
+      UpsertLocked(std::move(obj));
+    } else if (it->second.resource_version != StringAt(*obj, "resourceVersion")) {
+      ObjectPtr new_obj = obj;
+      delta.updated.emplace_back(UpsertLocked(std::move(obj)), std::move(new_obj));
+    }
+  }
+  std::vector<std::string> gone;
+  for (const auto& [key, entry] : items_) {
+    if (keep.count(key) || (!ns.empty() && entry.ns != ns)) continue;
+    gone.push_back(key);
+  }
+  for (const std::string& key : gone) delta.deleted.push_back(DeleteLocked(key));
+  return delta;
+}
+
+ObjectPtr Store::Get(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  auto it = items_.find(key);
+  return it == items_.end() ? nullptr : Unpack(it->second);
+}
+
+std::vector<ObjectPtr> Store::List() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<ObjectPtr> out;
+  out.reserve(items_.size());
+  for (const auto& [key, entry] : items_) out.push_back(Unpack(entry));
+  return out;
+}
+
+std::vector<ObjectPtr> Store::ListNamespace(const std::string& ns) const {
+  return ByIndex(kNamespaceIndex, ns);
+}
+
+std::vector<ObjectPtr> Store::ByIndex(const std::string& index, const std::string& value) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<ObjectPtr> out;
+  auto idx = indexes_.find(index);
+  if (idx == indexes_.end()) return out;
+  auto it = idx->second.find(value);
+  if (it == idx->second.end()) return out;
+  for (const std::string& key : it->second) {
+    if (auto e = items_.find(key); e != items_.end()) out.push_back(Unpack(e->second));
+  }
+  return out;
+}
+
+size_t Store::size() const {
+  absl::MutexLock lock(&mu_);
+  return items_.size();
+}
+
+}  // namespace quorum::runtime

@@ -1,0 +1,98 @@
+// Store: the in-memory cache behind an informer — objects by key
+// ("namespace/name", or "name" when cluster-scoped) with indexes.
+//
+// Memory: objects are kept packed (MessagePack, about the size of their
+// compact JSON) rather than as a JSON tree, which costs several times the
+// JSON size; a read unpacks the object into a fresh immutable snapshot
+// (ObjectPtr), so readers never see later changes and never share mutable
+// state. Reads by key or index unpack only what they return.
+// Thread-safety: all methods may be called concurrently.
+#ifndef QUORUM_SRC_RUNTIME_STORE_H_
+#define QUORUM_SRC_RUNTIME_STORE_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/synchronization/mutex.h"
+#include "src/kube/client.h"
+
+namespace quorum::runtime {
+
+using kube::Json;
+using ObjectPtr = std::shared_ptr<const Json>;
+
+// The values under which an object is indexed (none: not in the index).
+using IndexFunc = std::function<std::vector<std::string>(const Json&)>;
+
+// "namespace/name", or "name" for cluster-scoped objects.
+std::string ObjectKey(const Json& object);
+std::string ObjectKey(std::string_view ns, std::string_view name);
+
+// Index functions every informer offers.
+inline constexpr char kNamespaceIndex[] = "namespace";
+inline constexpr char kOwnerIndex[] = "owner";  // values: the UIDs in metadata.ownerReferences
+std::vector<std::string> IndexByNamespace(const Json& object);
+std::vector<std::string> IndexByOwnerUid(const Json& object);
+
+// What changed when a whole namespace's content was replaced (relist).
+struct ReplaceDelta {
+  std::vector<ObjectPtr> added;
+  std::vector<std::pair<ObjectPtr, ObjectPtr>> updated;  // {old, new}, resourceVersion differs
+  std::vector<ObjectPtr> deleted;
+};
+
+class Store {
+ public:
+  Store();
+
+  // Adds an index; objects already stored are indexed at once.
+  void AddIndex(const std::string& name, IndexFunc fn);
+
+  // Inserts or replaces; returns the previous object (nullptr if none).
+  ObjectPtr Upsert(ObjectPtr object);
+  // Removes by key; returns the removed object (nullptr if absent).
+  ObjectPtr Delete(const std::string& key);
+  // Makes the objects of namespace `ns` ("" = all namespaces) exactly
+  // `objects`, and reports the difference.
+  ReplaceDelta Replace(const std::string& ns, std::vector<ObjectPtr> objects);
+
+  ObjectPtr Get(const std::string& key) const;
+  std::vector<ObjectPtr> List() const;
+  std::vector<ObjectPtr> ListNamespace(const std::string& ns) const;
+  // Objects whose index `index` yields `value`; empty for an unknown index.
+  std::vector<ObjectPtr> ByIndex(const std::string& index, const std::string& value) const;
+  size_t size() const;
+
+ private:
+  struct Entry {
+    std::string packed;  // MessagePack of the object
+    std::string resource_version;
+    std::string ns;
+    std::vector<std::pair<std::string, std::string>> indexed;  // {index, value}
+  };
+  static ObjectPtr Unpack(const Entry& e);
+
+  void IndexLocked(const std::string& key, const Json& object, Entry& entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnindexLocked(const std::string& key, const Entry& entry)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  ObjectPtr UpsertLocked(ObjectPtr object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  ObjectPtr DeleteLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, Entry> items_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, IndexFunc> index_funcs_ ABSL_GUARDED_BY(mu_);
+  // index name -> value -> keys
+  std::map<std::string, std::map<std::string, std::set<std::string>>> indexes_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace quorum::runtime
+
+#endif  // QUORUM_SRC_RUNTIME_STORE_H_

@@ -1,0 +1,85 @@
+#include "src/runtime/handler.h"
+
+#include <gtest/gtest.h>
+
+namespace quorum::runtime {
+namespace {
+
+Json Owned(const std::string& api_version, const std::string& kind, const std::string& owner,
+           bool controller) {
+  return {{"metadata",
+           {{"name", "child"},
+            {"namespace", "db"},
+            {"ownerReferences", Json::array({{{"apiVersion", api_version},
+                                              {"kind", kind},
+                                              {"name", owner},
+                                              {"uid", "u"},
+                                              {"controller", controller}}})}}}};
+}
+
+TEST(HandlerTest, ForObjectEnqueuesItself) {
+  auto reqs = EnqueueRequestForObject()({{"metadata", {{"name", "a"}, {"namespace", "db"}}}});
+  EXPECT_EQ(reqs, (std::vector<Request>{{"db", "a"}}));
+  EXPECT_EQ(reqs[0].Key(), "db/a");
+  EXPECT_EQ(Request::FromKey("db/a"), (Request{"db", "a"}));
+  EXPECT_EQ(Request::FromKey("node"), (Request{"", "node"}));
+}
+
+TEST(HandlerTest, ForOwnerMatchesGroupKindAndControllerFlag) {
+  MapFunc map = EnqueueRequestForOwner("etcd.aenix.io", "EtcdCluster");
+  EXPECT_EQ(map(Owned("etcd.aenix.io/v1alpha1", "EtcdCluster", "e", true)),
+            (std::vector<Request>{{"db", "e"}}));
+  EXPECT_TRUE(map(Owned("etcd.aenix.io/v1alpha1", "EtcdCluster", "e", false)).empty());
+  EXPECT_TRUE(map(Owned("other.io/v1", "EtcdCluster", "e", true)).empty());
+  EXPECT_TRUE(map(Owned("etcd.aenix.io/v1alpha1", "Other", "e", true)).empty());
+  EXPECT_TRUE(map({{"metadata", {{"name", "x"}}}}).empty());
+  MapFunc core = EnqueueRequestForOwner("", "ConfigMap", /*only_controller=*/false);
+  EXPECT_EQ(core(Owned("v1", "ConfigMap", "cm", false)).size(), 1u);
+}
+
+TEST(HandlerTest, FromIndexFindsReferrers) {
+  Store store;
+  store.AddIndex("secret", [](const Json& o) -> std::vector<std::string> {
+    return {o["metadata"]["namespace"].get<std::string>() + "/" + o["spec"]["secret"].get<std::string>()};
+  });
+  store.Upsert(std::make_shared<const Json>(
+      Json{{"metadata", {{"name", "pg"}, {"namespace", "db"}}}, {"spec", {{"secret", "s"}}}}));
+  MapFunc map = EnqueueRequestsFromIndex(store, "secret", [](const Json& secret) {
+    return std::vector<std::string>{secret["metadata"]["namespace"].get<std::string>() + "/" +
+                                    secret["metadata"]["name"].get<std::string>()};
+  });
+  EXPECT_EQ(map({{"metadata", {{"name", "s"}, {"namespace", "db"}}}}),
+            (std::vector<Request>{{"db", "pg"}}));
+  EXPECT_TRUE(map({{"metadata", {{"name", "t"}, {"namespace", "db"}}}}).empty());
+}
+
+TEST(PredicateTest, GenerationChangedIgnoresStatusOnlyUpdatesAndResyncs) {
+  Predicate p = GenerationChangedPredicate();
+  Json a = {{"metadata", {{"generation", 1}, {"resourceVersion", "1"}}}};
+  Json b = {{"metadata", {{"generation", 1}, {"resourceVersion", "2"}}}, {"status", {}}};
+  Json c = {{"metadata", {{"generation", 2}, {"resourceVersion", "3"}}}};
+  EXPECT_FALSE(p.update(a, b));
+  EXPECT_TRUE(p.update(b, c));
+  EXPECT_FALSE(p.create) << "creates pass";
+}
+
+TEST(PredicateTest, ResourceVersionAndLabelsChanged) {
+  Json a = {{"metadata", {{"resourceVersion", "1"}, {"labels", {{"x", "1"}}}}}};
+  Json b = {{"metadata", {{"resourceVersion", "2"}, {"labels", {{"x", "1"}}}}}};
+  Json c = {{"metadata", {{"resourceVersion", "3"}, {"labels", {{"x", "2"}}}}}};
+  EXPECT_FALSE(ResourceVersionChangedPredicate().update(a, a));
+  EXPECT_TRUE(ResourceVersionChangedPredicate().update(a, b));
+  EXPECT_FALSE(LabelChangedPredicate().update(a, b));
+  EXPECT_TRUE(LabelChangedPredicate().update(b, c));
+}
+
+TEST(ReconcilerTest, TerminalErrorsAreMarked) {
+  absl::Status s = TerminalError(absl::InvalidArgumentError("spec.replicas: must be >= 0"));
+  EXPECT_TRUE(IsTerminal(s));
+  EXPECT_TRUE(absl::IsInvalidArgument(s));
+  EXPECT_FALSE(IsTerminal(absl::UnavailableError("x")));
+  EXPECT_TRUE(IsTerminal(TerminalError(absl::OkStatus())));
+}
+
+}  // namespace
+}  // namespace quorum::runtime

@@ -1,0 +1,96 @@
+#include "src/runtime/store.h"
+
+#include <gtest/gtest.h>
+
+namespace quorum::runtime {
+namespace {
+
+ObjectPtr Obj(const std::string& ns, const std::string& name, const std::string& rv,
+              Json extra = Json::object()) {
+  Json o = {{"metadata", {{"name", name}, {"resourceVersion", rv}}}};
+  if (!ns.empty()) o["metadata"]["namespace"] = ns;
+  o.merge_patch(extra);
+  return std::make_shared<const Json>(std::move(o));
+}
+
+std::vector<std::string> Names(const std::vector<ObjectPtr>& objs) {
+  std::vector<std::string> out;
+  for (const auto& o : objs) out.push_back((*o)["metadata"]["name"]);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(StoreTest, KeysAreNamespaceSlashNameOrJustName) {
+  EXPECT_EQ(ObjectKey(*Obj("db", "a", "1")), "db/a");
+  EXPECT_EQ(ObjectKey(*Obj("", "node-1", "1")), "node-1");
+  EXPECT_EQ(ObjectKey(Json::array()), "");
+}
+
+TEST(StoreTest, UpsertGetDeleteKeepOldSnapshotsIntact) {
+  Store store;
+  EXPECT_EQ(store.Upsert(Obj("db", "a", "1")), nullptr);
+  ObjectPtr first = store.Get("db/a");
+  ObjectPtr old = store.Upsert(Obj("db", "a", "2"));
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ((*old)["metadata"]["resourceVersion"], "1");
+  EXPECT_EQ((*first)["metadata"]["resourceVersion"], "1") << "readers keep their snapshot";
+  EXPECT_EQ((*store.Get("db/a"))["metadata"]["resourceVersion"], "2");
+  EXPECT_EQ(store.ListNamespace("db").size(), 1u) << "an update keeps the object indexed";
+  EXPECT_NE(store.Delete("db/a"), nullptr);
+  EXPECT_EQ(store.Get("db/a"), nullptr);
+  EXPECT_EQ(store.Delete("db/a"), nullptr);
+}
+
+TEST(StoreTest, NamespaceAndOwnerIndexesFollowChanges) {
+  Store store;
+  Json owned = {{"metadata", {{"ownerReferences", Json::array({{{"uid", "u-1"}}})}}}};
+  store.Upsert(Obj("db", "a", "1", owned));
+  store.Upsert(Obj("db", "b", "1"));
+  store.Upsert(Obj("web", "c", "1", owned));
+  EXPECT_EQ(Names(store.ListNamespace("db")), (std::vector<std::string>{"a", "b"}));
+  // update moves "a" out of the owner index; merge() keeps namespace/name
+  Json moved = *store.Get("db/a");
+  moved["metadata"].erase("ownerReferences");
+  store.Upsert(std::make_shared<const Json>(moved));
+  EXPECT_EQ(Names(store.ByIndex(kOwnerIndex, "u-1")), (std::vector<std::string>{"c"}));
+  store.Delete("web/c");
+  EXPECT_TRUE(store.ByIndex(kOwnerIndex, "u-1").empty());
+  EXPECT_TRUE(store.ByIndex("no-such-index", "x").empty());
+}
+
+TEST(StoreTest, CustomIndexCoversExistingAndNewObjects) {
+  Store store;
+  store.Upsert(Obj("db", "pg", "1", {{"spec", {{"secret", "creds"}}}}));
+  store.AddIndex("secret", [](const Json& o) -> std::vector<std::string> {
+    if (!o.contains("spec")) return {};
+    return {o["metadata"]["namespace"].get<std::string>() + "/" +
+            o["spec"]["secret"].get<std::string>()};
+  });
+  store.Upsert(Obj("db", "pg2", "1", {{"spec", {{"secret", "creds"}}}}));
+  store.Upsert(Obj("db", "pg3", "1", {{"spec", {{"secret", "other"}}}}));
+  EXPECT_EQ(Names(store.ByIndex("secret", "db/creds")), (std::vector<std::string>{"pg", "pg2"}));
+}
+
+TEST(StoreTest, ReplaceReportsOnlyTheDifferenceWithinItsNamespace) {
+  Store store;
+  store.Upsert(Obj("db", "same", "1"));
+  store.Upsert(Obj("db", "changed", "1"));
+  store.Upsert(Obj("db", "gone", "1"));
+  store.Upsert(Obj("web", "untouched", "1"));
+  ReplaceDelta d = store.Replace("db", {Obj("db", "same", "1"), Obj("db", "changed", "2"),
+                                        Obj("db", "new", "1")});
+  EXPECT_EQ(Names(d.added), (std::vector<std::string>{"new"}));
+  ASSERT_EQ(d.updated.size(), 1u);
+  EXPECT_EQ((*d.updated[0].first)["metadata"]["resourceVersion"], "1");
+  EXPECT_EQ((*d.updated[0].second)["metadata"]["resourceVersion"], "2");
+  EXPECT_EQ(Names(d.deleted), (std::vector<std::string>{"gone"}));
+  EXPECT_NE(store.Get("web/untouched"), nullptr) << "other namespaces are not replaced";
+  EXPECT_EQ(store.size(), 4u);
+
+  ReplaceDelta all = store.Replace("", {});
+  EXPECT_EQ(all.deleted.size(), 4u);
+  EXPECT_EQ(store.size(), 0u);
+}
+
+}  // namespace
+}  // namespace quorum::runtime
