@@ -12,7 +12,7 @@ JOBS ?= $(shell nproc)
 QUORUM_CACHE ?= $(HOME)/.cache/quorum
 export QUORUM_CACHE
 DEV_CONTROLPLANE := $(QUORUM_CACHE)/dev-controlplane
-FORMAT_DIRS := src test bench
+FORMAT_DIRS := src test bench api cmd
 BENCH_ARGS ?=
 
 define cmake_build

@@ -54,8 +54,9 @@ Json TemplateMetadata(const char* what, bool with_name) {
       {"annotations", StringMap("Annotations added to the generated object.")},
   };
   if (with_name) {
-    props["name"] = String("Name of the generated object instead of the one Quorum derives from "
-                           "the EtcdCluster's name.");
+    props["name"] = String(
+        "Name of the generated object instead of the one Quorum derives from "
+        "the EtcdCluster's name.");
   }
   return Object(what, std::move(props));
 }
@@ -99,7 +100,8 @@ Json Spec() {
 
   Json tls = Object(
       "TLS material, each a Secret in the EtcdCluster's namespace. Certificates and keys are read "
-      "from the keys tls.crt and tls.key, CA bundles from ca.crt. Every pair is both-or-neither.",
+      "from the keys tls.crt and tls.key, CA bundles from ca.crt. The peer secrets go together, "
+      "and so do the client secrets.",
       {
           {"peerTrustedCASecret",
            secret_field("Secret with the CA (ca.crt) that signs the members' peer certificates. "
@@ -163,8 +165,8 @@ Json Spec() {
           {"podTemplate",
            Object("Customizes the member pods.",
                   {
-                      {"metadata", TemplateMetadata("Labels and annotations for the member pods.",
-                                                    true)},
+                      {"metadata",
+                       TemplateMetadata("Labels and annotations for the member pods.", true)},
                       {"spec", pod_spec},
                   })},
           {"serviceTemplate",
@@ -242,18 +244,17 @@ Json Status() {
       {"x-kubernetes-list-type", "map"},
       {"x-kubernetes-list-map-keys", Json::array({"type"})},
   };
-  Json member = Object(
-      "One etcd member as Quorum last saw it.",
-      {
-          {"name", String("Member name (the pod's name).")},
-          {"id", String("Member ID, in hexadecimal as etcdctl prints it.")},
-          {"peerURL", String("URL the other members reach it on.")},
-          {"clientURL", String("URL clients reach it on.")},
-          {"isLearner", Bool("A learner receives the log but does not vote yet.")},
-          {"isLeader", Bool("This member is the Raft leader.")},
-          {"healthy", Bool("The member answered its health check.")},
-          {"version", String("etcd server version the member reports.")},
-      });
+  Json member = Object("One etcd member as Quorum last saw it.",
+                       {
+                           {"name", String("Member name (the pod's name).")},
+                           {"id", String("Member ID, in hexadecimal as etcdctl prints it.")},
+                           {"peerURL", String("URL the other members reach it on.")},
+                           {"clientURL", String("URL clients reach it on.")},
+                           {"isLearner", Bool("A learner receives the log but does not vote yet.")},
+                           {"isLeader", Bool("This member is the Raft leader.")},
+                           {"healthy", Bool("The member answered its health check.")},
+                           {"version", String("etcd server version the member reports.")},
+                       });
   return Object(
       "What Quorum observed. Written by Quorum only.",
       {
@@ -261,10 +262,11 @@ Json Status() {
           {"observedGeneration", Int64("The metadata.generation this status describes.")},
           {"readyReplicas", Int32("Members that are running and healthy.")},
           {"leader", String("Name of the member that is the Raft leader, if any.")},
-          {"members", {{"type", "array"},
-                       {"description", "Every member of the etcd cluster."},
-                       {"items", member},
-                       {"x-kubernetes-list-type", "atomic"}}},
+          {"members",
+           {{"type", "array"},
+            {"description", "Every member of the etcd cluster."},
+            {"items", member},
+            {"x-kubernetes-list-type", "atomic"}}},
           {"clientEndpoint",
            String("Where clients connect, e.g. https://NAME.NAMESPACE.svc:2379 (the client "
                   "Service).")},
@@ -291,13 +293,20 @@ Json EtcdClusterSchemaSource() {
 
 Json EtcdClusterPrinterColumns() {
   return Json::array({
-      {{"name", "Replicas"}, {"type", "integer"}, {"jsonPath", ".spec.replicas"},
+      {{"name", "Replicas"},
+       {"type", "integer"},
+       {"jsonPath", ".spec.replicas"},
        {"description", "Desired members"}},
-      {{"name", "Ready"}, {"type", "integer"}, {"jsonPath", ".status.readyReplicas"},
+      {{"name", "Ready"},
+       {"type", "integer"},
+       {"jsonPath", ".status.readyReplicas"},
        {"description", "Healthy members"}},
-      {{"name", "Leader"}, {"type", "string"}, {"jsonPath", ".status.leader"},
+      {{"name", "Leader"},
+       {"type", "string"},
+       {"jsonPath", ".status.leader"},
        {"description", "Raft leader"}},
-      {{"name", "Status"}, {"type", "string"},
+      {{"name", "Status"},
+       {"type", "string"},
        {"jsonPath", ".status.conditions[?(@.type==\"Ready\")].reason"},
        {"description", "Reason of the Ready condition"}},
       {{"name", "Age"}, {"type", "date"}, {"jsonPath", ".metadata.creationTimestamp"}},

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/etcdcluster.h"
+#include "api/json_access.h"
 #include "api/quantity.h"
 #include "src/base/strings.h"
 
@@ -16,42 +17,17 @@ namespace quorum::api {
 namespace {
 
 using Json = nlohmann::json;
+using internal::Child;
+using internal::Display;
+using internal::Dump;
+using internal::Int;
+using internal::Path;
+using internal::Str;
 
 constexpr char kPdb[] = "spec.podDisruptionBudgetTemplate";
 constexpr char kTls[] = "spec.security.tls";
-constexpr char kStorageRequest[] = "spec.storage.volumeClaimTemplate.spec.resources.requests.storage";
-
-// o[key] when o is an object holding a non-null value there, else null.
-const Json* Child(const Json* o, std::string_view key) {
-  if (o == nullptr || !o->is_object()) return nullptr;
-  auto it = o->find(key);
-  if (it == o->end() || it->is_null()) return nullptr;
-  return &*it;
-}
-
-const Json* Path(const Json* o, std::initializer_list<std::string_view> keys) {
-  for (std::string_view k : keys) o = Child(o, k);
-  return o;
-}
-
-// A string field; "" when absent (an empty Secret name means "not set").
-std::string Str(const Json* o, std::string_view key) {
-  const Json* v = Child(o, key);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : "";
-}
-
-std::optional<int64_t> Int(const Json* v) {
-  if (v == nullptr || !v->is_number_integer()) return std::nullopt;
-  if (v->is_number_unsigned()) {
-    const uint64_t u = v->get<uint64_t>();
-    if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
-    return static_cast<int64_t>(u);
-  }
-  return v->get<int64_t>();
-}
-
-// A value as the user wrote it: strings bare, anything else as JSON.
-std::string Display(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+constexpr char kStorageRequest[] =
+    "spec.storage.volumeClaimTemplate.spec.resources.requests.storage";
 
 bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
@@ -91,7 +67,7 @@ class Validator {
     std::optional<int64_t> n = Int(r);
     if (!n.has_value() || *n < 0 || *n > INT32_MAX) {
       Add("spec.replicas", absl::StrCat("must be a whole number of members, 0 or more (got ",
-                                        r->dump(), "); use an odd number such as 3 or 5"));
+                                        Dump(*r), "); use an odd number such as 3 or 5"));
       return -1;
     }
     return static_cast<int>(*n);
@@ -101,13 +77,15 @@ class Validator {
     const Json* options = Child(&spec, "options");
     if (options == nullptr) return;
     if (!options->is_object()) {
-      Add("spec.options", "must be a map of etcd flag names to values, e.g. {election-timeout: \"1000\"}");
+      Add("spec.options",
+          "must be a map of etcd flag names to values, e.g. {election-timeout: \"1000\"}");
       return;
     }
     for (const auto& [key, value] : options->items()) {
       const std::string field = absl::StrCat("spec.options[", key, "]");
       if (!value.is_string()) {
-        Add(field, absl::StrCat("the value must be a string; quote it, e.g. \"", value.dump(), "\""));
+        Add(field,
+            absl::StrCat("the value must be a string; quote it, e.g. \"", Dump(value), "\""));
       }
       if (key.empty()) {
         Add("spec.options", "a flag name is empty; remove that entry");
@@ -183,10 +161,10 @@ class Validator {
     if (!size.has_value() || old_request == nullptr) return;
     absl::StatusOr<Quantity> old_size = QuantityFromJson(*old_request);
     if (old_size.ok() && *size < *old_size) {
-      Add(kStorageRequest, absl::StrCat("cannot shrink from ", Display(*old_request), " to ",
-                                        Display(*request),
-                                        "; a PersistentVolumeClaim can only grow: keep ",
-                                        Display(*old_request), " or more"));
+      Add(kStorageRequest,
+          absl::StrCat("cannot shrink from ", Display(*old_request), " to ", Display(*request),
+                       "; a PersistentVolumeClaim can only grow: keep ", Display(*old_request),
+                       " or more"));
     }
   }
 
@@ -216,8 +194,9 @@ class Validator {
                                               "spec.headlessServiceTemplate", /*service=*/true);
     if (!client.empty() && client == headless) {
       Add("spec.headlessServiceTemplate.metadata.name",
-          absl::StrCat("\"", headless,
-                       "\" is also the client Service's name; the two Services need different names"));
+          absl::StrCat(
+              "\"", headless,
+              "\" is also the client Service's name; the two Services need different names"));
     }
   }
 
@@ -230,7 +209,8 @@ class Validator {
       const std::string name = Str(tls, key);
       if (!name.empty() && !IsDns1123Subdomain(name)) {
         Add(absl::StrCat(kTls, ".", key),
-            absl::StrCat("\"", name, "\" is not a valid Secret name; use lowercase letters, digits, ",
+            absl::StrCat("\"", name,
+                         "\" is not a valid Secret name; use lowercase letters, digits, ",
                          "'-' and '.'"));
       }
     }
@@ -286,8 +266,8 @@ class Validator {
     const bool in_range = value.is_string() || replicas < 0 || (n >= 0 && n <= replicas);
     if (!ok || !in_range) {
       Add(field, absl::StrCat("must be a number of members between 0 and spec.replicas (",
-                              replicas < 0 ? 0 : replicas, ") or a percentage such as \"50%\"; got ",
-                              value.dump()));
+                              replicas < 0 ? 0 : replicas,
+                              ") or a percentage such as \"50%\"; got ", Dump(value)));
     }
   }
 
@@ -316,8 +296,8 @@ bool IsDns1123Subdomain(const std::string& s) {
   size_t start = 0;
   while (true) {
     const size_t dot = s.find('.', start);
-    const std::string_view label =
-        std::string_view(s).substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const std::string_view label = std::string_view(s).substr(
+        start, dot == std::string::npos ? std::string::npos : dot - start);
     if (!IsDns1123Label(label)) return false;
     if (dot == std::string::npos) return true;
     start = dot + 1;
@@ -366,55 +346,6 @@ std::vector<FieldError> ValidateEtcdCluster(const Json& obj, const Json* old) {
   v.Services(*spec);
   v.Security(*spec);
   return errors;
-}
-
-std::vector<std::string> EtcdClusterWarnings(const Json& obj) {
-  std::vector<std::string> out;
-  const Json* spec = Child(&obj, "spec");
-  if (spec == nullptr) return out;
-  int replicas = kDefaultReplicas;
-  if (const Json* r = Child(spec, "replicas")) {
-    std::optional<int64_t> n = Int(r);
-    if (!n.has_value() || *n < 0 || *n > INT32_MAX) return out;
-    replicas = static_cast<int>(*n);
-  }
-  if (replicas > 0 && replicas % 2 == 0) {
-    out.push_back(absl::StrCat("spec.replicas: ", replicas, " members tolerate no more failures than ",
-                               replicas - 1, "; an odd number is usually what you want"));
-  }
-  const int quorum = replicas / 2 + 1;
-  const Json* pspec = Path(spec, {"podDisruptionBudgetTemplate", "spec"});
-  const Json* min = Child(pspec, "minAvailable");
-  const Json* max = Child(pspec, "maxUnavailable");
-  int n = 0;
-  if (replicas > 0 && min != nullptr && max == nullptr && ResolveIntOrPercent(*min, replicas, n) &&
-      n < quorum) {
-    out.push_back(absl::StrCat(
-        "spec.podDisruptionBudgetTemplate.spec.minAvailable: ", min->dump(), " lets evictions leave ",
-        n, " of ", replicas, " members, fewer than the quorum of ", quorum,
-        "; the cluster would stop serving. Use at least ", quorum, " (or leave it empty)"));
-  }
-  if (replicas > 0 && max != nullptr && min == nullptr && ResolveIntOrPercent(*max, replicas, n) &&
-      replicas - n < quorum) {
-    out.push_back(absl::StrCat("spec.podDisruptionBudgetTemplate.spec.maxUnavailable: ", max->dump(),
-                               " lets evictions leave ", replicas - n < 0 ? 0 : replicas - n, " of ",
-                               replicas, " members, fewer than the quorum of ", quorum,
-                               "; use at most ", replicas - quorum));
-  }
-  const Json* tls = Path(spec, {"security", "tls"});
-  if (Str(tls, "serverSecret").empty()) {
-    if (!Str(tls, "clientTrustedCASecret").empty()) {
-      out.push_back(
-          "spec.security.tls.clientTrustedCASecret: client certificate auth has no effect without "
-          "server TLS; set serverSecret and serverTrustedCASecret");
-    }
-    if (!Str(tls, "serverTrustedCASecret").empty()) {
-      out.push_back(
-          "spec.security.tls.serverTrustedCASecret: has no effect without serverSecret (the "
-          "members serve clients over plain HTTP)");
-    }
-  }
-  return out;
 }
 
 }  // namespace quorum::api

@@ -15,10 +15,9 @@
 #ifndef QUORUM_API_ETCDCLUSTER_VALIDATION_H_
 #define QUORUM_API_ETCDCLUSTER_VALIDATION_H_
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "api/field_error.h"
 

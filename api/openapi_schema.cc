@@ -256,7 +256,8 @@ class Inliner {
 
   static std::vector<std::string> ListMapKeys(const Json& node) {
     std::vector<std::string> keys;
-    if (node.value("x-kubernetes-list-type", "") != "map") return keys;
+    auto type = node.find("x-kubernetes-list-type");
+    if (type == node.end() || *type != "map") return keys;
     auto it = node.find("x-kubernetes-list-map-keys");
     if (it == node.end() || !it->is_array()) return keys;
     for (const Json& k : *it) {

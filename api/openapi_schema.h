@@ -28,17 +28,19 @@
 // naming the path, so that a new upstream construct is noticed, not silently
 // mistranslated.
 //
-// Thread-safety: OpenApiIndex is immutable after Add; functions are pure.
+// The index holds whole documents, so this header includes the full
+// nlohmann header: include it only where a CRD is built (crd.cc, crdgen).
+// Thread-safety: OpenApiIndex is safe to read concurrently once filled (Add
+// is not); functions are pure.
 #ifndef QUORUM_API_OPENAPI_SCHEMA_H_
 #define QUORUM_API_OPENAPI_SCHEMA_H_
 
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"

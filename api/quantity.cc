@@ -31,23 +31,41 @@ bool SuffixScale(std::string_view s, int& pow10, int& pow1024) {
   }
   if (s.size() != 1) return false;
   switch (s[0]) {
-    case 'n': pow10 = -9; return true;
-    case 'u': pow10 = -6; return true;
-    case 'm': pow10 = -3; return true;
-    case 'k': pow10 = 3; return true;
-    case 'M': pow10 = 6; return true;
-    case 'G': pow10 = 9; return true;
-    case 'T': pow10 = 12; return true;
-    case 'P': pow10 = 15; return true;
-    case 'E': pow10 = 18; return true;
-    default: return false;
+    case 'n':
+      pow10 = -9;
+      return true;
+    case 'u':
+      pow10 = -6;
+      return true;
+    case 'm':
+      pow10 = -3;
+      return true;
+    case 'k':
+      pow10 = 3;
+      return true;
+    case 'M':
+      pow10 = 6;
+      return true;
+    case 'G':
+      pow10 = 9;
+      return true;
+    case 'T':
+      pow10 = 12;
+      return true;
+    case 'P':
+      pow10 = 15;
+      return true;
+    case 'E':
+      pow10 = 18;
+      return true;
+    default:
+      return false;
   }
 }
 
 absl::Status Invalid(std::string_view text, std::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("invalid quantity \"", Absl(text), "\": ", Absl(why),
-                   " (examples: 4Gi, 500Mi, 10G, 1.5e9)"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "invalid quantity \"", Absl(text), "\": ", Absl(why), " (examples: 4Gi, 500Mi, 10G, 1.5e9)"));
 }
 
 }  // namespace
@@ -166,9 +184,8 @@ absl::StatusOr<Quantity> QuantityFromJson(const nlohmann::json& value) {
     }
     return Quantity::FromInt(value.get<int64_t>());
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("a quantity must be a string such as \"4Gi\" or an integer, not ",
-                   value.type_name()));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "a quantity must be a string such as \"4Gi\" or an integer, not ", value.type_name()));
 }
 
 }  // namespace quorum::api

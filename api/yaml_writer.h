@@ -10,9 +10,8 @@
 #ifndef QUORUM_API_YAML_WRITER_H_
 #define QUORUM_API_YAML_WRITER_H_
 
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 namespace quorum::api {
 

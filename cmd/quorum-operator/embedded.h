@@ -1,5 +1,5 @@
 // Files compiled into the binary: the CRD manifests of deploy/crds/, so
-// `quorum-operator crds | kubectl apply -f -` installs exactly what the tests
+// `quorum-operator crds | kubectl apply --server-side -f -` installs exactly what the tests
 // install.
 #ifndef QUORUM_CMD_QUORUM_OPERATOR_EMBEDDED_H_
 #define QUORUM_CMD_QUORUM_OPERATOR_EMBEDDED_H_

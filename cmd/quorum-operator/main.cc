@@ -24,8 +24,10 @@
 #include "src/base/cancellation.h"
 #include "src/base/logging.h"
 #include "src/kube/config.h"
+#include "src/controllers/etcdcluster/reconciler.h"
 #include "src/runtime/manager.h"
 #include "src/runtime/webhook_certs.h"
+#include "src/webhooks/etcdcluster_webhook.h"
 
 namespace quorum {
 namespace {
@@ -177,8 +179,12 @@ int Run(const Flags& f) {
   }
 
   runtime::Manager manager(**client, std::move(options));
-  // Controllers register here as the resource issues land (EtcdCluster,
-  // PostgresCluster); the runtime runs with none.
+  if (runtime::WebhookServer* webhooks = manager.webhook_server()) {
+    if (absl::Status s = webhooks::RegisterEtcdClusterWebhooks(*webhooks); !s.ok()) return Fail(s);
+  }
+  etcdcluster::EtcdClusterReconciler etcd_reconciler(**client, manager.cache(),
+                                                     manager.recorder());
+  etcdcluster::SetupEtcdClusterController(manager, etcd_reconciler, f.workers);
   spdlog::info("quorum-operator {} starting; namespaces: {}", kVersion,
                f.namespaces.empty() ? "all" : f.namespaces);
   absl::Status s = manager.Run(cancel);

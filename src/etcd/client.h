@@ -14,6 +14,13 @@
 // the first call and again once when etcd says the token is invalid or stale
 // (tokens expire; enabling auth invalidates the "no token" choice).
 //
+// The token travels as "Authorization: Bearer <token>", the only form
+// kube::Transport sends. etcd releases from mid-2026 on (3.5, 3.6 and 3.7
+// patch lines; 3.6.16 here) accept it; older ones want the bare token and
+// answer "invalid auth token" (Unauthenticated) until kube::HttpRequest can
+// carry a per-request header. With auth on, etcd's JSON gateway also refuses
+// client certificates that have a CommonName (FailedPrecondition).
+//
 // Errors (see errors.h for the mapping): Unavailable (no endpoint answered, or
 // etcd cannot serve now: back off), DeadlineExceeded, NotFound (no such
 // member), FailedPrecondition (etcd refuses in this state, e.g. "learner not
@@ -38,70 +45,18 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "src/etcd/types.h"
 #include "src/kube/transport.h"
 
 namespace quorum::etcd {
 
 struct ClientConfig {
-  std::vector<std::string> endpoints;  // client URLs, tried in order
-  std::string ca_pem;                  // trust for https endpoints; empty: system store
-  std::string cert_pem, key_pem;       // client certificate (etcd --client-cert-auth)
-  std::string username, password;      // etcd auth; empty username: send no token
+  std::vector<std::string> endpoints;         // client URLs, tried in order
+  std::string ca_pem;                         // trust for https endpoints; empty: system store
+  std::string cert_pem, key_pem;              // client certificate (etcd --client-cert-auth)
+  std::string username, password;             // etcd auth; empty username: send no token
   absl::Duration timeout = absl::Seconds(5);  // per request
 };
-
-struct Member {
-  uint64_t id = 0;
-  std::string name;  // empty until the member's process has joined
-  std::vector<std::string> peer_urls;
-  std::vector<std::string> client_urls;  // empty until the member has joined
-  bool is_learner = false;
-  bool operator==(const Member&) const = default;
-};
-
-struct MemberListResponse {
-  uint64_t cluster_id = 0;
-  std::vector<Member> members;
-};
-
-struct MemberAddResponse {
-  Member added;
-  std::vector<Member> members;  // the membership after the change
-};
-
-// What one member says about itself (maintenance/status).
-struct StatusResponse {
-  std::string version;  // server version, e.g. "3.6.16"
-  int64_t db_size = 0;  // bytes
-  int64_t db_size_in_use = 0;
-  uint64_t leader = 0;  // 0 when this member knows no leader
-  uint64_t raft_index = 0;
-  uint64_t raft_term = 0;
-  uint64_t raft_applied_index = 0;
-  bool is_learner = false;
-  std::vector<std::string> errors;  // e.g. "NOSPACE" alarms raised on this member
-  uint64_t member_id = 0;
-  uint64_t cluster_id = 0;
-};
-
-struct Alarm {
-  uint64_t member_id = 0;
-  std::string type;  // "NOSPACE", "CORRUPT"
-  bool operator==(const Alarm&) const = default;
-};
-
-struct GetResponse {
-  std::optional<std::string> value;  // nullopt: no such key
-  int64_t revision = 0;              // the store's revision when read
-  int64_t mod_revision = 0;          // the key's last change; 0 when absent
-};
-
-struct AuthStatusResponse {
-  bool enabled = false;
-  uint64_t auth_revision = 0;
-};
-
-enum class Permission { kRead, kWrite, kReadWrite };
 
 class Client {
  public:
@@ -176,8 +131,7 @@ class Client {
   // One HTTP exchange with the current token; reports the token generation used.
   absl::StatusOr<std::string> PostOnce(std::string_view endpoint, std::string_view path,
                                        const std::string& body, std::string_view what,
-                                       std::optional<absl::Duration> timeout,
-                                       uint64_t* generation);
+                                       std::optional<absl::Duration> timeout, uint64_t* generation);
   // Obtains a token (or learns that auth is off) unless another thread already
   // replaced the one of `stale_generation`.
   absl::Status Authenticate(uint64_t stale_generation);

@@ -39,6 +39,9 @@ constexpr std::array kKnownErrors = {
     KnownError{"member not found", kReasonMemberNotFound, absl::StatusCode::kNotFound},
     KnownError{"not leader", kReasonNotLeader, absl::StatusCode::kFailedPrecondition},
     KnownError{"permission denied", kReasonPermissionDenied, absl::StatusCode::kPermissionDenied},
+    // Not etcd's JSON: the gateway's own HTTP 400 once auth is on.
+    KnownError{"CommonName of client sending a request against gateway", kReasonClientCertHasCN,
+               absl::StatusCode::kFailedPrecondition},
 };
 
 absl::StatusCode CodeFromHttp(long http_code) {
@@ -113,6 +116,11 @@ absl::Status StatusFromResponse(long http_code, std::string_view body, std::stri
   }
   if (code == absl::StatusCode::kOk) code = absl::StatusCode::kUnknown;
   if (reason == kReasonLearnerNotReady) message = absl::StrCat("learner not ready: ", message);
+  if (reason == kReasonClientCertHasCN) {
+    absl::StrAppend(&message,
+                    " (with auth on, etcd's JSON gateway refuses client certificates that have a "
+                    "CommonName: use one without)");
+  }
   absl::Status status(code, absl::StrCat(Absl(what), ": ", message));
   if (!reason.empty()) status.SetPayload(Absl(kReasonPayload), absl::Cord(Absl(reason)));
   return status;

@@ -15,6 +15,8 @@
 //   member not found                              kNotFound            MemberNotFound
 //   not leader (move leader sent elsewhere)       kFailedPrecondition  NotLeader
 //   permission denied                             kPermissionDenied    PermissionDenied
+//   client certificate has a CommonName (HTTP 400
+//   from the gateway once auth is on)             kFailedPrecondition  ClientCertHasCN
 //   anything else                                 etcd's gRPC code     ""
 //
 // A body that is not etcd's JSON (a proxy's HTML, an empty reply) still gives
@@ -43,6 +45,7 @@ inline constexpr std::string_view kReasonNotSupportedForLearner = "NotSupportedF
 inline constexpr std::string_view kReasonMemberNotFound = "MemberNotFound";
 inline constexpr std::string_view kReasonNotLeader = "NotLeader";
 inline constexpr std::string_view kReasonPermissionDenied = "PermissionDenied";
+inline constexpr std::string_view kReasonClientCertHasCN = "ClientCertHasCN";
 
 // The status for one gateway response; OkStatus for 2xx. `what` names the
 // call for the message, e.g. "member promote on https://10.0.0.1:2379".
@@ -52,9 +55,7 @@ absl::Status StatusFromResponse(long http_code, std::string_view body, std::stri
 std::string Reason(const absl::Status& status);
 
 // The learner is still catching up with the leader: retry the promotion later.
-inline bool IsLearnerNotReady(const absl::Status& s) {
-  return Reason(s) == kReasonLearnerNotReady;
-}
+inline bool IsLearnerNotReady(const absl::Status& s) { return Reason(s) == kReasonLearnerNotReady; }
 
 // Authenticating again may fix the call: the token expired, the auth store
 // changed since it was issued, or auth was enabled after the client chose to

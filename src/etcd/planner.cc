@@ -129,10 +129,9 @@ std::optional<Action> Plan::PlaceMembers() {
                                " belongs to no pod of this cluster; remove it by hand"));
     }
     if (by_ordinal.count(ordinal) > 0) {
-      return Make(Action::kWait,
-                  absl::StrCat("members ", absl::Hex(by_ordinal[ordinal]->id), " and ",
-                               absl::Hex(m.id), " both claim ", names[ordinal],
-                               "; remove one by hand"));
+      return Make(Action::kWait, absl::StrCat("members ", absl::Hex(by_ordinal[ordinal]->id),
+                                              " and ", absl::Hex(m.id), " both claim ",
+                                              names[ordinal], "; remove one by hand"));
     }
     by_ordinal[ordinal] = &m;
   }
@@ -162,9 +161,9 @@ Action Plan::ForLearner(const Placed& l) const {
   const std::string name = Name(l);
   const PodView pod = Pod(l.ordinal);
   if (l.ordinal >= target_) {
-    return ForMember(Action::kRemoveMember, l,
-                     absl::StrCat("removing learner ", name, ": only ", target_,
-                                  " members are wanted"));
+    return ForMember(
+        Action::kRemoveMember, l,
+        absl::StrCat("removing learner ", name, ": only ", target_, " members are wanted"));
   }
   if (l.member->started && pod.data_lost) {
     return ForMember(Action::kRemoveMember, l,
@@ -184,10 +183,9 @@ Action Plan::ForLearner(const Placed& l) const {
     return Make(Action::kWait, absl::StrCat("waiting for learner ", name, " to become healthy"));
   }
   if (!IsQuorum(healthy_voting_ + 1, voting_ + 1)) {
-    return Make(Action::kWait,
-                absl::StrCat(UnhealthyVoters(0), "promoting ", name, " would leave ",
-                             healthy_voting_ + 1, " healthy of ", voting_ + 1,
-                             " voting members, below quorum"));
+    return Make(Action::kWait, absl::StrCat(UnhealthyVoters(0), "promoting ", name, " would leave ",
+                                            healthy_voting_ + 1, " healthy of ", voting_ + 1,
+                                            " voting members, below quorum"));
   }
   return ForMember(Action::kPromote, l, absl::StrCat("promoting learner ", name));
 }
@@ -227,25 +225,25 @@ Action Plan::AddLearner(int ordinal) const {
   const std::string name = Name(ordinal);
   for (const Placed& p : placed_) {
     if (!p.member->is_learner && !p.member->started) {
-      return Make(Action::kWait, absl::StrCat("waiting for member ", Name(p),
-                                              " to start before adding ", name));
+      return Make(Action::kWait,
+                  absl::StrCat("waiting for member ", Name(p), " to start before adding ", name));
     }
   }
   if (!IsQuorum(healthy_voting_, voting_)) {
-    return Make(Action::kWait,
-                absl::StrCat(UnhealthyVoters(0), "the cluster lacks a healthy quorum (",
-                             healthy_voting_, " healthy of ", voting_,
-                             " voting members); not adding ", name));
+    return Make(
+        Action::kWait,
+        absl::StrCat(UnhealthyVoters(0), "the cluster lacks a healthy quorum (", healthy_voting_,
+                     " healthy of ", voting_, " voting members); not adding ", name));
   }
   const bool growing = ordinal >= sts_;
   if (growing && healthy_voting_ < voting_) {
     return Make(Action::kWait, absl::StrCat(UnhealthyVoters(0), "not growing the cluster with ",
                                             name, " until every member is healthy"));
   }
-  Action a = Make(Action::kAddLearner,
-                  growing ? absl::StrCat("scaling up to ", target_, ": adding ", name,
-                                         " as a learner")
-                          : absl::StrCat("adding ", name, " as a learner for its existing pod"));
+  Action a =
+      Make(Action::kAddLearner,
+           growing ? absl::StrCat("scaling up to ", target_, ": adding ", name, " as a learner")
+                   : absl::StrCat("adding ", name, " as a learner for its existing pod"));
   a.ordinal = ordinal;
   a.peer_url = o_.peer_url(ordinal);
   return a;
@@ -266,22 +264,21 @@ Action Plan::Next() {
     if (p.member->is_learner) learners.push_back(&p);
   }
   if (learners.size() > 1) {
-    return ForMember(Action::kRemoveMember, *learners.back(),
-                     absl::StrCat("removing learner ", Name(*learners.back()),
-                                  ": only one learner at a time"));
+    return ForMember(
+        Action::kRemoveMember, *learners.back(),
+        absl::StrCat("removing learner ", Name(*learners.back()), ": only one learner at a time"));
   }
   if (learners.size() == 1) return ForLearner(*learners.front());
 
   // 5. A StatefulSet larger than the members need.
   const int needed = placed_.back().ordinal + 1;
-  const bool to_zero =
-      o_.desired_replicas == 0 && placed_.size() == 1 && placed_[0].ordinal == 0;
+  const bool to_zero = o_.desired_replicas == 0 && placed_.size() == 1 && placed_[0].ordinal == 0;
   const int sts_target = to_zero ? 0 : std::max(needed, o_.desired_replicas);
   if (sts_ > sts_target) {
     return Scale(sts_target, to_zero ? absl::StrCat("scaling to zero; ", Name(0),
                                                     " stays registered with its data")
-                                     : absl::StrCat("scaling the StatefulSet down to ",
-                                                    sts_target, ": no member above it"));
+                                     : absl::StrCat("scaling the StatefulSet down to ", sts_target,
+                                                    ": no member above it"));
   }
 
   // 6. Voting members beyond the target, highest ordinal first.

@@ -84,17 +84,17 @@ struct PodView {
 };
 
 struct Observation {
-  int desired_replicas = 0;       // spec.replicas (>= 0)
-  int statefulset_replicas = 0;   // what the StatefulSet currently asks for
-  bool bootstrapped = false;      // recorded in status: the cluster was initialized
-  bool members_known = false;     // the member list succeeded (a quorum answered)
+  int desired_replicas = 0;      // spec.replicas (>= 0)
+  int statefulset_replicas = 0;  // what the StatefulSet currently asks for
+  bool bootstrapped = false;     // recorded in status: the cluster was initialized
+  bool members_known = false;    // the member list succeeded (a quorum answered)
   std::optional<uint64_t> leader_id;
   std::vector<MemberView> members;
   // Pods by ordinal, at least for 0..max(statefulset_replicas, desired)-1;
   // a missing entry means the pod does not exist.
   std::vector<PodView> pods;
   std::function<std::string(int ordinal)> member_name;  // "<cluster>-<ordinal>"
-  std::function<std::string(int ordinal)> peer_url;     // "https://<cluster>-<k>.<headless>...:2380"
+  std::function<std::string(int ordinal)> peer_url;  // "https://<cluster>-<k>.<headless>...:2380"
 };
 
 struct Action {
@@ -109,7 +109,13 @@ struct Action {
     kPromote,           // MemberPromote(member_id); "learner not ready" → retry later
     kMoveLeader,        // MoveLeader(member_id): the new leader
     kRemoveMember,      // MemberRemove(member_id) of `ordinal`
-    kDeletePod,         // delete pod `ordinal` so that it restarts now
+    // Delete pod `ordinal` together with its data volume (its PVC; an
+    // emptyDir goes with the pod) so that it restarts now with an empty data
+    // dir and joins as the learner registered for it. Only planned for a
+    // learner that has never started, so the volume holds nothing of value:
+    // at most what a failed start wrote, which would make etcd come up as the
+    // removed member (seen with real etcd 3.6) instead of the new learner.
+    kDeletePod,
   };
   Kind kind = kNone;
   uint64_t member_id = 0;

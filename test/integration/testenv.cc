@@ -7,6 +7,8 @@
 #include <thread>
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+#include <regex>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -73,6 +75,69 @@ const ControlPlane* GetControlPlane() {
                      "hack/controlplane.sh start";
   }
   return cp;
+}
+
+namespace {
+
+kube::Json YamlNodeToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      kube::Json out = kube::Json::object();
+      for (const auto& kv : node) out[kv.first.as<std::string>()] = YamlNodeToJson(kv.second);
+      return out;
+    }
+    case YAML::NodeType::Sequence: {
+      kube::Json out = kube::Json::array();
+      for (const auto& item : node) out.push_back(YamlNodeToJson(item));
+      return out;
+    }
+    case YAML::NodeType::Scalar: {
+      const std::string v = node.Scalar();
+      if (node.Tag() == "!") return v;  // quoted
+      if (v == "true" || v == "false") return v == "true";
+      if (v == "null" || v == "~") return nullptr;
+      static const std::regex kInt("-?[0-9]+"), kFloat("-?[0-9]+\\.[0-9]+([eE][-+]?[0-9]+)?");
+      if (std::regex_match(v, kInt)) return std::stoll(v);
+      if (std::regex_match(v, kFloat)) return std::stod(v);
+      return v;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<kube::Json> LoadYamlAsJson(const std::string& path) {
+  try {
+    return YamlNodeToJson(YAML::LoadFile(path));
+  } catch (const std::exception& e) {
+    return absl::InvalidArgumentError(path + ": " + e.what());
+  }
+}
+
+absl::Status InstallCrd(kube::Client& client, const std::string& path) {
+  absl::StatusOr<kube::Json> crd = LoadYamlAsJson(path);
+  if (!crd.ok()) return crd.status();
+  const kube::GroupVersionResource crds{"apiextensions.k8s.io", "v1", "customresourcedefinitions"};
+  auto applied = client.Apply(crds, "", *crd, {.field_manager = "quorum-test", .force = true});
+  if (!applied.ok()) return applied.status();
+  const std::string name = (*crd)["metadata"]["name"];
+  const std::string group = (*crd)["spec"]["group"];
+  const std::string plural = (*crd)["spec"]["names"]["plural"];
+  const std::string version = (*crd)["spec"]["versions"][0]["name"];
+  const bool ok = Eventually(
+      [&] {
+        auto got = client.Get(crds, "", name);
+        if (!got.ok()) return false;
+        bool established = false;
+        for (const kube::Json& c : (*got)["status"].value("conditions", kube::Json::array())) {
+          established |= c["type"] == "Established" && c["status"] == "True";
+        }
+        return established && client.List({group, version, plural}, "default").ok();
+      },
+      absl::Seconds(60));
+  return ok ? absl::OkStatus() : absl::DeadlineExceededError("CRD " + name + " not established");
 }
 
 bool Eventually(const std::function<bool()>& condition, absl::Duration timeout) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "src/kube/client.h"
 #include "src/kube/config.h"
@@ -28,6 +29,14 @@ struct ControlPlane {
 // Loads the control plane description once. Fails the test fatally (and
 // returns nullptr) when it is not available.
 const ControlPlane* GetControlPlane();
+
+// Reads a YAML file (one document) as JSON: plain scalars become bools,
+// integers, floats or null where they look like one; quoted ones stay strings.
+absl::StatusOr<kube::Json> LoadYamlAsJson(const std::string& path);
+
+// Installs the CRD manifest at `path` (server-side apply) and waits until it
+// is Established and served.
+absl::Status InstallCrd(kube::Client& client, const std::string& path);
 
 // Polls `condition` every 100 ms until it holds or `timeout` passes.
 bool Eventually(const std::function<bool()>& condition, absl::Duration timeout);

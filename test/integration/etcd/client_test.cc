@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include "src/etcd/errors.h"
 #include "test/integration/etcd/etcd_harness.h"
 
@@ -180,8 +183,7 @@ TEST_F(ClientTest, FailsOverToTheNextEndpoint) {
 
 TEST_F(ClientTest, CreateRejectsBadEndpoints) {
   EXPECT_TRUE(absl::IsInvalidArgument(Client::Create({}).status()));
-  EXPECT_TRUE(
-      absl::IsInvalidArgument(Client::Create({.endpoints = {"127.0.0.1:2379"}}).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(Client::Create({.endpoints = {"127.0.0.1:2379"}}).status()));
   EXPECT_TRUE(absl::IsInvalidArgument(Client::Create({.endpoints = {"ftp://x:1"}}).status()));
 }
 
@@ -257,6 +259,14 @@ TEST_F(ClientTest, AuthOverTlsNeedsAToken) {
   absl::StatusOr<int64_t> outside = app->Put("other", "x");
   EXPECT_TRUE(absl::IsPermissionDenied(outside.status())) << outside.status();
 
+  // With auth on, the gateway refuses client certificates with a CommonName.
+  ClientConfig named = root_config;
+  named.cert_pem = harness_->tls().named_client_cert_pem;
+  named.key_pem = harness_->tls().named_client_key_pem;
+  absl::StatusOr<GetResponse> cn = NewClient(named)->Get("k");
+  EXPECT_TRUE(absl::IsFailedPrecondition(cn.status())) << cn.status();
+  EXPECT_EQ(Reason(cn.status()), kReasonClientCertHasCN);
+
   // A wrong password is the caller's problem, not a retry.
   ClientConfig wrong = harness_->Config();
   wrong.username = "root";
@@ -278,6 +288,21 @@ TEST_F(ClientTest, AnExpiredTokenIsRenewed) {
   ASSERT_TRUE(root->Put("a", "1").ok());
   // Simple tokens expire after the TTL without use; nothing to poll for.
   absl::SleepFor(absl::Seconds(2.5));
+  // Several threads meet the expired token at once; each call succeeds.
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      const std::string key = "t" + std::to_string(t);
+      for (int i = 0; i < 10; ++i) {
+        absl::StatusOr<int64_t> put = root->Put(key, std::to_string(i));
+        absl::StatusOr<GetResponse> got = root->Get(key);
+        if (put.ok() && got.ok() && got->value == std::to_string(i)) ++ok;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 60);
   absl::StatusOr<GetResponse> got = root->Get("a");
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(got->value, "1");

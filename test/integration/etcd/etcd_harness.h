@@ -88,7 +88,11 @@ inline std::vector<int> FreePorts(int n) {
 
 struct TlsMaterial {
   std::string ca_file, cert_file, key_file;  // the members' (server and peer) identity
-  std::string ca_pem, client_cert_pem, client_key_pem;
+  std::string ca_pem;
+  // A client certificate without a CommonName: etcd's JSON gateway refuses
+  // client certificates that have one once auth is enabled.
+  std::string client_cert_pem, client_key_pem;
+  std::string named_client_cert_pem, named_client_key_pem;  // CN=root
 };
 
 inline std::string ReadFile(const std::string& path) {
@@ -98,38 +102,37 @@ inline std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-// A CA, a certificate for 127.0.0.1/localhost usable as server and peer, and a
-// client certificate with CN `client_cn`, written under `dir`.
-inline absl::StatusOr<TlsMaterial> MakeTls(const std::string& dir,
-                                           const std::string& client_cn = "root") {
+// A CA, a certificate for 127.0.0.1/localhost usable as server and peer, and
+// two client certificates, written under `dir`.
+inline absl::StatusOr<TlsMaterial> MakeTls(const std::string& dir) {
   const std::string log = dir + "/openssl.log";
   auto run = [&](const std::string& cmd) -> absl::Status {
-    const std::string full = "cd '" + dir + "' && " + cmd + " >>'" + log + "' 2>&1";
+    const std::string full = "cd '" + dir + "' && (" + cmd + ") >>'" + log + "' 2>&1";
     if (std::system(full.c_str()) != 0) {
       return absl::InternalError(absl::StrCat("openssl failed: ", cmd, "\n", ReadFile(log)));
     }
     return absl::OkStatus();
   };
-  const std::string key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
   {
-    std::ofstream(dir + "/member.ext")
-        << "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
-           "extendedKeyUsage=serverAuth,clientAuth\n"
-           "keyUsage=critical,digitalSignature,keyEncipherment\n";
+    std::ofstream(dir + "/member.ext") << "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                                          "extendedKeyUsage=serverAuth,clientAuth\n"
+                                          "keyUsage=critical,digitalSignature,keyEncipherment\n";
     std::ofstream(dir + "/client.ext") << "extendedKeyUsage=clientAuth\n"
                                           "keyUsage=critical,digitalSignature,keyEncipherment\n";
   }
-  for (const std::string& cmd : {
-           "openssl req -x509 " + key + " -keyout ca.key -out ca.crt -days 2 -subj /CN=quorum-test-ca",
-           "openssl req " + key + " -keyout member.key -out member.csr -subj /CN=etcd-member",
-           std::string("openssl x509 -req -in member.csr -CA ca.crt -CAkey ca.key -CAcreateserial "
-                       "-out member.crt -days 2 -extfile member.ext"),
-           "openssl req " + key + " -keyout client.key -out client.csr -subj /CN=" + client_cn,
-           std::string("openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial "
-                       "-out client.crt -days 2 -extfile client.ext"),
-       }) {
-    if (absl::Status s = run(cmd); !s.ok()) return s;
-  }
+  const std::string key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+  auto sign = [&](const std::string& name, const std::string& subject, const std::string& ext) {
+    return run("openssl req " + key + " -keyout " + name + ".key -out " + name + ".csr -subj " +
+               subject + " && openssl x509 -req -in " + name +
+               ".csr -CA ca.crt -CAkey ca.key -CAcreateserial -out " + name +
+               ".crt -days 2 -extfile " + ext);
+  };
+  absl::Status s =
+      run("openssl req -x509 " + key + " -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca");
+  if (s.ok()) s = sign("member", "/CN=etcd-member", "member.ext");
+  if (s.ok()) s = sign("client", "/O=quorum", "client.ext");
+  if (s.ok()) s = sign("named-client", "/CN=root", "client.ext");
+  if (!s.ok()) return s;
   TlsMaterial t;
   t.ca_file = dir + "/ca.crt";
   t.cert_file = dir + "/member.crt";
@@ -137,6 +140,8 @@ inline absl::StatusOr<TlsMaterial> MakeTls(const std::string& dir,
   t.ca_pem = ReadFile(t.ca_file);
   t.client_cert_pem = ReadFile(dir + "/client.crt");
   t.client_key_pem = ReadFile(dir + "/client.key");
+  t.named_client_cert_pem = ReadFile(dir + "/named-client.crt");
+  t.named_client_key_pem = ReadFile(dir + "/named-client.key");
   return t;
 }
 
@@ -252,9 +257,7 @@ class EtcdHarness {
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     const std::string log = LogFile(k);
-    {
-      std::ofstream(log, std::ios::app) << "=== start: " << absl::StrJoin(args, " ") << "\n";
-    }
+    { std::ofstream(log, std::ios::app) << "=== start: " << absl::StrJoin(args, " ") << "\n"; }
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) return absl::InternalError("fork failed");
@@ -329,8 +332,8 @@ class EtcdHarness {
       }
       absl::SleepFor(absl::Milliseconds(50));
     }
-    return absl::DeadlineExceededError(absl::StrCat(Name(k), " not ready: ", last.ToString(),
-                                                    "\n", LogTail(k)));
+    return absl::DeadlineExceededError(
+        absl::StrCat(Name(k), " not ready: ", last.ToString(), "\n", LogTail(k)));
   }
 
   // Starts ordinals 0..n-1 as a new cluster and waits until all answer.

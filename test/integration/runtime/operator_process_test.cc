@@ -65,6 +65,13 @@ class OperatorProcess {
 
 class OperatorProcessTest : public testenv::IntegrationTest {
  protected:
+  void SetUp() override {
+    IntegrationTest::SetUp();
+    // The operator's caches include EtcdClusters: their CRD must exist.
+    ASSERT_TRUE(testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) +
+                                                  "/deploy/crds/etcd.aenix.io_etcdclusters.yaml")
+                    .ok());
+  }
   std::string Holder() {
     auto lease = client().Get(kLeases, ns(), "quorum-test");
     if (!lease.ok()) return "";

@@ -52,8 +52,8 @@ INSTANTIATE_TEST_SUITE_P(
              absl::StatusCode::kPermissionDenied, "PermissionDenied", "permission denied"},
         Case{"Learner", 400, Body(9, "etcdserver: rpc not supported for learner"),
              absl::StatusCode::kUnavailable, "NotSupportedForLearner", "learner"},
-        Case{"NoLeader", 503, Body(14, "etcdserver: no leader"), absl::StatusCode::kUnavailable,
-             "", "no leader"},
+        Case{"NoLeader", 503, Body(14, "etcdserver: no leader"), absl::StatusCode::kUnavailable, "",
+             "no leader"},
         Case{"NotLeader", 400, Body(9, "etcdserver: not leader"),
              absl::StatusCode::kFailedPrecondition, "NotLeader", "not leader"},
         Case{"TooManyLearners", 400, Body(9, "etcdserver: too many learner members in cluster"),
@@ -67,8 +67,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"EmptyGatewayTimeout", 504, "", absl::StatusCode::kDeadlineExceeded, "", "HTTP 504"},
         Case{"PlainNotFound", 404, "404 page not found\n", absl::StatusCode::kNotFound, "",
              "404 page not found"},
-        Case{"CodeOfWrongType", 500, R"({"code":"x","message":5})", absl::StatusCode::kInternal,
-             "", "HTTP 500"},
+        Case{"CodeOfWrongType", 500, R"({"code":"x","message":5})", absl::StatusCode::kInternal, "",
+             "HTTP 500"},
+        Case{"ClientCertificateWithCommonName", 400,
+             "CommonName of client sending a request against gateway will be ignored and not "
+             "used as expected\n",
+             absl::StatusCode::kFailedPrecondition, "ClientCertHasCN", "use one without"},
         Case{"ZeroCodeOnError", 400, R"({"code":0,"message":"odd"})",
              absl::StatusCode::kInvalidArgument, "", "odd"}),
     [](const auto& info) { return std::string(info.param.name); });
@@ -76,8 +80,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ErrorsTest, SuccessIsOk) { EXPECT_TRUE(StatusFromResponse(200, "{}", "x").ok()); }
 
 TEST(ErrorsTest, StaleTokenErrorsAskForANewToken) {
-  EXPECT_TRUE(IsStaleToken(StatusFromResponse(401, Body(16, "etcdserver: invalid auth token"), "x")));
-  EXPECT_TRUE(IsStaleToken(StatusFromResponse(400, Body(3, "etcdserver: user name is empty"), "x")));
+  EXPECT_TRUE(
+      IsStaleToken(StatusFromResponse(401, Body(16, "etcdserver: invalid auth token"), "x")));
+  EXPECT_TRUE(
+      IsStaleToken(StatusFromResponse(400, Body(3, "etcdserver: user name is empty"), "x")));
   EXPECT_FALSE(IsStaleToken(StatusFromResponse(
       400, Body(3, "etcdserver: authentication failed, invalid user ID or password"), "x")));
   EXPECT_FALSE(IsStaleToken(absl::UnauthenticatedError("invalid auth token")));

@@ -135,22 +135,22 @@ const Case kCases[] = {
      Action::kBootstrap, 0, 0, 1},
     {"BootstrapTakesTheStatefulSetToOne", O(3, 3).NoMemberList().NeverBootstrapped(),
      Action::kBootstrap, 0, 0, 1},
-    {"BootstrapWaitsForTheFirstMember", O(3, 1).NoMemberList().NeverBootstrapped(),
-     Action::kWait, -1, 0, -1, "test-0"},
-    {"AMemberListProvesTheBootstrap", O(3, 1).Voters(1).NeverBootstrapped(),
-     Action::kAddLearner, 1},
+    {"BootstrapWaitsForTheFirstMember", O(3, 1).NoMemberList().NeverBootstrapped(), Action::kWait,
+     -1, 0, -1, "test-0"},
+    {"AMemberListProvesTheBootstrap", O(3, 1).Voters(1).NeverBootstrapped(), Action::kAddLearner,
+     1},
 
     // Scale up, one member at a time.
     {"GrowAddsTheNextOrdinalAsALearner", O(3, 1).Voters(1), Action::kAddLearner, 1, 0, -1,
      "scaling up to 3"},
-    {"GrowStartsThePodOfTheNewLearner", O(3, 1).Voters(1).Learner(1), Action::kScaleStatefulSet,
-     -1, 0, 2},
+    {"GrowStartsThePodOfTheNewLearner", O(3, 1).Voters(1).Learner(1), Action::kScaleStatefulSet, -1,
+     0, 2},
     {"GrowWaitsForTheLearnerToStart", O(3, 2).Voters(1).Learner(1), Action::kWait, -1, 0, -1,
      "learner test-1 to start"},
     {"GrowRestartsACrashLoopingLearnerPod", O(3, 2).Voters(1).Learner(1).CrashLooping(1),
      Action::kDeletePod, 1, IdOf(1)},
-    {"GrowWaitsForTheLearnerToBeHealthy", O(3, 2).Voters(1).Learner(1, true, false),
-     Action::kWait, -1, 0, -1, "healthy"},
+    {"GrowWaitsForTheLearnerToBeHealthy", O(3, 2).Voters(1).Learner(1, true, false), Action::kWait,
+     -1, 0, -1, "healthy"},
     {"GrowWaitsForALearnerOfUnknownHealth", O(3, 2).Voters(1).Learner(1, true, std::nullopt),
      Action::kWait},
     {"GrowPromotesAHealthyLearner", O(3, 2).Voters(1).Learner(1, true), Action::kPromote, 1,
@@ -166,40 +166,38 @@ const Case kCases[] = {
      "lacks a healthy quorum (1 healthy of 3"},
     {"NoAddWhileAVotingMemberHasNotStarted", O(3, 2).Voters(1).Member(1, false, false),
      Action::kWait, -1, 0, -1, "test-1 to start"},
-    {"NoPromotionThatWouldLackQuorum",
-     O(5, 4).Voters(3).Down(1).Down(2).Learner(3, true), Action::kWait, -1, 0, -1,
-     "promoting test-3 would leave 2 healthy of 4"},
+    {"NoPromotionThatWouldLackQuorum", O(5, 4).Voters(3).Down(1).Down(2).Learner(3, true),
+     Action::kWait, -1, 0, -1, "promoting test-3 would leave 2 healthy of 4"},
 
     // Scale down, highest ordinal first.
     {"ShrinkMovesLeadershipAwayFirst", O(3, 5).Voters(5).Leader(4), Action::kMoveLeader, 0,
      IdOf(0)},
     {"ShrinkRemovesTheHighestOrdinal", O(3, 5).Voters(5), Action::kRemoveMember, 4, IdOf(4)},
-    {"ShrinkStopsThePodOfTheRemovedMember", O(3, 5).Voters(4), Action::kScaleStatefulSet, -1, 0,
-     4},
+    {"ShrinkStopsThePodOfTheRemovedMember", O(3, 5).Voters(4), Action::kScaleStatefulSet, -1, 0, 4},
     {"ShrinkRemovesTheNextMember", O(3, 4).Voters(4), Action::kRemoveMember, 3, IdOf(3)},
     {"ShrinkEndsWithTheStatefulSet", O(3, 4).Voters(3), Action::kScaleStatefulSet, -1, 0, 3},
-    {"ShrinkWaitsWithoutALeader", O(3, 5).Voters(5).NoLeader(), Action::kWait, -1, 0, -1,
-     "leader"},
+    {"ShrinkWaitsWithoutALeader", O(3, 5).Voters(5).NoLeader(), Action::kWait, -1, 0, -1, "leader"},
     {"ShrinkRefusedWhenItWouldLoseQuorum", O(2, 3).Voters(3).Down(1), Action::kWait, -1, 0, -1,
      "member test-1 is unhealthy: removing test-2 would leave 1 healthy of 2 voting members, "
      "below quorum"},
-    {"ShrinkRefusedWithTwoDownOfFive", O(4, 5).Voters(5).Down(2).Down(3), Action::kWait, -1, 0,
-     -1,
+    {"ShrinkRefusedWithTwoDownOfFive", O(4, 5).Voters(5).Down(2).Down(3), Action::kWait, -1, 0, -1,
      "members test-2, test-3 are unhealthy: removing test-4 would leave 2 healthy of 4 voting "
      "members, below quorum"},
-    {"ShrinkRemovesAnUnhealthyHighestMember", O(2, 3).Voters(3).Down(2), Action::kRemoveMember,
-     2, IdOf(2)},
-    {"ALearnerBeyondTheTargetGoesWithoutQuorum",
-     O(3, 4).Voters(3).Down(1).Down(2).Learner(3, true), Action::kRemoveMember, 3, IdOf(3)},
-    {"ExtraLearnersGoHighestFirst", O(5, 5).Voters(3).Learner(3).Learner(4),
-     Action::kRemoveMember, 4, IdOf(4)},
+    {"ShrinkRemovesAnUnhealthyHighestMember", O(2, 3).Voters(3).Down(2), Action::kRemoveMember, 2,
+     IdOf(2)},
+    {"ALearnerBeyondTheTargetGoesWithoutQuorum", O(3, 4).Voters(3).Down(1).Down(2).Learner(3, true),
+     Action::kRemoveMember, 3, IdOf(3)},
+    {"ExtraLearnersGoHighestFirst", O(5, 5).Voters(3).Learner(3).Learner(4), Action::kRemoveMember,
+     4, IdOf(4)},
 
     // Scale to zero and back.
     {"ToZeroRemovesMembersDownToOne", O(0, 2).Voters(2), Action::kRemoveMember, 1, IdOf(1)},
     {"ToZeroMovesLeadershipToMemberZero", O(0, 2).Voters(2).Leader(1), Action::kMoveLeader, 0,
      IdOf(0)},
-    {"ToZeroStopsTheLastPodKeepingItsMember", O(0, 1).Voters(1), Action::kScaleStatefulSet, -1,
-     0, 0, "test-0 stays registered"},
+    {"ToZeroStopsTheLastPodKeepingItsMember", O(0, 1).Voters(1), Action::kScaleStatefulSet, -1, 0,
+     0, "test-0 stays registered"},
+    {"ToZeroKeepsTheStatefulSetWhileTheLastMemberIsNotMemberZero", O(0, 3).Member(2), Action::kWait,
+     -1, 0, -1, "only voting member"},
     {"ScaledToZeroIsConverged", O(0, 0).NoMemberList(), Action::kNone},
     {"FromZeroRestartsMemberZero", O(3, 0).NoMemberList(), Action::kScaleStatefulSet, -1, 0, 1},
     {"NoMemberListMeansWait", O(3, 3).NoMemberList(), Action::kWait, -1, 0, -1, "no quorum"},
@@ -211,22 +209,21 @@ const Case kCases[] = {
      Action::kAddLearner, 1, 0, -1, "existing pod"},
     {"DataLostReplacementRestartsThePod", O(3, 3).Member(0).Member(2).Learner(1).CrashLooping(1),
      Action::kDeletePod, 1, IdOf(1)},
-    {"DataLostReplacementPromotes", O(3, 3).Member(0).Member(2).Learner(1, true),
-     Action::kPromote, 1, IdOf(1)},
+    {"DataLostReplacementPromotes", O(3, 3).Member(0).Member(2).Learner(1, true), Action::kPromote,
+     1, IdOf(1)},
     {"DataLostRemovalRefusedWithoutQuorum", O(3, 3).Voters(3).Down(1).DataLost(1).Down(2),
      Action::kWait, -1, 0, -1, "removing test-1 would leave 1 healthy of 2"},
     {"TheOnlyMemberLosingDataWaits", O(1, 1).Voters(1).Down(0).DataLost(0), Action::kWait, -1, 0,
      -1, "only voting member"},
     {"AStartedLearnerThatLostDataIsRemoved", O(3, 3).Voters(2).Learner(2, true).DataLost(2),
      Action::kRemoveMember, 2, IdOf(2)},
-    {"DataLostBeyondTheTargetGoesAsPartOfTheShrink",
-     O(2, 3).Voters(3).Down(2).DataLost(2), Action::kRemoveMember, 2, IdOf(2)},
+    {"DataLostBeyondTheTargetGoesAsPartOfTheShrink", O(2, 3).Voters(3).Down(2).DataLost(2),
+     Action::kRemoveMember, 2, IdOf(2)},
 
     // Resuming after the operator stopped between two steps.
-    {"ResumeScalesUpForAMemberWithoutPod", O(3, 2).Voters(3).Down(2), Action::kScaleStatefulSet,
-     -1, 0, 3},
-    {"ResumeAddsTheMemberOfARunningPod", O(3, 3).Voters(2).CrashLooping(2), Action::kAddLearner,
-     2},
+    {"ResumeScalesUpForAMemberWithoutPod", O(3, 2).Voters(3).Down(2), Action::kScaleStatefulSet, -1,
+     0, 3},
+    {"ResumeAddsTheMemberOfARunningPod", O(3, 3).Voters(2).CrashLooping(2), Action::kAddLearner, 2},
     {"ResumeStopsThePodOfARemovedMember", O(2, 3).Voters(2), Action::kScaleStatefulSet, -1, 0, 2},
 
     // Members that do not fit.
@@ -392,8 +389,8 @@ class Model {
   }
 
   int Voting() const {
-    return static_cast<int>(std::count_if(members.begin(), members.end(),
-                                          [](const M& m) { return !m.learner; }));
+    return static_cast<int>(
+        std::count_if(members.begin(), members.end(), [](const M& m) { return !m.learner; }));
   }
 };
 
@@ -417,8 +414,8 @@ TEST(PlannerModelTest, GrowingTakesLearnerScalePromotePerMember) {
   m.Converge(1);
   const std::vector<Action::Kind> kinds = m.Converge(3);
   const std::vector<Action::Kind> want = {
-      Action::kAddLearner, Action::kScaleStatefulSet, Action::kPromote,
-      Action::kAddLearner, Action::kScaleStatefulSet, Action::kPromote, Action::kNone};
+      Action::kAddLearner,       Action::kScaleStatefulSet, Action::kPromote, Action::kAddLearner,
+      Action::kScaleStatefulSet, Action::kPromote,          Action::kNone};
   EXPECT_EQ(kinds, want);
 }
 

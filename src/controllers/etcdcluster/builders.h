@@ -1,0 +1,45 @@
+// Pure builders: from an EtcdCluster (as stored: defaulted by the webhook,
+// but every builder also copes with missing fields) to the objects the
+// reconciler applies with server-side apply. Each result carries apiVersion,
+// kind, metadata (name, namespace, labels, owner reference) and only the
+// fields Quorum owns, so applying it twice writes nothing.
+// No client, clock or logger here; thread-safe.
+#ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_BUILDERS_H_
+#define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_BUILDERS_H_
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/controllers/etcdcluster/names.h"
+
+namespace quorum::etcdcluster {
+
+// What new members are told about the cluster they start in, carried by the
+// <cluster>-cluster-state ConfigMap into the pods' environment
+// (ETCD_INITIAL_CLUSTER, ETCD_INITIAL_CLUSTER_STATE,
+// ETCD_INITIAL_CLUSTER_TOKEN). Read by etcd only on its first start.
+struct BootstrapState {
+  std::string state = "new";  // "new" for the first member, then "existing"
+  std::vector<std::pair<std::string, std::string>> members;  // {name, peer URL}
+};
+
+// The etcd command line: identity and URLs from the pod's name and
+// namespace ($(POD_NAME) expansion by the kubelet), data dir, metrics
+// listener for probes, TLS file flags, then spec.options sorted by key
+// ("--key=value", or "--key" for an empty value).
+std::vector<std::string> BuildEtcdArgs(const Json& cluster);
+
+Json BuildHeadlessService(const Json& cluster);
+Json BuildClientService(const Json& cluster);
+Json BuildStateConfigMap(const Json& cluster, const BootstrapState& state);
+// The member StatefulSet with `replicas` pods (the planner decides how many).
+Json BuildStatefulSet(const Json& cluster, int replicas);
+// nullopt when spec.podDisruptionBudgetTemplate is absent. An empty template
+// spec means minAvailable = quorum of `voting_members`.
+std::optional<Json> BuildPodDisruptionBudget(const Json& cluster, int voting_members);
+
+}  // namespace quorum::etcdcluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_BUILDERS_H_

@@ -1,0 +1,64 @@
+// Deterministic names and URLs of everything an EtcdCluster owns, derived
+// from the cluster object alone (pure; thread-safe).
+#ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_NAMES_H_
+#define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_NAMES_H_
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace quorum::etcdcluster {
+
+using Json = nlohmann::json;
+
+inline constexpr int kClientPort = 2379;
+inline constexpr int kPeerPort = 2380;
+inline constexpr int kMetricsPort = 2381;
+inline constexpr char kDefaultImage[] = "quay.io/coreos/etcd:v3.6.16";
+inline constexpr char kContainerName[] = "etcd";
+inline constexpr char kDataVolume[] = "data";
+inline constexpr char kDataDir[] = "/var/run/etcd";
+inline constexpr char kFieldManager[] = "quorum-operator";
+
+struct Names {
+  std::string cluster;           // metadata.name
+  std::string ns;                // metadata.namespace
+  std::string statefulset;       // <cluster>
+  std::string headless_service;  // <cluster>-headless
+  std::string client_service;    // serviceTemplate.metadata.name or <cluster>
+  std::string state_configmap;   // <cluster>-cluster-state
+  std::string pdb;               // <cluster>
+};
+
+Names NamesOf(const Json& cluster);
+
+// Which TLS the spec asks for (API.md security.tls).
+struct TlsMode {
+  bool peer = false;    // peerSecret + peerTrustedCASecret
+  bool server = false;  // serverSecret
+  bool client = false;  // clientTrustedCASecret (+ operator's clientSecret)
+};
+TlsMode TlsOf(const Json& cluster);
+
+std::string MemberName(const Json& cluster, int ordinal);  // <cluster>-<ordinal>
+// https://<cluster>-<n>.<cluster>-headless.<ns>.svc:2380 (http without peer TLS)
+std::string PeerUrl(const Json& cluster, int ordinal);
+// The client URL of one member, and of the client Service.
+std::string MemberClientUrl(const Json& cluster, int ordinal);
+std::string ServiceClientUrl(const Json& cluster);
+
+// Labels every owned object carries; the selector is the subset that
+// identifies the member pods.
+std::map<std::string, std::string> CommonLabels(const Json& cluster);
+std::map<std::string, std::string> SelectorLabels(const Json& cluster);
+
+// The controller owner reference to put on owned objects.
+Json OwnerReference(const Json& cluster);
+
+// spec.replicas, defaulted and clamped at 0.
+int DesiredReplicas(const Json& cluster);
+
+}  // namespace quorum::etcdcluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_NAMES_H_

@@ -1,0 +1,37 @@
+// The EtcdCluster status (API.md): conditions Initialized, Ready and Error,
+// observedGeneration, readyReplicas, members, leader, clientEndpoint and
+// clientSecretName. Pure: the caller passes the time used for condition
+// transitions, and transition times are kept when a condition is unchanged.
+#ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_STATUS_H_
+#define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_STATUS_H_
+
+#include <map>
+#include <string>
+
+#include "absl/time/time.h"
+#include "src/controllers/etcdcluster/observe.h"
+
+namespace quorum::etcdcluster {
+
+struct StatusInput {
+  const Json* cluster = nullptr;  // the EtcdCluster as read (its old status included)
+  const EtcdView* etcd = nullptr;
+  int ready_pods = 0;
+  std::string action_reason;  // the planner's current sentence
+  bool converged = false;     // planner said kNone
+  std::string problem;        // e.g. a missing Secret; empty when none
+  std::map<int, std::string> storage_uids;  // ordinal → storage identity, recorded per member
+  absl::Time now;
+};
+
+Json BuildStatus(const StatusInput& in);
+
+// Storage identities recorded in status.members[].dataUID by ordinal.
+std::map<int, std::string> RecordedStorageUids(const Json& cluster);
+
+// Whether status says the cluster was initialized.
+bool StatusInitialized(const Json& cluster);
+
+}  // namespace quorum::etcdcluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_STATUS_H_

@@ -1,0 +1,366 @@
+// Every admission rule of API.md, table-driven: each invalid object is
+// refused with an error naming the field, each valid variant is accepted.
+#include "api/etcdcluster_validation.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "api/etcdcluster.h"
+
+namespace quorum::api {
+namespace {
+
+using Json = nlohmann::json;
+
+// API.md's example manifest, as the mutating webhook leaves it.
+Json Example() {
+  return Json::parse(R"({
+    "apiVersion": "etcd.aenix.io/v1alpha1", "kind": "EtcdCluster",
+    "metadata": {"name": "test", "namespace": "default"},
+    "spec": {
+      "replicas": 3,
+      "options": {"election-timeout": "1000", "max-wals": "5", "max-snapshots": "5"},
+      "storage": {"volumeClaimTemplate": {
+        "metadata": {"labels": {"env": "prod"}, "annotations": {"example.com/annotation": "true"}},
+        "spec": {"storageClassName": "gp3", "accessModes": ["ReadWriteOnce"],
+                 "resources": {"requests": {"storage": "10Gi"}}}}},
+      "podTemplate": {"metadata": {"labels": {"env": "prod"}}, "spec": {"containers": [
+        {"name": "etcd", "image": "quay.io/coreos/etcd:v3.5.12"}]}},
+      "serviceTemplate": {"metadata": {"labels": {"env": "prod"}}, "spec": {}},
+      "podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": 1}}
+    }})");
+}
+
+Json With(const char* merge_patch) {
+  Json obj = Example();
+  obj.merge_patch(Json::parse(merge_patch));
+  return obj;
+}
+
+std::string Describe(const std::vector<FieldError>& errors) {
+  return errors.empty() ? "(no errors)" : JoinFieldErrors(errors);
+}
+
+struct InvalidCase {
+  const char* name;
+  const char* patch;         // merge patch over Example()
+  const char* field;         // the field an error must name
+  const char* message_part;  // and a part of its message
+};
+
+class InvalidCreateTest : public ::testing::TestWithParam<InvalidCase> {};
+
+TEST_P(InvalidCreateTest, IsRefusedNamingTheField) {
+  const InvalidCase& c = GetParam();
+  const std::vector<FieldError> errors = ValidateEtcdCluster(With(c.patch), nullptr);
+  bool found = false;
+  for (const FieldError& e : errors) {
+    found |= e.field == c.field && absl::StrContains(e.message, c.message_part);
+  }
+  EXPECT_TRUE(found) << "want " << c.field << ": ..." << c.message_part << "...; got "
+                     << Describe(errors);
+}
+
+const InvalidCase kInvalid[] = {
+    {"NegativeReplicas", R"({"spec": {"replicas": -1}})", "spec.replicas", "0 or more"},
+    {"StringReplicas", R"({"spec": {"replicas": "3"}})", "spec.replicas", "whole number"},
+    {"HugeReplicas", R"({"spec": {"replicas": 4294967296}})", "spec.replicas", "whole number"},
+    {"OptionWithLeadingDashes", R"({"spec": {"options": {"--max-wals": "5"}}})",
+     "spec.options[--max-wals]", "without the leading dashes"},
+    {"OptionWithTrailingDash", R"({"spec": {"options": {"max-wals-": "5"}}})",
+     "spec.options[max-wals-]", "must not start or end with '-'"},
+    {"OptionUppercase", R"({"spec": {"options": {"Max-Wals": "5"}}})", "spec.options[Max-Wals]",
+     "lowercase"},
+    {"OptionEmptyKey", R"({"spec": {"options": {"": "5"}}})", "spec.options", "empty"},
+    {"OptionNotAString", R"({"spec": {"options": {"max-wals": 5}}})", "spec.options[max-wals]",
+     "must be a string"},
+    {"ReservedDataDir", R"({"spec": {"options": {"data-dir": "/x"}}})", "spec.options[data-dir]",
+     "spec.storage"},
+    {"ReservedName", R"({"spec": {"options": {"name": "x"}}})", "spec.options[name]",
+     "set by Quorum"},
+    {"ReservedInitialClusterState", R"({"spec": {"options": {"initial-cluster-state": "new"}}})",
+     "spec.options[initial-cluster-state]", "set by Quorum"},
+    {"ReservedListenFamily", R"({"spec": {"options": {"listen-client-http-urls": "x"}}})",
+     "spec.options[listen-client-http-urls]", "set by Quorum"},
+    {"ReservedTlsFile", R"({"spec": {"options": {"peer-cert-file": "/c"}}})",
+     "spec.options[peer-cert-file]", "spec.security.tls"},
+    {"ReservedAutoTls", R"({"spec": {"options": {"auto-tls": "true"}}})", "spec.options[auto-tls]",
+     "spec.security.tls"},
+    {"ReservedDiscovery", R"({"spec": {"options": {"discovery-srv": "example.com"}}})",
+     "spec.options[discovery-srv]", "set by Quorum"},
+    {"BothStorageKinds", R"({"spec": {"storage": {"emptyDir": {}}}})", "spec.storage",
+     "mutually exclusive"},
+    {"NoStorageKind", R"({"spec": {"storage": {"volumeClaimTemplate": null}}})", "spec.storage",
+     "either emptyDir"},
+    {"StorageNotAnObject", R"({"spec": {"storage": "10Gi"}})", "spec.storage", "required"},
+    {"UnparsableSize",
+     R"({"spec": {"storage": {"volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": "ten gigs"}}}}}}})",
+     "spec.storage.volumeClaimTemplate.spec.resources.requests.storage", "invalid quantity"},
+    {"ZeroSize",
+     R"({"spec": {"storage": {"volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": "0"}}}}}}})",
+     "spec.storage.volumeClaimTemplate.spec.resources.requests.storage", "larger than 0"},
+    {"MissingSize",
+     R"({"spec": {"storage": {"volumeClaimTemplate": {"spec": {"resources": null}}}}})",
+     "spec.storage.volumeClaimTemplate.spec.resources.requests.storage", "required"},
+    {"BadEmptyDirLimit",
+     R"({"spec": {"storage": {"volumeClaimTemplate": null, "emptyDir": {"sizeLimit": "1 GB"}}}})",
+     "spec.storage.emptyDir.sizeLimit", "invalid quantity"},
+    {"BothBudgets", R"({"spec": {"podDisruptionBudgetTemplate": {"spec": {"minAvailable": 2}}}})",
+     "spec.podDisruptionBudgetTemplate.spec.minAvailable", "mutually exclusive"},
+    {"MinAvailableAboveReplicas",
+     R"({"spec": {"podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": null, "minAvailable": 4}}}})",
+     "spec.podDisruptionBudgetTemplate.spec.minAvailable", "between 0 and spec.replicas (3)"},
+    {"NegativeMinAvailable",
+     R"({"spec": {"podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": null, "minAvailable": -1}}}})",
+     "spec.podDisruptionBudgetTemplate.spec.minAvailable", "percentage"},
+    {"MinAvailableNotAPercentage",
+     R"({"spec": {"podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": null, "minAvailable": "two"}}}})",
+     "spec.podDisruptionBudgetTemplate.spec.minAvailable", "\"two\""},
+    {"MaxUnavailableOver100Percent",
+     R"({"spec": {"podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": "150%"}}}})",
+     "spec.podDisruptionBudgetTemplate.spec.maxUnavailable", "percentage"},
+    {"MaxUnavailableAboveReplicas",
+     R"({"spec": {"replicas": 1, "podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": 2}}}})",
+     "spec.podDisruptionBudgetTemplate.spec.maxUnavailable", "between 0 and spec.replicas (1)"},
+    {"PeerSecretWithoutCa", R"({"spec": {"security": {"tls": {"peerSecret": "peer"}}}})",
+     "spec.security.tls.peerTrustedCASecret", "required when peerSecret is set"},
+    {"PeerCaWithoutSecret", R"({"spec": {"security": {"tls": {"peerTrustedCASecret": "ca"}}}})",
+     "spec.security.tls.peerSecret", "required when peerTrustedCASecret is set"},
+    {"ClientSecretWithoutCa", R"({"spec": {"security": {"tls": {"clientSecret": "c"}}}})",
+     "spec.security.tls.clientTrustedCASecret", "required when clientSecret is set"},
+    {"AuthWithoutTls", R"({"spec": {"security": {"enableAuth": true}}})",
+     "spec.security.enableAuth",
+     "requires client and server TLS; set security.tls.clientSecret/clientTrustedCASecret and "
+     "serverSecret/serverTrustedCASecret"},
+    {"AuthWithoutServerTls",
+     R"({"spec": {"security": {"enableAuth": true, "tls": {"clientSecret": "c", "clientTrustedCASecret": "ca"}}}})",
+     "spec.security.enableAuth", "missing: serverSecret, serverTrustedCASecret"},
+    {"BadSecretName", R"({"spec": {"security": {"tls": {"serverSecret": "Server_Cert"}}}})",
+     "spec.security.tls.serverSecret", "not a valid Secret name"},
+    {"ClusterNameStartsWithDigit", R"({"metadata": {"name": "1etcd"}})", "metadata.name",
+     "starting with a letter"},
+    {"ClusterNameTooLong",
+     R"({"metadata": {"name": "a23456789012345678901234567890123456789012345678901234"}})",
+     "metadata.name", "at most 52"},
+    {"BadServiceName", R"({"spec": {"serviceTemplate": {"metadata": {"name": "Client"}}}})",
+     "spec.serviceTemplate.metadata.name", "not a valid Service name"},
+    {"SameServiceNames",
+     R"({"spec": {"serviceTemplate": {"metadata": {"name": "etcd"}}, "headlessServiceTemplate": {"metadata": {"name": "etcd"}}}})",
+     "spec.headlessServiceTemplate.metadata.name", "different names"},
+    {"BadBudgetName",
+     R"({"spec": {"podDisruptionBudgetTemplate": {"metadata": {"name": "-pdb"}}}})",
+     "spec.podDisruptionBudgetTemplate.metadata.name", "not a valid object name"},
+    {"NoSpec", R"({"spec": null})", "spec", "required"},
+    {"SpecNotAnObject", R"({"spec": [1]})", "spec", "required"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Rules, InvalidCreateTest, ::testing::ValuesIn(kInvalid),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+struct ValidCase {
+  const char* name;
+  const char* patch;
+};
+
+class ValidCreateTest : public ::testing::TestWithParam<ValidCase> {};
+
+TEST_P(ValidCreateTest, IsAccepted) {
+  EXPECT_EQ(Describe(ValidateEtcdCluster(With(GetParam().patch), nullptr)), "(no errors)");
+}
+
+const ValidCase kValid[] = {
+    {"TheExample", "{}"},
+    {"ScaledToZero", R"({"spec": {"replicas": 0, "podDisruptionBudgetTemplate": null}})"},
+    {"ScaledToZeroWithAPercentageBudget",
+     R"({"spec": {"replicas": 0, "podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": "50%"}}}})"},
+    {"EmptyDir",
+     R"({"spec": {"storage": {"volumeClaimTemplate": null, "emptyDir": {"sizeLimit": "1Gi"}}}})"},
+    {"IntegerSize",
+     R"({"spec": {"storage": {"volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": 10737418240}}}}}}})"},
+    {"PercentBudget",
+     R"({"spec": {"podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": "34%"}}}})"},
+    {"EmptyBudget",
+     R"({"spec": {"podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": null}}}})"},
+    {"BareFlag",
+     R"({"spec": {"options": {"enable-pprof": "", "quota-backend-bytes": "8589934592"}}})"},
+    {"FullTlsAndAuth", R"({"spec": {"security": {"enableAuth": true, "tls": {
+        "peerTrustedCASecret": "peer-ca", "peerSecret": "peer",
+        "serverTrustedCASecret": "server-ca", "serverSecret": "server",
+        "clientTrustedCASecret": "client-ca", "clientSecret": "client"}}}})"},
+    {"EmptySecretNamesMeanUnset",
+     R"({"spec": {"security": {"tls": {"peerSecret": "", "clientSecret": ""}}}})"},
+    {"RenamedServices",
+     R"({"spec": {"serviceTemplate": {"metadata": {"name": "etcd-client"}}, "headlessServiceTemplate": {"metadata": {"name": "etcd-peers"}}}})"},
+    {"GeneratedName", R"({"metadata": {"name": null, "generateName": "etcd-"}})"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Rules, ValidCreateTest, ::testing::ValuesIn(kValid),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+struct UpdateCase {
+  const char* name;
+  const char* old_patch;
+  const char* new_patch;
+  const char* field;  // nullptr: the update is allowed
+  const char* message_part;
+};
+
+class UpdateTest : public ::testing::TestWithParam<UpdateCase> {};
+
+TEST_P(UpdateTest, FollowsTheImmutabilityRules) {
+  const UpdateCase& c = GetParam();
+  const Json old_obj = With(c.old_patch);
+  const std::vector<FieldError> errors = ValidateEtcdCluster(With(c.new_patch), &old_obj);
+  if (c.field == nullptr) {
+    EXPECT_EQ(Describe(errors), "(no errors)");
+    return;
+  }
+  bool found = false;
+  for (const FieldError& e : errors) {
+    found |= e.field == c.field && absl::StrContains(e.message, c.message_part);
+  }
+  EXPECT_TRUE(found) << "want " << c.field << "; got " << Describe(errors);
+}
+
+constexpr char kEmptyDir[] =
+    R"({"spec": {"storage": {"volumeClaimTemplate": null, "emptyDir": {}}}})";
+constexpr char kSize[] = "spec.storage.volumeClaimTemplate.spec.resources.requests.storage";
+
+const UpdateCase kUpdates[] = {
+    {"EmptyDirToPvc", kEmptyDir, "{}", "spec.storage", "cannot switch"},
+    {"PvcToEmptyDir", "{}", kEmptyDir, "spec.storage", "keep volumeClaimTemplate"},
+    {"AddingAPvcNextToEmptyDir", kEmptyDir, R"({"spec": {"storage": {"emptyDir": {}}}})",
+     "spec.storage", "cannot switch"},
+    {"Shrinking", "{}",
+     R"({"spec": {"storage": {"volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": "5Gi"}}}}}}})",
+     kSize, "cannot shrink from 10Gi to 5Gi"},
+    {"ShrinkingByAByte", "{}",
+     R"({"spec": {"storage": {"volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": 10737418239}}}}}}})",
+     kSize, "cannot shrink"},
+    {"Growing", "{}",
+     R"({"spec": {"storage": {"volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": "20Gi"}}}}}}})",
+     nullptr, nullptr},
+    {"SameSizeOtherUnit", "{}",
+     R"({"spec": {"storage": {"volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": "10240Mi"}}}}}}})",
+     nullptr, nullptr},
+    {"ScalingToZeroAndBack", R"({"spec": {"replicas": 0, "podDisruptionBudgetTemplate": null}})",
+     R"({"spec": {"replicas": 5}})", nullptr, nullptr},
+    {"EmptyDirStaysEmptyDir", kEmptyDir,
+     R"({"spec": {"replicas": 5, "storage": {"volumeClaimTemplate": null, "emptyDir": {"medium": "Memory"}}}})",
+     nullptr, nullptr},
+    // An object stored before a rule existed stays writable (finalizers,
+    // labels) as long as its spec does not change.
+    {"UnchangedInvalidSpec", R"({"spec": {"options": {"data-dir": "/x"}}})",
+     R"({"metadata": {"finalizers": ["etcd.aenix.io/members"]}, "spec": {"options": {"data-dir": "/x"}}})",
+     nullptr, nullptr},
+};
+
+INSTANTIATE_TEST_SUITE_P(Rules, UpdateTest, ::testing::ValuesIn(kUpdates),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(EtcdClusterValidationTest, ReportsEveryErrorAtOnce) {
+  const std::vector<FieldError> errors = ValidateEtcdCluster(
+      With(
+          R"({"spec": {"replicas": -2, "options": {"name": "x"}, "security": {"enableAuth": true}}})"),
+      nullptr);
+  EXPECT_EQ(errors.size(), 3u) << Describe(errors);
+}
+
+TEST(EtcdClusterValidationTest, NeverThrowsOnOddJson) {
+  for (const char* text :
+       {"null", "5", "[]", R"({"spec": {"storage": {"emptyDir": 5}}})",
+        R"({"spec": {"podDisruptionBudgetTemplate": 1, "security": "x"}})",
+        R"({"metadata": 1, "spec": {"serviceTemplate": {"metadata": 2}}})",
+        R"({"spec": {"security": {"tls": {"peerSecret": 7}, "enableAuth": "yes"}}})"}) {
+    const Json obj = Json::parse(text);
+    EXPECT_NO_THROW(ValidateEtcdCluster(obj, nullptr)) << text;
+    EXPECT_NO_THROW(ValidateEtcdCluster(obj, &obj)) << text;
+    EXPECT_NO_THROW(EtcdClusterWarnings(obj)) << text;
+  }
+}
+
+TEST(EtcdClusterWarningsTest, WarnsWhenTheBudgetCanLoseQuorum) {
+  auto warnings = [](const char* patch) { return EtcdClusterWarnings(With(patch)); };
+  EXPECT_TRUE(warnings("{}").empty());  // maxUnavailable 1 of 3 keeps 2 = quorum
+  auto min1 = warnings(
+      R"({"spec": {"podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": null, "minAvailable": 1}}}})");
+  ASSERT_EQ(min1.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(min1[0], "spec.podDisruptionBudgetTemplate.spec.minAvailable"));
+  EXPECT_TRUE(absl::StrContains(min1[0], "quorum of 2"));
+  auto max2 =
+      warnings(R"({"spec": {"podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": 2}}}})");
+  ASSERT_EQ(max2.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(max2[0], "use at most 1"));
+  // 50% of 5 rounds up to 3 unavailable: 2 left < quorum 3.
+  EXPECT_EQ(
+      warnings(
+          R"({"spec": {"replicas": 5, "podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": "50%"}}}})")
+          .size(),
+      1u);
+  // 60% of 5 rounds up to 3 available = quorum.
+  EXPECT_TRUE(
+      warnings(
+          R"({"spec": {"replicas": 5, "podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": null, "minAvailable": "60%"}}}})")
+          .empty());
+  EXPECT_TRUE(
+      warnings(R"({"spec": {"replicas": 0, "podDisruptionBudgetTemplate": null}})").empty());
+}
+
+TEST(EtcdClusterWarningsTest, WarnsAboutEvenMembersAndTlsWithoutEffect) {
+  auto even = EtcdClusterWarnings(With(R"({"spec": {"replicas": 4}})"));
+  ASSERT_FALSE(even.empty());
+  EXPECT_TRUE(absl::StrContains(even[0], "spec.replicas"));
+  auto tls = EtcdClusterWarnings(With(
+      R"({"spec": {"security": {"tls": {"clientSecret": "c", "clientTrustedCASecret": "ca"}}}})"));
+  ASSERT_EQ(tls.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(tls[0], "spec.security.tls.clientTrustedCASecret"));
+}
+
+TEST(EtcdClusterNamesTest, ReservedOptionsAreSortedAndRecognised) {
+  auto reserved = ReservedEtcdOptions();
+  EXPECT_TRUE(std::is_sorted(reserved.begin(), reserved.end()));
+  for (std::string_view key : reserved) EXPECT_TRUE(IsReservedEtcdOption(key)) << key;
+  for (const char* key :
+       {"name", "data-dir", "initial-cluster", "initial-cluster-token", "listen-peer-urls",
+        "advertise-client-urls", "trusted-ca-file", "discovery-token", "listen-anything"}) {
+    EXPECT_TRUE(IsReservedEtcdOption(key)) << key;
+  }
+  for (const char* key : {"election-timeout", "max-wals", "quota-backend-bytes",
+                          "auto-compaction-retention", "log-level", "names"}) {
+    EXPECT_FALSE(IsReservedEtcdOption(key)) << key;
+  }
+}
+
+TEST(EtcdClusterNamesTest, KubernetesNameRules) {
+  EXPECT_TRUE(IsDns1035Label("etcd-0"));
+  EXPECT_FALSE(IsDns1035Label("0etcd"));
+  EXPECT_FALSE(IsDns1035Label("etcd-"));
+  EXPECT_FALSE(IsDns1035Label(std::string(64, 'a')));
+  EXPECT_TRUE(IsDns1123Subdomain("tls.etcd-0"));
+  EXPECT_TRUE(IsDns1123Subdomain("0tls"));
+  EXPECT_FALSE(IsDns1123Subdomain("tls..x"));
+  EXPECT_FALSE(IsDns1123Subdomain("Tls"));
+  EXPECT_FALSE(IsDns1123Subdomain(""));
+}
+
+TEST(EtcdClusterNamesTest, ResolvesBudgetsLikeTheDisruptionController) {
+  int n = -1;
+  EXPECT_TRUE(ResolveIntOrPercent(Json(2), 5, n));
+  EXPECT_EQ(n, 2);
+  EXPECT_TRUE(ResolveIntOrPercent(Json("50%"), 5, n));
+  EXPECT_EQ(n, 3);
+  EXPECT_TRUE(ResolveIntOrPercent(Json("0%"), 5, n));
+  EXPECT_EQ(n, 0);
+  EXPECT_TRUE(ResolveIntOrPercent(Json("100%"), 3, n));
+  EXPECT_EQ(n, 3);
+  for (const Json& bad :
+       {Json("101%"), Json("%"), Json("5"), Json("-5%"), Json(-1), Json(1.5), Json(nullptr)}) {
+    EXPECT_FALSE(ResolveIntOrPercent(bad, 5, n)) << bad.dump();
+  }
+}
+
+}  // namespace
+}  // namespace quorum::api
