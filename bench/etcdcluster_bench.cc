@@ -10,9 +10,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -41,7 +40,8 @@ int Main(int argc, char** argv) {
     if (std::string(argv[i]) == "--kubeconfig") kubeconfig = argv[i + 1];
     if (std::string(argv[i]) == "--clusters") (void)absl::SimpleAtoi(argv[i + 1], &clusters);
   }
-  auto config = kubeconfig.empty() ? kube::LoadDefaultConfig() : kube::LoadKubeconfigFile(kubeconfig);
+  auto config =
+      kubeconfig.empty() ? kube::LoadDefaultConfig() : kube::LoadKubeconfigFile(kubeconfig);
   if (!config.ok()) {
     std::fprintf(stderr, "etcdcluster_bench: %s\n", std::string(config.status().message()).c_str());
     return 2;
@@ -52,14 +52,15 @@ int Main(int argc, char** argv) {
   if (!test_client.ok() || !op_client.ok()) return 2;
   kube::Client& client = **test_client;
   const std::string ns = absl::StrCat("bench-etcd-", getpid());
-  if (!client.Create({"", "v1", "namespaces"}, "",
-                     {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}})
+  if (!client
+           .Create({"", "v1", "namespaces"}, "",
+                   {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}})
            .ok()) {
     return 1;
   }
-  runtime::Manager manager(**op_client, {.namespaces = {ns},
-                                         .metrics_bind_address = "0",
-                                         .health_probe_bind_address = "0"});
+  runtime::Manager manager(
+      **op_client,
+      {.namespaces = {ns}, .metrics_bind_address = "0", .health_probe_bind_address = "0"});
   EtcdClusterReconciler reconciler(**op_client, manager.cache(), manager.recorder());
   SetupEtcdClusterController(manager, reconciler, 4);
   Cancellation cancel;
@@ -70,10 +71,11 @@ int Main(int argc, char** argv) {
   for (int i = 0; i < clusters; ++i) {
     const std::string name = absl::StrCat("e", i);
     const absl::Time start = absl::Now();
-    Json cluster = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                    {"kind", "EtcdCluster"},
-                    {"metadata", {{"name", name}}},
-                    {"spec", {{"replicas", 3}, {"podDisruptionBudgetTemplate", {{"spec", Json::object()}}}}}};
+    Json cluster = {
+        {"apiVersion", "etcd.aenix.io/v1alpha1"},
+        {"kind", "EtcdCluster"},
+        {"metadata", {{"name", name}}},
+        {"spec", {{"replicas", 3}, {"podDisruptionBudgetTemplate", {{"spec", Json::object()}}}}}};
     if (!client.Create(kEtcdClusters, ns, cluster).ok()) continue;
     // All objects applied: the last one written is the PDB; status follows.
     while (manager.cache().Get(kPdbs, ns, name) == nullptr ||
@@ -85,12 +87,14 @@ int Main(int argc, char** argv) {
   }
   std::sort(latencies.begin(), latencies.end());
   auto pct = [&](double p) {
-    return absl::ToDoubleMilliseconds(latencies[std::min(latencies.size() - 1, size_t(p * latencies.size()))]);
+    return absl::ToDoubleMilliseconds(
+        latencies[std::min(latencies.size() - 1, size_t(p * latencies.size()))]);
   };
   if (!latencies.empty()) {
-    std::printf("EtcdCluster created -> all objects applied, %zu clusters: p50 %.1f ms  p90 %.1f ms  "
-                "p99 %.1f ms\n",
-                latencies.size(), pct(0.5), pct(0.9), pct(0.99));
+    std::printf(
+        "EtcdCluster created -> all objects applied, %zu clusters: p50 %.1f ms  p90 %.1f ms  "
+        "p99 %.1f ms\n",
+        latencies.size(), pct(0.5), pct(0.9), pct(0.99));
   }
   absl::SleepFor(absl::Seconds(3));  // let status writes and object events settle
   auto& total = manager.metrics().Counter("controller_runtime_reconcile_total", "", {});
@@ -107,7 +111,8 @@ int Main(int argc, char** argv) {
               reconciles > 0 ? (Writes(manager) - before_writes) / reconciles : 0.0);
   cancel.Cancel();
   runner.join();
-  (void)client.Delete({"", "v1", "namespaces"}, "", ns, {.propagation = kube::PropagationPolicy::kBackground});
+  (void)client.Delete({"", "v1", "namespaces"}, "", ns,
+                      {.propagation = kube::PropagationPolicy::kBackground});
   return 0;
 }
 

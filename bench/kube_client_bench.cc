@@ -10,11 +10,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -53,13 +52,12 @@ void Print(const std::string& name, Result r) {
   std::sort(r.latencies.begin(), r.latencies.end());
   auto pct = [&](double p) {
     if (r.latencies.empty()) return absl::ZeroDuration();
-    return r.latencies[std::min(r.latencies.size() - 1,
-                                static_cast<size_t>(p * r.latencies.size()))];
+    return r
+        .latencies[std::min(r.latencies.size() - 1, static_cast<size_t>(p * r.latencies.size()))];
   };
   std::printf("%-22s %7zu req %9.1f req/s  p50 %7.2f ms  p90 %7.2f ms  p99 %7.2f ms  errors %d\n",
-              name.c_str(), r.latencies.size(),
-              r.latencies.size() / absl::ToDoubleSeconds(r.wall), Ms(pct(0.50)), Ms(pct(0.90)),
-              Ms(pct(0.99)), r.errors);
+              name.c_str(), r.latencies.size(), r.latencies.size() / absl::ToDoubleSeconds(r.wall),
+              Ms(pct(0.50)), Ms(pct(0.90)), Ms(pct(0.99)), r.errors);
 }
 
 template <typename Fn>
@@ -92,9 +90,12 @@ int Main(int argc, char** argv) {
   int requests = 2000, threads = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--kubeconfig") kubeconfig = argv[i + 1];
-    else if (flag == "--requests") (void)absl::SimpleAtoi(argv[i + 1], &requests);
-    else if (flag == "--threads") (void)absl::SimpleAtoi(argv[i + 1], &threads);
+    if (flag == "--kubeconfig")
+      kubeconfig = argv[i + 1];
+    else if (flag == "--requests")
+      (void)absl::SimpleAtoi(argv[i + 1], &requests);
+    else if (flag == "--threads")
+      (void)absl::SimpleAtoi(argv[i + 1], &threads);
   }
   absl::StatusOr<RestConfig> config =
       kubeconfig.empty() ? LoadDefaultConfig() : LoadKubeconfigFile(kubeconfig);

@@ -12,9 +12,8 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -70,7 +69,8 @@ int Main(int argc, char** argv) {
     if (flag == "--objects") (void)absl::SimpleAtoi(argv[i + 1], &objects);
     if (flag == "--samples") (void)absl::SimpleAtoi(argv[i + 1], &samples);
   }
-  auto config = kubeconfig.empty() ? kube::LoadDefaultConfig() : kube::LoadKubeconfigFile(kubeconfig);
+  auto config =
+      kubeconfig.empty() ? kube::LoadDefaultConfig() : kube::LoadKubeconfigFile(kubeconfig);
   if (!config.ok()) {
     std::fprintf(stderr, "runtime_bench: %s\n", std::string(config.status().message()).c_str());
     return 2;
@@ -80,8 +80,10 @@ int Main(int argc, char** argv) {
   if (!client_or.ok()) return 2;
   kube::Client& client = **client_or;
   const std::string ns = absl::StrCat("bench-runtime-", getpid());
-  if (!client.Create(kNamespaces, "", {{"apiVersion", "v1"}, {"kind", "Namespace"},
-                                       {"metadata", {{"name", ns}}}}).ok()) {
+  if (!client
+           .Create(kNamespaces, "",
+                   {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}})
+           .ok()) {
     std::fprintf(stderr, "runtime_bench: cannot create namespace %s\n", ns.c_str());
     return 1;
   }
@@ -94,11 +96,13 @@ int Main(int argc, char** argv) {
         (void)client.Create(kConfigMaps, ns,
                             {{"apiVersion", "v1"},
                              {"kind", "ConfigMap"},
-                             {"metadata", {{"name", absl::StrCat("cm-", i)},
-                                           {"labels", {{"app", "bench"}, {"shard", std::to_string(i % 16)}}}}},
-                             {"data", {{"config.yaml", std::string(256, 'x')},
-                                       {"owner", "runtime-bench"},
-                                       {"index", std::to_string(i)}}}});
+                             {"metadata",
+                              {{"name", absl::StrCat("cm-", i)},
+                               {"labels", {{"app", "bench"}, {"shard", std::to_string(i % 16)}}}}},
+                             {"data",
+                              {{"config.yaml", std::string(256, 'x')},
+                               {"owner", "runtime-bench"},
+                               {"index", std::to_string(i)}}}});
       }
     });
   }
@@ -109,7 +113,8 @@ int Main(int argc, char** argv) {
   malloc_trim(0);
   const size_t heap_before = HeapInUse();
   const std::string rss_before = Rss();
-  auto informer = std::make_unique<SharedInformer>(client, kConfigMaps, InformerOptions{.namespaces = {ns}});
+  auto informer =
+      std::make_unique<SharedInformer>(client, kConfigMaps, InformerOptions{.namespaces = {ns}});
   const absl::Time sync_start = absl::Now();
   informer->Start();
   informer->WaitForSync(absl::Minutes(5));
@@ -122,10 +127,12 @@ int Main(int argc, char** argv) {
   if (auto raw = client.Get(kConfigMaps, ns, "cm-0"); raw.ok()) with_managed = raw->dump().size();
   const double per_object = static_cast<double>(heap_after - heap_before) / cached.size();
   std::printf("informer: %zu objects synced in %.2f s (first list)\n", cached.size(), sync_s);
-  std::printf("informer memory: %.0f heap bytes per object; cached JSON %.0f bytes per object "
-              "(%.0f with managedFields, which the cache drops); ratio %.2f\n",
-              per_object, static_cast<double>(json_bytes) / cached.size(),
-              static_cast<double>(with_managed), per_object / (static_cast<double>(json_bytes) / cached.size()));
+  std::printf(
+      "informer memory: %.0f heap bytes per object; cached JSON %.0f bytes per object "
+      "(%.0f with managedFields, which the cache drops); ratio %.2f\n",
+      per_object, static_cast<double>(json_bytes) / cached.size(),
+      static_cast<double>(with_managed),
+      per_object / (static_cast<double>(json_bytes) / cached.size()));
   std::printf("process RSS: %s before the informer, %s after\n", rss_before.c_str(), Rss().c_str());
   // What the packed store costs on read: one Get unpacks one object.
   const absl::Time get_start = absl::Now();
@@ -146,8 +153,10 @@ int Main(int argc, char** argv) {
   for (int i = 0; i < samples; ++i) {
     const std::string name = absl::StrCat("cm-", i % objects);
     const absl::Time sent = absl::Now();
-    if (!client.Patch(kConfigMaps, ns, name, kube::PatchType::kMerge,
-                      {{"metadata", {{"annotations", {{"bench/seq", std::to_string(i)}}}}}}).ok()) {
+    if (!client
+             .Patch(kConfigMaps, ns, name, kube::PatchType::kMerge,
+                    {{"metadata", {{"annotations", {{"bench/seq", std::to_string(i)}}}}}})
+             .ok()) {
       continue;
     }
     std::optional<absl::Time> started;
@@ -163,9 +172,10 @@ int Main(int argc, char** argv) {
         latencies[std::min(latencies.size() - 1, static_cast<size_t>(p * latencies.size()))]);
   };
   if (!latencies.empty()) {
-    std::printf("reconcile latency (change sent -> reconcile start), %zu samples: p50 %.2f ms  "
-                "p90 %.2f ms  p99 %.2f ms\n",
-                latencies.size(), pct(0.5), pct(0.9), pct(0.99));
+    std::printf(
+        "reconcile latency (change sent -> reconcile start), %zu samples: p50 %.2f ms  "
+        "p90 %.2f ms  p99 %.2f ms\n",
+        latencies.size(), pct(0.5), pct(0.9), pct(0.99));
   }
   controller.Stop();
   informer->Stop();

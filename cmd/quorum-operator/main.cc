@@ -8,23 +8,22 @@
 // SIGTERM/SIGINT: stop taking work, finish in-flight reconciles, release the
 // leader lease, exit 0. A second signal exits at once.
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
 #include <random>
 #include <thread>
-
-#include <CLI/CLI.hpp>
-#include <spdlog/spdlog.h>
 
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "cmd/quorum-operator/embedded.h"
 #include "src/base/cancellation.h"
 #include "src/base/logging.h"
-#include "src/kube/config.h"
 #include "src/controllers/etcdcluster/reconciler.h"
+#include "src/kube/config.h"
 #include "src/runtime/manager.h"
 #include "src/runtime/webhook_certs.h"
 #include "src/webhooks/etcdcluster_webhook.h"
@@ -172,18 +171,16 @@ int Run(const Flags& f) {
         return Fail(s);
       }
     }
-    options.webhook = runtime::WebhookServer::Options{
-        .port = f.webhook_port,
-        .cert_file = f.webhook_cert_dir + "/tls.crt",
-        .key_file = f.webhook_cert_dir + "/tls.key"};
+    options.webhook = runtime::WebhookServer::Options{.port = f.webhook_port,
+                                                      .cert_file = f.webhook_cert_dir + "/tls.crt",
+                                                      .key_file = f.webhook_cert_dir + "/tls.key"};
   }
 
   runtime::Manager manager(**client, std::move(options));
   if (runtime::WebhookServer* webhooks = manager.webhook_server()) {
     if (absl::Status s = webhooks::RegisterEtcdClusterWebhooks(*webhooks); !s.ok()) return Fail(s);
   }
-  etcdcluster::EtcdClusterReconciler etcd_reconciler(**client, manager.cache(),
-                                                     manager.recorder());
+  etcdcluster::EtcdClusterReconciler etcd_reconciler(**client, manager.cache(), manager.recorder());
   etcdcluster::SetupEtcdClusterController(manager, etcd_reconciler, f.workers);
   spdlog::info("quorum-operator {} starting; namespaces: {}", kVersion,
                f.namespaces.empty() ? "all" : f.namespaces);
@@ -206,8 +203,7 @@ int main(int argc, char** argv) {
   app.add_option("--kubeconfig", f.kubeconfig,
                  "Path to a kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)");
   app.add_option("--context", f.context, "kubeconfig context (default: current-context)");
-  app.add_option("--namespaces", f.namespaces,
-                 "Comma-separated namespaces to watch (default: all)")
+  app.add_option("--namespaces", f.namespaces, "Comma-separated namespaces to watch (default: all)")
       ->envname("WATCH_NAMESPACES");
   app.add_option("--leader-elect", f.leader_elect, "Elect a leader on a Lease before reconciling")
       ->default_val(true);

@@ -1,12 +1,12 @@
 #include "src/base/logging.h"
 
-#include <cstdio>
-#include <memory>
-
 #include <spdlog/formatter.h>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <memory>
 
 namespace quorum {
 namespace {
@@ -48,11 +48,21 @@ std::string JsonEscape(std::string_view s) {
   out.reserve(s.size() + 8);
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -69,11 +79,11 @@ std::string JsonEscape(std::string_view s) {
 absl::Status SetupLogging(std::string_view format, std::string_view level) {
   const spdlog::level::level_enum lvl = spdlog::level::from_str(std::string(level));
   if (lvl == spdlog::level::off && level != "off") {
-    return absl::InvalidArgumentError("--log-level: want trace, debug, info, warn or error, got \"" +
-                                      std::string(level) + "\"");
+    return absl::InvalidArgumentError(
+        "--log-level: want trace, debug, info, warn or error, got \"" + std::string(level) + "\"");
   }
-  auto logger = std::make_shared<spdlog::logger>(
-      "quorum", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  auto logger =
+      std::make_shared<spdlog::logger>("quorum", std::make_shared<spdlog::sinks::stderr_sink_mt>());
   if (format == "json") {
     logger->set_formatter(std::make_unique<JsonFormatter>());
   } else if (format == "text") {

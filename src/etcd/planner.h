@@ -93,6 +93,7 @@ struct Observation {
   // Pods by ordinal, at least for 0..max(statefulset_replicas, desired)-1;
   // a missing entry means the pod does not exist.
   std::vector<PodView> pods;
+  // Naming of ordinals; called for any ordinal >= 0, also past the StatefulSet.
   std::function<std::string(int ordinal)> member_name;  // "<cluster>-<ordinal>"
   std::function<std::string(int ordinal)> peer_url;  // "https://<cluster>-<k>.<headless>...:2380"
 };

@@ -125,19 +125,19 @@ absl::StatusOr<Json> Client::Create(const GroupVersionResource& gvr, std::string
   q.emplace_back("fieldManager",
                  options.field_manager.empty() ? field_manager_ : options.field_manager);
   if (options.dry_run) q.emplace_back("dryRun", "All");
-  return Send("create", gvr.resource,
-              {.method = "POST", .path = ResourcePath(gvr, ns) + EncodeQuery(q),
-               .body = object.dump()});
+  return Send(
+      "create", gvr.resource,
+      {.method = "POST", .path = ResourcePath(gvr, ns) + EncodeQuery(q), .body = object.dump()});
 }
 
-absl::StatusOr<Json> Client::CreateSubresource(const GroupVersionResource& gvr,
-                                               std::string_view ns, std::string_view name,
-                                               std::string_view subresource, const Json& object,
-                                               const WriteOptions& options) {
+absl::StatusOr<Json> Client::CreateSubresource(const GroupVersionResource& gvr, std::string_view ns,
+                                               std::string_view name, std::string_view subresource,
+                                               const Json& object, const WriteOptions& options) {
   QueryParams q;
   if (options.dry_run) q.emplace_back("dryRun", "All");
   return Send("create", gvr.resource,
-              {.method = "POST", .path = ResourcePath(gvr, ns, name, subresource) + EncodeQuery(q),
+              {.method = "POST",
+               .path = ResourcePath(gvr, ns, name, subresource) + EncodeQuery(q),
                .body = object.dump()});
 }
 
@@ -150,7 +150,8 @@ absl::StatusOr<Json> Client::Update(const GroupVersionResource& gvr, std::string
                  options.field_manager.empty() ? field_manager_ : options.field_manager);
   if (options.dry_run) q.emplace_back("dryRun", "All");
   return Send("update", gvr.resource,
-              {.method = "PUT", .path = ResourcePath(gvr, ns, *name) + EncodeQuery(q),
+              {.method = "PUT",
+               .path = ResourcePath(gvr, ns, *name) + EncodeQuery(q),
                .body = object.dump()});
 }
 
@@ -163,7 +164,8 @@ absl::StatusOr<Json> Client::UpdateStatus(const GroupVersionResource& gvr, std::
                  options.field_manager.empty() ? field_manager_ : options.field_manager);
   if (options.dry_run) q.emplace_back("dryRun", "All");
   return Send("update", gvr.resource,
-              {.method = "PUT", .path = ResourcePath(gvr, ns, *name, "status") + EncodeQuery(q),
+              {.method = "PUT",
+               .path = ResourcePath(gvr, ns, *name, "status") + EncodeQuery(q),
                .body = object.dump()});
 }
 

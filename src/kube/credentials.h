@@ -18,7 +18,7 @@
 namespace quorum::kube {
 
 struct Credentials {
-  std::string bearer_token;  // empty: no Authorization header
+  std::string bearer_token;     // empty: no Authorization header
   std::string client_cert_pem;  // from an exec plugin; empty: use the config's
   std::string client_key_pem;
   std::optional<absl::Time> expiry;  // when the plugin said these expire

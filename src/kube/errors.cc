@@ -50,20 +50,34 @@ absl::StatusCode CodeFor(long http_code, std::string_view reason) {
 
 std::string DefaultReason(long http_code) {
   switch (http_code) {
-    case 400: return "BadRequest";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "NotFound";
-    case 405: return "MethodNotAllowed";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 415: return "UnsupportedMediaType";
-    case 422: return "Invalid";
-    case 429: return "TooManyRequests";
-    case 500: return "InternalError";
-    case 503: return "ServiceUnavailable";
-    case 504: return "Timeout";
-    default: return "";
+    case 400:
+      return "BadRequest";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "NotFound";
+    case 405:
+      return "MethodNotAllowed";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Gone";
+    case 415:
+      return "UnsupportedMediaType";
+    case 422:
+      return "Invalid";
+    case 429:
+      return "TooManyRequests";
+    case 500:
+      return "InternalError";
+    case 503:
+      return "ServiceUnavailable";
+    case 504:
+      return "Timeout";
+    default:
+      return "";
   }
 }
 
@@ -121,9 +135,9 @@ absl::Status StatusFromResponse(long http_code, std::string_view body,
     payload["retryAfterSeconds"] = seconds;  // the header wins over the body
   }
   payload["reason"] = reason;
-  absl::Status status(CodeFor(http_code, reason),
-                      absl::StrCat("API server: ", http_code, " ", reason,
-                                   message.empty() ? "" : ": ", message));
+  absl::Status status(
+      CodeFor(http_code, reason),
+      absl::StrCat("API server: ", http_code, " ", reason, message.empty() ? "" : ": ", message));
   status.SetPayload(kPayloadUrl, absl::Cord(payload.dump()));
   return status;
 }

@@ -48,7 +48,7 @@ absl::Status StatusFromResponse(long http_code, std::string_view body,
 // Accessors for the attached API Status; defaults when the status did not
 // come from an API response.
 std::string Reason(const absl::Status& status);  // e.g. "Conflict", "" when unknown
-int HttpCode(const absl::Status& status);         // 0 when not from a response
+int HttpCode(const absl::Status& status);        // 0 when not from a response
 std::vector<StatusCause> Causes(const absl::Status& status);
 std::optional<absl::Duration> RetryAfter(const absl::Status& status);
 

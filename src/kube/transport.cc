@@ -30,7 +30,8 @@ absl::StatusOr<ServerUrl> ParseServer(std::string_view server) {
   ServerUrl u;
   const size_t sep = server.find("://");
   if (sep == std::string_view::npos) {
-    return absl::InvalidArgumentError(absl::StrCat("server URL \"", Absl(server), "\" has no scheme"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("server URL \"", Absl(server), "\" has no scheme"));
   }
   u.scheme = absl::AsciiStrToLower(Absl(server.substr(0, sep)));
   if (u.scheme != "https" && u.scheme != "http") {
@@ -46,7 +47,8 @@ absl::StatusOr<ServerUrl> ParseServer(std::string_view server) {
   if (!hostport.empty() && hostport.front() == '[') {  // [IPv6]:port
     const size_t close = hostport.find(']');
     if (close == std::string_view::npos) {
-      return absl::InvalidArgumentError(absl::StrCat("server URL \"", Absl(server), "\": bad IPv6 host"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("server URL \"", Absl(server), "\": bad IPv6 host"));
     }
     colon = hostport.find(':', close);
   }
@@ -55,7 +57,8 @@ absl::StatusOr<ServerUrl> ParseServer(std::string_view server) {
                                            : std::string(hostport.substr(colon + 1));
   int port = 0;
   if (u.host.empty() || !absl::SimpleAtoi(u.port, &port) || port <= 0 || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("server URL \"", Absl(server), "\": bad host or port"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("server URL \"", Absl(server), "\": bad host or port"));
   }
   return u;
 }
@@ -101,7 +104,8 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   constexpr std::string_view kRetryAfter = "retry-after:";
   if (line.size() > kRetryAfter.size() &&
       absl::EqualsIgnoreCase(Absl(line.substr(0, kRetryAfter.size())), Absl(kRetryAfter))) {
-    t->response.retry_after = std::string(absl::StripAsciiWhitespace(Absl(line.substr(kRetryAfter.size()))));
+    t->response.retry_after =
+        std::string(absl::StripAsciiWhitespace(Absl(line.substr(kRetryAfter.size()))));
   }
   return size * n;
 }
@@ -131,8 +135,8 @@ class Transport::Impl {
     // certificate checks) while connecting to the configured host.
     if (!config.tls_server_name.empty() && url_.scheme == "https") {
       base_ = absl::StrCat(url_.scheme, "://", config.tls_server_name, ":", url_.port, url_.prefix);
-      connect_to_ = absl::StrCat(config.tls_server_name, ":", url_.port, ":", url_.host, ":",
-                                 url_.port);
+      connect_to_ =
+          absl::StrCat(config.tls_server_name, ":", url_.port, ":", url_.host, ":", url_.port);
     } else {
       base_ = absl::StrCat(url_.scheme, "://", url_.host, ":", url_.port, url_.prefix);
     }
@@ -198,8 +202,7 @@ class Transport::Impl {
     const std::string url = base_ + req.path;
     CurlSlist headers;
     headers.Add("Accept: " + req.accept);
-    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" ||
-        req.method == "PATCH") {
+    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
       headers.Add("Content-Type: " +
                   (req.content_type.empty() ? std::string("application/json") : req.content_type));
     }
@@ -221,8 +224,7 @@ class Transport::Impl {
     if (connect_to.list != nullptr) curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to.list);
     curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req.method.c_str());
     if (req.method == "HEAD") curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" ||
-        req.method == "PATCH") {
+    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
       curl_easy_setopt(e, CURLOPT_POSTFIELDS, req.body.data());
       curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
     }
@@ -234,7 +236,8 @@ class Transport::Impl {
     if (!stream || req.timeout.has_value()) {
       const absl::Duration timeout = req.timeout.value_or(config_.timeout);
       if (timeout > absl::ZeroDuration()) {
-        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(absl::ToInt64Milliseconds(timeout)));
+        curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                         static_cast<long>(absl::ToInt64Milliseconds(timeout)));
       }
     }
     SetTls(e, *creds);
@@ -291,8 +294,7 @@ class Transport::Impl {
       curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
       curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
     } else if (!config_.ca_pem.empty()) {
-      curl_blob ca{const_cast<char*>(config_.ca_pem.data()), config_.ca_pem.size(),
-                   CURL_BLOB_COPY};
+      curl_blob ca{const_cast<char*>(config_.ca_pem.data()), config_.ca_pem.size(), CURL_BLOB_COPY};
       curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &ca);
     }
     const std::string& cert =
@@ -330,8 +332,8 @@ absl::StatusOr<std::unique_ptr<Transport>> Transport::Create(const RestConfig& c
   absl::StatusOr<ServerUrl> url = ParseServer(config.server);
   if (!url.ok()) return url.status();
   auto t = std::unique_ptr<Transport>(new Transport(config, nullptr));
-  t->impl_ = std::make_unique<Impl>(t->config_, *std::move(url),
-                                    NewCredentialProvider(t->config_, clock));
+  t->impl_ =
+      std::make_unique<Impl>(t->config_, *std::move(url), NewCredentialProvider(t->config_, clock));
   return t;
 }
 
@@ -344,9 +346,9 @@ absl::StatusOr<HttpResponse> Transport::Do(const HttpRequest& request) {
   return impl_->Do(request, /*stream=*/false, nullptr, nullptr);
 }
 
-absl::StatusOr<HttpResponse> Transport::Stream(
-    const HttpRequest& request, const std::function<bool(std::string_view)>& on_data,
-    Cancellation* cancel) {
+absl::StatusOr<HttpResponse> Transport::Stream(const HttpRequest& request,
+                                               const std::function<bool(std::string_view)>& on_data,
+                                               Cancellation* cancel) {
   return impl_->Do(request, /*stream=*/true, &on_data, cancel);
 }
 

@@ -9,12 +9,18 @@ namespace quorum::kube {
 namespace {
 
 bool TypeFromString(std::string_view s, WatchEventType& out) {
-  if (s == "ADDED") out = WatchEventType::kAdded;
-  else if (s == "MODIFIED") out = WatchEventType::kModified;
-  else if (s == "DELETED") out = WatchEventType::kDeleted;
-  else if (s == "BOOKMARK") out = WatchEventType::kBookmark;
-  else if (s == "ERROR") out = WatchEventType::kError;
-  else return false;
+  if (s == "ADDED")
+    out = WatchEventType::kAdded;
+  else if (s == "MODIFIED")
+    out = WatchEventType::kModified;
+  else if (s == "DELETED")
+    out = WatchEventType::kDeleted;
+  else if (s == "BOOKMARK")
+    out = WatchEventType::kBookmark;
+  else if (s == "ERROR")
+    out = WatchEventType::kError;
+  else
+    return false;
   return true;
 }
 
@@ -138,8 +144,8 @@ absl::Status Watcher::WatchOnce(const std::function<bool(const WatchEvent&)>& ha
   const absl::Time start = client_.clock().Now();
   absl::StatusOr<HttpResponse> resp = client_.transport().Stream(req, on_data, &cancel);
   if (client_.observer_) {
-    client_.observer_({"watch", gvr_.resource, resp.ok() ? resp->code : 0,
-                       client_.clock().Now() - start});
+    client_.observer_(
+        {"watch", gvr_.resource, resp.ok() ? resp->code : 0, client_.clock().Now() - start});
   }
   if (!resp.ok()) return resp.status();
   if (!stream_status.ok() || handler_stopped) return stream_status;

@@ -7,10 +7,9 @@
 #define QUORUM_SRC_KUBE_WATCH_H_
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"

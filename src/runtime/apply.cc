@@ -18,7 +18,8 @@ bool IsSubset(const Json& desired, const Json& actual) {
     }
     return true;
   }
-  if (desired.is_number() && actual.is_number()) return desired.get<double>() == actual.get<double>();
+  if (desired.is_number() && actual.is_number())
+    return desired.get<double>() == actual.get<double>();
   return desired == actual;
 }
 

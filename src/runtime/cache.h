@@ -42,7 +42,8 @@ class Cache {
   // Reads; nullptr / empty when not cached (or no informer for gvr yet).
   ObjectPtr Get(const kube::GroupVersionResource& gvr, std::string_view ns,
                 std::string_view name) const;
-  std::vector<ObjectPtr> List(const kube::GroupVersionResource& gvr, std::string_view ns = "") const;
+  std::vector<ObjectPtr> List(const kube::GroupVersionResource& gvr,
+                              std::string_view ns = "") const;
   std::vector<ObjectPtr> ByIndex(const kube::GroupVersionResource& gvr, const std::string& index,
                                  const std::string& value) const;
 

@@ -1,8 +1,8 @@
 #include "src/runtime/controller.h"
 
-#include <exception>
-
 #include <spdlog/spdlog.h>
+
+#include <exception>
 
 #include "absl/time/clock.h"
 
@@ -38,9 +38,9 @@ Controller::Controller(std::string name, Reconciler& reconciler, ControllerOptio
       options_(std::move(options)),
       queue_(std::make_unique<WorkQueue>(QueueOptions(name_, options_))) {
   if (Registry* m = options_.metrics) {
-    reconcile_total_ = &m->Counter("controller_runtime_reconcile_total",
-                                   "Reconciles per controller and result",
-                                   {"controller", "result"});
+    reconcile_total_ =
+        &m->Counter("controller_runtime_reconcile_total", "Reconciles per controller and result",
+                    {"controller", "result"});
     reconcile_errors_ = &m->Counter("controller_runtime_reconcile_errors_total",
                                     "Reconcile errors per controller", {"controller"});
     reconcile_time_ = &m->Histogram("controller_runtime_reconcile_time_seconds",

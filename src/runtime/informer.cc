@@ -1,8 +1,8 @@
 #include "src/runtime/informer.h"
 
-#include <random>
-
 #include <spdlog/spdlog.h>
+
+#include <random>
 
 #include "src/kube/errors.h"
 #include "src/kube/watch.h"
@@ -119,10 +119,12 @@ absl::Status SharedInformer::ListInto(const std::string& ns, std::string& resour
   if (!list.ok()) return list.status();
   const std::string api_version = list->value("apiVersion", "");
   std::string kind = list->value("kind", "");
-  if (kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0) kind.resize(kind.size() - 4);
+  if (kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0)
+    kind.resize(kind.size() - 4);
   std::vector<ObjectPtr> objects;
   objects.reserve((*list)["items"].size());
-  for (Json& item : (*list)["items"]) objects.push_back(Prepare(std::move(item), api_version, kind));
+  for (Json& item : (*list)["items"])
+    objects.push_back(Prepare(std::move(item), api_version, kind));
   resource_version = (*list)["metadata"].value("resourceVersion", "");
   ReplaceDelta delta = store_.Replace(ns, std::move(objects));
   for (const ObjectPtr& o : delta.added) Dispatch(nullptr, o);
@@ -146,8 +148,8 @@ void SharedInformer::RunReflector(const std::string& ns) {
       backoff = kube::NextBackoff(backoff, options_.initial_backoff, options_.max_backoff);
       const absl::Duration wait =
           kube::Jittered(backoff, std::uniform_real_distribution<double>(0, 1)(rng));
-      spdlog::warn("informer {}: list in namespace \"{}\" failed, retrying in {}: {}", resource,
-                   ns, absl::FormatDuration(wait), std::string(listed.message()));
+      spdlog::warn("informer {}: list in namespace \"{}\" failed, retrying in {}: {}", resource, ns,
+                   absl::FormatDuration(wait), std::string(listed.message()));
       if (cancel_.WaitFor(wait)) break;
       continue;
     }
@@ -175,9 +177,10 @@ void SharedInformer::RunReflector(const std::string& ns) {
     absl::Status s = watcher.Run(
         [&](const kube::WatchEvent& ev) {
           if (events_metric_ != nullptr) {
-            events_metric_->Inc({resource, ev.type == kube::WatchEventType::kAdded      ? "added"
-                                           : ev.type == kube::WatchEventType::kModified ? "modified"
-                                                                                        : "deleted"});
+            events_metric_->Inc({resource, ev.type == kube::WatchEventType::kAdded ? "added"
+                                           : ev.type == kube::WatchEventType::kModified
+                                               ? "modified"
+                                               : "deleted"});
           }
           ObjectPtr obj = Prepare(ev.object, "", "");
           if (ev.type == kube::WatchEventType::kDeleted) {

@@ -45,7 +45,7 @@ struct InformerOptions {
   absl::Duration resync = absl::ZeroDuration();  // >0: redeliver every object as an update
   int64_t page_size = 500;
   std::function<void(Json&)> transform = StripManagedFields;  // applied before storing
-  absl::Duration initial_backoff = absl::Milliseconds(800);  // list/watch failures
+  absl::Duration initial_backoff = absl::Milliseconds(800);   // list/watch failures
   absl::Duration max_backoff = absl::Seconds(30);
   Registry* metrics = nullptr;
 };

@@ -76,8 +76,8 @@ absl::Status Manager::StartServers() {
   auto make = [this](const std::string& address) -> absl::StatusOr<std::unique_ptr<ProbeServer>> {
     absl::StatusOr<std::pair<std::string, int>> bind = ParseBindAddress(address);
     if (!bind.ok()) return bind.status();
-    auto server = std::make_unique<ProbeServer>(
-        ProbeServer::Options{.bind_address = bind->first, .port = bind->second, .metrics = &metrics_});
+    auto server = std::make_unique<ProbeServer>(ProbeServer::Options{
+        .bind_address = bind->first, .port = bind->second, .metrics = &metrics_});
     server->AddHealthCheck("ping", [] { return absl::OkStatus(); });
     server->AddReadyCheck("informers-synced", [this] {
       return cache_->HasSynced() ? absl::OkStatus()
@@ -138,9 +138,9 @@ absl::Status Manager::Run(Cancellation& cancel) {
   if (!cache_->WaitForSync(options_.cache_sync_timeout, &cancel)) {
     StopAll();
     if (cancel.cancelled()) return absl::OkStatus();
-    return absl::DeadlineExceededError(
-        absl::StrCat("caches did not sync within ", absl::FormatDuration(options_.cache_sync_timeout),
-                     " (check the operator's RBAC and the API server)"));
+    return absl::DeadlineExceededError(absl::StrCat(
+        "caches did not sync within ", absl::FormatDuration(options_.cache_sync_timeout),
+        " (check the operator's RBAC and the API server)"));
   }
   spdlog::info("caches synced");
   absl::Status result = absl::OkStatus();

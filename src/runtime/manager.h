@@ -36,7 +36,7 @@
 namespace quorum::runtime {
 
 struct ManagerOptions {
-  std::vector<std::string> namespaces;  // watched namespaces; empty: all
+  std::vector<std::string> namespaces;                  // watched namespaces; empty: all
   std::optional<LeaderElectionConfig> leader_election;  // nullopt: always lead
   // "host:port"; port 0 = ephemeral; "" or "0" disables. Equal addresses
   // share one server.

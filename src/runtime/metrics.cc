@@ -29,8 +29,7 @@ std::string Labels(const std::vector<std::string>& names, const LabelValues& val
   return out.empty() ? "" : absl::StrCat("{", out, "}");
 }
 
-void Header(std::string& out, const std::string& name, const std::string& help,
-            const char* type) {
+void Header(std::string& out, const std::string& name, const std::string& help, const char* type) {
   absl::StrAppend(&out, "# HELP ", name, " ", help, "\n# TYPE ", name, " ", type, "\n");
 }
 
@@ -53,10 +52,14 @@ void AtomicDouble::Add(double v) {
 std::string EscapeLabelValue(const std::string& v) {
   std::string out;
   for (char c : v) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }

@@ -17,8 +17,6 @@ absl::Status TerminalError(absl::Status status) {
   return status;
 }
 
-bool IsTerminal(const absl::Status& status) {
-  return status.GetPayload(kTerminalUrl).has_value();
-}
+bool IsTerminal(const absl::Status& status) { return status.GetPayload(kTerminalUrl).has_value(); }
 
 }  // namespace quorum::runtime

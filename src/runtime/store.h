@@ -13,11 +13,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/synchronization/mutex.h"
 #include "src/kube/client.h"
@@ -80,8 +79,7 @@ class Store {
 
   void IndexLocked(const std::string& key, const Json& object, Entry& entry)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void UnindexLocked(const std::string& key, const Entry& entry)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnindexLocked(const std::string& key, const Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ObjectPtr UpsertLocked(ObjectPtr object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ObjectPtr DeleteLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -89,8 +87,7 @@ class Store {
   std::map<std::string, Entry> items_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, IndexFunc> index_funcs_ ABSL_GUARDED_BY(mu_);
   // index name -> value -> keys
-  std::map<std::string, std::map<std::string, std::set<std::string>>> indexes_
-      ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::map<std::string, std::set<std::string>>> indexes_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace quorum::runtime

@@ -1,14 +1,14 @@
 #include "test/integration/testenv.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <random>
-#include <thread>
-
 #include <nlohmann/json.hpp>
-#include <yaml-cpp/yaml.h>
+#include <random>
 #include <regex>
+#include <thread>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -39,7 +39,8 @@ std::map<std::string, std::string> ReadEnvFile(const std::string& path) {
 }
 
 std::string NamespaceFor(const ::testing::TestInfo* info) {
-  std::string base = absl::AsciiStrToLower(absl::StrCat(info->test_suite_name(), "-", info->name()));
+  std::string base =
+      absl::AsciiStrToLower(absl::StrCat(info->test_suite_name(), "-", info->name()));
   for (char& c : base) {
     if (!absl::ascii_isalnum(static_cast<unsigned char>(c))) c = '-';
   }
@@ -57,7 +58,8 @@ const ControlPlane* GetControlPlane() {
     auto* out = new ControlPlane();
     out->dir = dir;
     std::map<std::string, std::string> env = ReadEnvFile(absl::StrCat(dir, "/env"));
-    out->kubeconfig = env.count("KUBECONFIG") ? env["KUBECONFIG"] : absl::StrCat(dir, "/kubeconfig");
+    out->kubeconfig =
+        env.count("KUBECONFIG") ? env["KUBECONFIG"] : absl::StrCat(dir, "/kubeconfig");
     out->etcd_endpoint = env["QUORUM_ETCD_ENDPOINT"];
     out->bin_dir = env["QUORUM_BIN"];
     absl::StatusOr<kube::RestConfig> config = kube::LoadKubeconfigFile(out->kubeconfig);
@@ -156,10 +158,11 @@ void IntegrationTest::SetUp() {
   ASSERT_TRUE(client.ok()) << client.status();
   client_ = *std::move(client);
   ns_ = NamespaceFor(::testing::UnitTest::GetInstance()->current_test_info());
-  auto created = client_->Create({"", "v1", "namespaces"}, "",
-                                 {{"apiVersion", "v1"},
-                                  {"kind", "Namespace"},
-                                  {"metadata", {{"name", ns_}, {"labels", {{"quorum.dev/test", "true"}}}}}});
+  auto created =
+      client_->Create({"", "v1", "namespaces"}, "",
+                      {{"apiVersion", "v1"},
+                       {"kind", "Namespace"},
+                       {"metadata", {{"name", ns_}, {"labels", {{"quorum.dev/test", "true"}}}}}});
   ASSERT_TRUE(created.ok()) << created.status();
 }
 

@@ -52,10 +52,12 @@ Json Selector(const Json& cluster) {
 }
 
 Json Ports() {
-  return Json::array({{{"name", "client"}, {"port", kClientPort}, {"targetPort", kClientPort},
-                       {"protocol", "TCP"}},
-                      {{"name", "peer"}, {"port", kPeerPort}, {"targetPort", kPeerPort},
-                       {"protocol", "TCP"}}});
+  return Json::array(
+      {{{"name", "client"},
+        {"port", kClientPort},
+        {"targetPort", kClientPort},
+        {"protocol", "TCP"}},
+       {{"name", "peer"}, {"port", kPeerPort}, {"targetPort", kPeerPort}, {"protocol", "TCP"}}});
 }
 
 Json SecretVolume(const std::string& name, const std::string& secret) {
@@ -113,9 +115,8 @@ Json BuildHeadlessService(const Json& cluster) {
   const Names n = NamesOf(cluster);
   return {{"apiVersion", "v1"},
           {"kind", "Service"},
-          {"metadata",
-           Metadata(cluster, n.headless_service,
-                    At(cluster, {"spec", "headlessServiceTemplate", "metadata"}))},
+          {"metadata", Metadata(cluster, n.headless_service,
+                                At(cluster, {"spec", "headlessServiceTemplate", "metadata"}))},
           {"spec",
            {{"clusterIP", "None"},
             // Peers must resolve each other before they are ready, or the
@@ -174,8 +175,8 @@ Json BuildStatefulSet(const Json& cluster, int replicas) {
     const std::string secret = Str(At(sec, {secret_field}));
     if (secret.empty()) return;
     volumes.push_back(SecretVolume(volume, secret));
-    mounts.push_back({{"name", volume}, {"mountPath", std::string(kPki) + "/" + dir},
-                      {"readOnly", true}});
+    mounts.push_back(
+        {{"name", volume}, {"mountPath", std::string(kPki) + "/" + dir}, {"readOnly", true}});
   };
   if (tls.peer) {
     add_secret("peer-tls", "peerSecret", "peer");
@@ -191,10 +192,10 @@ Json BuildStatefulSet(const Json& cluster, int replicas) {
       {"command", Json::array({"etcd"})},
       {"args", BuildEtcdArgs(cluster)},
       {"env",
-       Json::array({{{"name", "POD_NAME"},
-                     {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
-                    {{"name", "POD_NAMESPACE"},
-                     {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}})},
+       Json::array(
+           {{{"name", "POD_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
+            {{"name", "POD_NAMESPACE"},
+             {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}})},
       {"envFrom", Json::array({{{"configMapRef", {{"name", n.state_configmap}}}}})},
       {"ports", Json::array({{{"name", "client"}, {"containerPort", kClientPort}},
                              {{"name", "peer"}, {"containerPort", kPeerPort}},
@@ -246,9 +247,10 @@ Json BuildStatefulSet(const Json& cluster, int replicas) {
     const Json annotations = StringMap(At(vct, {"metadata", "annotations"}));
     if (!labels.empty()) claim_meta["labels"] = labels;
     if (!annotations.empty()) claim_meta["annotations"] = annotations;
-    sts_spec["volumeClaimTemplates"] = Json::array(
-        {{{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"}, {"metadata", claim_meta},
-          {"spec", claim_spec}}});
+    sts_spec["volumeClaimTemplates"] = Json::array({{{"apiVersion", "v1"},
+                                                     {"kind", "PersistentVolumeClaim"},
+                                                     {"metadata", claim_meta},
+                                                     {"spec", claim_spec}}});
   }
   return {{"apiVersion", "apps/v1"},
           {"kind", "StatefulSet"},

@@ -49,8 +49,9 @@ std::string MemberName(const Json& cluster, int ordinal) {
 
 std::string PeerUrl(const Json& cluster, int ordinal) {
   const Names n = NamesOf(cluster);
-  return std::string(TlsOf(cluster).peer ? "https" : "http") + "://" + MemberName(cluster, ordinal) +
-         "." + n.headless_service + "." + n.ns + ".svc:" + std::to_string(kPeerPort);
+  return std::string(TlsOf(cluster).peer ? "https" : "http") + "://" +
+         MemberName(cluster, ordinal) + "." + n.headless_service + "." + n.ns +
+         ".svc:" + std::to_string(kPeerPort);
 }
 
 std::string MemberClientUrl(const Json& cluster, int ordinal) {

@@ -4,9 +4,8 @@
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_NAMES_H_
 
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace quorum::etcdcluster {
 

@@ -48,7 +48,8 @@ std::vector<etcd::PodView> ObservePods(const Json& cluster,
   for (const runtime::ObjectPtr& pod : pods) {
     const int k = PodOrdinal(name, (*pod)["metadata"].value("name", ""));
     if (k < 0) continue;
-    while (static_cast<int>(out.size()) <= k) out.push_back({.ordinal = static_cast<int>(out.size())});
+    while (static_cast<int>(out.size()) <= k)
+      out.push_back({.ordinal = static_cast<int>(out.size())});
     etcd::PodView& v = out[k];
     v.exists = !(*pod)["metadata"].contains("deletionTimestamp");
     const Json status = pod->value("status", Json::object());

@@ -42,7 +42,8 @@ int PodOrdinal(const std::string& cluster, const std::string& pod_name);
 // data_lost when the pod's storage identity (pod UID for emptyDir, PVC UID
 // otherwise) differs from the one recorded in status for that ordinal's
 // member.
-std::vector<etcd::PodView> ObservePods(const Json& cluster, const std::vector<runtime::ObjectPtr>& pods,
+std::vector<etcd::PodView> ObservePods(const Json& cluster,
+                                       const std::vector<runtime::ObjectPtr>& pods,
                                        const std::map<int, std::string>& storage_uids,
                                        const std::map<int, std::string>& recorded_uids, int count);
 

@@ -37,13 +37,15 @@ std::string SecretKey(const ObjectPtr& secret, const std::string& key) {
 std::string EtcdTls(const runtime::Cache& cache, const Json& cluster, etcd::ClientConfig& cfg) {
   const TlsMode tls = TlsOf(cluster);
   const Names n = NamesOf(cluster);
-  const Json spec_tls = cluster["spec"].value("security", Json::object()).value("tls", Json::object());
+  const Json spec_tls =
+      cluster["spec"].value("security", Json::object()).value("tls", Json::object());
   if (tls.server) {
     const std::string name = spec_tls.value("serverTrustedCASecret", "");
     if (!name.empty()) {
       cfg.ca_pem = SecretKey(cache.Get(kSecrets, n.ns, name), "ca.crt");
       if (cfg.ca_pem.empty()) {
-        return "Secret " + name + " (spec.security.tls.serverTrustedCASecret) is missing or has no ca.crt";
+        return "Secret " + name +
+               " (spec.security.tls.serverTrustedCASecret) is missing or has no ca.crt";
       }
     }
   }
@@ -53,7 +55,8 @@ std::string EtcdTls(const runtime::Cache& cache, const Json& cluster, etcd::Clie
     cfg.cert_pem = SecretKey(secret, "tls.crt");
     cfg.key_pem = SecretKey(secret, "tls.key");
     if (cfg.cert_pem.empty() || cfg.key_pem.empty()) {
-      return "Secret " + name + " (spec.security.tls.clientSecret) is missing or lacks tls.crt/tls.key";
+      return "Secret " + name +
+             " (spec.security.tls.clientSecret) is missing or lacks tls.crt/tls.key";
     }
   }
   return "";
@@ -98,14 +101,17 @@ BootstrapState StateFrom(const Json& cluster, const ObjectPtr& configmap, const 
   if (configmap != nullptr) {
     const Json data = configmap->value("data", Json::object());
     state.state = data.value("ETCD_INITIAL_CLUSTER_STATE", "new");
-    for (absl::string_view entry : absl::StrSplit(data.value("ETCD_INITIAL_CLUSTER", ""), ',', absl::SkipEmpty())) {
+    for (absl::string_view entry :
+         absl::StrSplit(data.value("ETCD_INITIAL_CLUSTER", ""), ',', absl::SkipEmpty())) {
       const size_t eq = entry.find('=');
       if (eq != absl::string_view::npos) {
-        state.members.emplace_back(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+        state.members.emplace_back(std::string(entry.substr(0, eq)),
+                                   std::string(entry.substr(eq + 1)));
       }
     }
   }
-  if (state.members.empty()) state.members.emplace_back(MemberName(cluster, 0), PeerUrl(cluster, 0));
+  if (state.members.empty())
+    state.members.emplace_back(MemberName(cluster, 0), PeerUrl(cluster, 0));
   return state;
 }
 
@@ -149,9 +155,11 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   EtcdView view;
   std::unique_ptr<etcd::Client> etcd_client;
   bool any_pod = false;
-  for (const ObjectPtr& pod : pods) any_pod |= pod->value("status", Json::object()).contains("podIP");
+  for (const ObjectPtr& pod : pods)
+    any_pod |= pod->value("status", Json::object()).contains("podIP");
   if (problem.empty() && any_pod) {
-    for (int k = 0; k < std::max(sts_replicas, 1); ++k) cfg.endpoints.push_back(MemberClientUrl(cluster, k));
+    for (int k = 0; k < std::max(sts_replicas, 1); ++k)
+      cfg.endpoints.push_back(MemberClientUrl(cluster, k));
     auto c = factory_(cfg);
     if (c.ok()) {
       etcd_client = *std::move(c);
@@ -162,11 +170,12 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   }
   const std::map<int, std::string> storage = StorageUids(cache_, cluster, pods);
   const int count = std::max(sts_replicas, DesiredReplicas(cluster));
-  etcd::Observation obs = BuildObservation(
-      cluster, sts_replicas, StatusInitialized(cluster), view,
-      ObservePods(cluster, pods, storage, RecordedStorageUids(cluster), count));
-  const etcd::Action action = problem.empty() ? etcd::NextAction(obs)
-                                              : etcd::Action{.kind = etcd::Action::kWait, .reason = problem};
+  etcd::Observation obs =
+      BuildObservation(cluster, sts_replicas, StatusInitialized(cluster), view,
+                       ObservePods(cluster, pods, storage, RecordedStorageUids(cluster), count));
+  const etcd::Action action = problem.empty()
+                                  ? etcd::NextAction(obs)
+                                  : etcd::Action{.kind = etcd::Action::kWait, .reason = problem};
 
   // 2. Decide the objects for this step.
   int replicas = sts_replicas;
@@ -229,7 +238,8 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
     if (step.ok()) {
       recorder_.Normal(*stored, kind, action.reason);
     } else {
-      recorder_.Warning(*stored, kind + "Failed", action.reason + ": " + std::string(step.message()));
+      recorder_.Warning(*stored, kind + "Failed",
+                        action.reason + ": " + std::string(step.message()));
     }
   }
 
@@ -268,8 +278,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
 runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
                                                 EtcdClusterReconciler& reconciler, int workers) {
   runtime::Cache& cache = manager.cache();
-  runtime::Controller& c =
-      manager.AddController("etcdcluster", reconciler, {.workers = workers});
+  runtime::Controller& c = manager.AddController("etcdcluster", reconciler, {.workers = workers});
   c.Watch(cache.Informer(kEtcdClusters), runtime::EnqueueRequestForObject(),
           {runtime::ResourceVersionChangedPredicate()});
   auto owner = runtime::EnqueueRequestForOwner("etcd.aenix.io", "EtcdCluster");
@@ -280,9 +289,10 @@ runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
   c.Watch(cache.Informer(kPods),
           [](const Json& pod) {
             const Json labels = pod["metadata"].value("labels", Json::object());
-            if (labels.value("app.kubernetes.io/name", "") != "etcd") return std::vector<runtime::Request>{};
-            return std::vector<runtime::Request>{
-                {pod["metadata"].value("namespace", ""), labels.value("app.kubernetes.io/instance", "")}};
+            if (labels.value("app.kubernetes.io/name", "") != "etcd")
+              return std::vector<runtime::Request>{};
+            return std::vector<runtime::Request>{{pod["metadata"].value("namespace", ""),
+                                                  labels.value("app.kubernetes.io/instance", "")}};
           },
           {runtime::ResourceVersionChangedPredicate()});
   cache.Informer(kSecrets);

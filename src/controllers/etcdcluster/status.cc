@@ -5,7 +5,9 @@
 namespace quorum::etcdcluster {
 namespace {
 
-std::string Time(absl::Time t) { return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone()); }
+std::string Time(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+}
 
 Json OldCondition(const Json& cluster, const std::string& type) {
   const Json status = cluster.value("status", Json::object());
@@ -18,7 +20,10 @@ Json OldCondition(const Json& cluster, const std::string& type) {
 Json Condition(const Json& cluster, const std::string& type, bool ok, const std::string& reason,
                const std::string& message, absl::Time now) {
   const std::string status = ok ? "True" : "False";
-  Json c = {{"type", type}, {"status", status}, {"reason", reason}, {"message", message},
+  Json c = {{"type", type},
+            {"status", status},
+            {"reason", reason},
+            {"message", message},
             {"observedGeneration", cluster["metadata"].value("generation", 0)}};
   const Json old = OldCondition(cluster, type);
   c["lastTransitionTime"] = old.is_object() && old.value("status", "") == status
@@ -58,7 +63,8 @@ Json BuildStatus(const StatusInput& in) {
   std::string leader;
   int healthy_voters = 0;
   for (const MemberStatus& ms : etcd.members) {
-    const bool healthy = ms.status.has_value() && ms.status->leader != 0 && ms.status->errors.empty();
+    const bool healthy =
+        ms.status.has_value() && ms.status->leader != 0 && ms.status->errors.empty();
     const bool is_leader = etcd.leader_id && *etcd.leader_id == ms.member.id;
     Json m = {{"name", ms.member.name},
               {"id", Hex(ms.member.id)},
@@ -96,7 +102,8 @@ Json BuildStatus(const StatusInput& in) {
     message = in.problem;
   } else if (!etcd.members_known) {
     reason = "WaitingForFirstQuorum";
-    message = etcd.error.empty() ? "No member has answered yet" : "No quorum answered: " + etcd.error;
+    message =
+        etcd.error.empty() ? "No member has answered yet" : "No quorum answered: " + etcd.error;
   } else if (in.converged && healthy_voters == desired && in.ready_pods >= desired) {
     ready = true;
     reason = "StatefulSetReady";

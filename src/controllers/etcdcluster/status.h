@@ -17,9 +17,9 @@ struct StatusInput {
   const Json* cluster = nullptr;  // the EtcdCluster as read (its old status included)
   const EtcdView* etcd = nullptr;
   int ready_pods = 0;
-  std::string action_reason;  // the planner's current sentence
-  bool converged = false;     // planner said kNone
-  std::string problem;        // e.g. a missing Secret; empty when none
+  std::string action_reason;                // the planner's current sentence
+  bool converged = false;                   // planner said kNone
+  std::string problem;                      // e.g. a missing Secret; empty when none
   std::map<int, std::string> storage_uids;  // ordinal → storage identity, recorded per member
   absl::Time now;
 };

@@ -192,12 +192,9 @@ class EtcdHarness {
   const std::string& root() const { return root_; }
   std::string Scheme() const { return options_.tls ? "https" : "http"; }
   std::string Name(int k) const { return absl::StrCat(options_.name_prefix, "-", k); }
-  std::string ClientUrl(int k) const {
-    return absl::StrCat(Scheme(), "://127.0.0.1:", ports_[2 * k]);
-  }
-  std::string PeerUrl(int k) const {
-    return absl::StrCat(Scheme(), "://127.0.0.1:", ports_[2 * k + 1]);
-  }
+  // Ordinals past max_members() have no port; their URLs match nothing.
+  std::string ClientUrl(int k) const { return Url(2 * k); }
+  std::string PeerUrl(int k) const { return Url(2 * k + 1); }
   std::string DataDir(int k) const { return absl::StrCat(root_, "/", Name(k), ".data"); }
   std::string LogFile(int k) const { return absl::StrCat(root_, "/", Name(k), ".log"); }
   std::vector<std::string> ClientUrls() const {
@@ -356,6 +353,13 @@ class EtcdHarness {
   }
 
  private:
+  std::string Url(int port_index) const {
+    if (port_index < 0 || port_index >= static_cast<int>(ports_.size())) {
+      return absl::StrCat(Scheme(), "://127.0.0.1:1/none-", port_index);
+    }
+    return absl::StrCat(Scheme(), "://127.0.0.1:", ports_[port_index]);
+  }
+
   HarnessOptions options_;
   std::string etcd_;
   std::string root_;

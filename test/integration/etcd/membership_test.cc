@@ -71,7 +71,11 @@ class Executor {
         if (v.started && !m.client_urls.empty()) {
           absl::StatusOr<StatusResponse> st = c_.Status(m.client_urls[0]);
           v.healthy = st.ok() && st->errors.empty() && st->leader != 0;
-          if (st.ok() && st->leader != 0 && !o.leader_id.has_value()) o.leader_id = st->leader;
+          // A leader's own word beats a follower's possibly stale view.
+          if (st.ok() && st->leader != 0 &&
+              (!o.leader_id.has_value() || st->leader == st->member_id)) {
+            o.leader_id = st->leader;
+          }
         }
         id_by_peer[v.peer_url] = v.id;
         o.members.push_back(std::move(v));
@@ -232,12 +236,14 @@ class Executor {
   std::vector<std::string> keys_;
 };
 
-// The kinds of `steps`, repeated promotions (learner not ready yet) folded.
+// The kinds of `steps`, with repeats of one step folded (a promotion retried
+// while the learner catches up, a move seen before every member noticed it).
 std::vector<std::string> Kinds(const std::vector<Action>& steps) {
   std::vector<std::string> out;
   for (size_t i = 0; i < steps.size(); ++i) {
-    if (i > 0 && steps[i].kind == Action::kPromote && steps[i - 1].kind == Action::kPromote &&
-        steps[i].member_id == steps[i - 1].member_id) {
+    if (i > 0 && steps[i].kind == steps[i - 1].kind &&
+        steps[i].member_id == steps[i - 1].member_id &&
+        steps[i].replicas == steps[i - 1].replicas) {
       continue;
     }
     out.emplace_back(KindName(steps[i].kind));
@@ -325,9 +331,11 @@ TEST_F(MembershipTest, ShrinksFromFiveToThreeMovingLeadershipAway) {
   ConvergeResult r = exec_->Converge(3);
   EXPECT_EQ(Kinds(r.steps), (Strings{"MoveLeader", "RemoveMember", "ScaleStatefulSet",
                                      "RemoveMember", "ScaleStatefulSet"}));
-  ASSERT_GE(r.steps.size(), 3u);
-  EXPECT_EQ(r.steps[1].ordinal, 4);
-  EXPECT_EQ(r.steps[2].replicas, 4);
+  std::vector<std::string> removed;
+  for (const Action& a : r.steps) {
+    if (a.kind == Action::kRemoveMember) removed.push_back(harness_->Name(a.ordinal));
+  }
+  EXPECT_EQ(removed, (Strings{"test-4", "test-3"}));
   ExpectHealthyVoters(3);
 }
 

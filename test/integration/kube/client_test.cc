@@ -1,14 +1,14 @@
 // The client against the real kube-apiserver (and kube-controller-manager for
 // garbage collection).
+#include "src/kube/client.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
-#include "src/kube/client.h"
 #include "src/kube/discovery.h"
 #include "src/kube/errors.h"
 #include "test/integration/testenv.h"
@@ -79,10 +79,10 @@ TEST_F(ClientTest, SecondIdenticalServerSideApplyWritesNothing) {
 }
 
 TEST_F(ClientTest, ApplyConflictsWithAnotherManagerUnlessForced) {
-  ASSERT_TRUE(client()
-                  .Apply(kConfigMaps, ns(), ConfigMap("shared", {{"k", "a"}}),
-                         {.field_manager = "first"})
-                  .ok());
+  ASSERT_TRUE(
+      client()
+          .Apply(kConfigMaps, ns(), ConfigMap("shared", {{"k", "a"}}), {.field_manager = "first"})
+          .ok());
   auto conflict = client().Apply(kConfigMaps, ns(), ConfigMap("shared", {{"k", "b"}}),
                                  {.field_manager = "second", .force = false});
   EXPECT_TRUE(IsConflict(conflict.status())) << conflict.status();
@@ -126,9 +126,9 @@ TEST_F(ClientTest, MergeAndJsonPatch) {
                                            {{"op", "test"}, {"path", "/data/b"}, {"value", "2"}}}));
   ASSERT_TRUE(jsonp.ok()) << jsonp.status();
   EXPECT_EQ((*jsonp)["data"]["c"], "3");
-  auto failed_test = client().Patch(
-      kConfigMaps, ns(), "p", PatchType::kJson,
-      Json::array({{{"op", "test"}, {"path", "/data/b"}, {"value", "nope"}}}));
+  auto failed_test =
+      client().Patch(kConfigMaps, ns(), "p", PatchType::kJson,
+                     Json::array({{{"op", "test"}, {"path", "/data/b"}, {"value", "nope"}}}));
   EXPECT_FALSE(failed_test.ok());
 }
 
@@ -175,13 +175,13 @@ TEST_F(ClientTest, OwnedObjectIsGarbageCollectedAfterItsOwnerIsDeleted) {
                                                            {"controller", true},
                                                            {"blockOwnerDeletion", true}}});
   ASSERT_TRUE(client().Create(kConfigMaps, ns(), dependent).ok());
-  ASSERT_TRUE(client()
-                  .Delete(kConfigMaps, ns(), "owner",
-                          {.propagation = PropagationPolicy::kBackground})
-                  .ok());
-  EXPECT_TRUE(Eventually(
-      [&] { return IsNotFound(client().Get(kConfigMaps, ns(), "dependent").status()); },
-      absl::Seconds(90)))
+  ASSERT_TRUE(
+      client()
+          .Delete(kConfigMaps, ns(), "owner", {.propagation = PropagationPolicy::kBackground})
+          .ok());
+  EXPECT_TRUE(
+      Eventually([&] { return IsNotFound(client().Get(kConfigMaps, ns(), "dependent").status()); },
+                 absl::Seconds(90)))
       << "kube-controller-manager's garbage collector did not delete the dependent";
 }
 
@@ -306,17 +306,16 @@ TEST_F(ClientTest, UntrustedServerCertificateIsAnError) {
 // A service-account token obtained through the TokenRequest API, handed to the
 // client first through a token file and then by an exec credential plugin.
 TEST_F(ClientTest, TokenFileAndExecPluginAuthenticateAsTheServiceAccount) {
-  ASSERT_TRUE(client()
-                  .Create(kServiceAccounts, ns(),
-                          {{"apiVersion", "v1"},
-                           {"kind", "ServiceAccount"},
-                           {"metadata", {{"name", "robot"}}}})
-                  .ok());
-  auto tr = client().CreateSubresource(
-      kServiceAccounts, ns(), "robot", "token",
-      {{"apiVersion", "authentication.k8s.io/v1"},
-       {"kind", "TokenRequest"},
-       {"spec", {{"expirationSeconds", 3600}}}});
+  ASSERT_TRUE(
+      client()
+          .Create(
+              kServiceAccounts, ns(),
+              {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", "robot"}}}})
+          .ok());
+  auto tr = client().CreateSubresource(kServiceAccounts, ns(), "robot", "token",
+                                       {{"apiVersion", "authentication.k8s.io/v1"},
+                                        {"kind", "TokenRequest"},
+                                        {"spec", {{"expirationSeconds", 3600}}}});
   ASSERT_TRUE(tr.ok()) << tr.status();
   const std::string token = (*tr)["status"]["token"];
   ASSERT_FALSE(token.empty());

@@ -1,16 +1,16 @@
 // Watches against the real kube-apiserver: event order, cancellation, and a
 // real 410 Gone forced by compacting the control plane's etcd.
+#include "src/kube/watch.h"
+
 #include <gtest/gtest.h>
 
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "src/kube/client.h"
 #include "src/kube/errors.h"
-#include "src/kube/watch.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::kube {
@@ -84,10 +84,11 @@ TEST_F(WatchTest, SeesAddedModifiedDeletedInOrderAndStopsOnCancel) {
 }
 
 TEST_F(WatchTest, HandlerReturningFalseEndsTheWatch) {
-  ASSERT_TRUE(client()
-                  .Create(kConfigMaps, ns(),
-                          {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "x"}}}})
-                  .ok());
+  ASSERT_TRUE(
+      client()
+          .Create(kConfigMaps, ns(),
+                  {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "x"}}}})
+          .ok());
   Watcher watcher(client(), kConfigMaps, ns(), {.list = {.resource_version = "0"}});
   Cancellation cancel;
   int calls = 0;
@@ -102,11 +103,11 @@ absl::Status CompactEtcd(const std::string& endpoint, int64_t revision) {
   etcd.server = endpoint;
   auto transport = Transport::Create(etcd, RealClock());
   if (!transport.ok()) return transport.status();
-  auto resp = (*transport)->Do({.method = "POST",
-                                .path = "/v3/kv/compaction",
-                                .body = Json{{"revision", std::to_string(revision)},
-                                             {"physical", true}}
-                                            .dump()});
+  auto resp =
+      (*transport)
+          ->Do({.method = "POST",
+                .path = "/v3/kv/compaction",
+                .body = Json{{"revision", std::to_string(revision)}, {"physical", true}}.dump()});
   if (!resp.ok()) return resp.status();
   if (resp->code != 200) {
     return absl::InternalError("etcd compaction failed: " + resp->body);
@@ -116,13 +117,12 @@ absl::Status CompactEtcd(const std::string& endpoint, int64_t revision) {
 
 TEST_F(WatchTest, ExpiredResourceVersionTellsTheCallerToRelist) {
   ASSERT_FALSE(control_plane().etcd_endpoint.empty()) << "controlplane env lacks the etcd URL";
-  const Json tmpl = {{"apiVersion", "v1"},
-                     {"kind", "PodTemplate"},
-                     {"metadata", {{"name", "old"}, {"labels", {{"n", "0"}}}}},
-                     {"template",
-                      {{"spec",
-                        {{"containers",
-                          Json::array({{{"name", "c"}, {"image", "example.com/x:1"}}})}}}}}};
+  const Json tmpl = {
+      {"apiVersion", "v1"},
+      {"kind", "PodTemplate"},
+      {"metadata", {{"name", "old"}, {"labels", {{"n", "0"}}}}},
+      {"template",
+       {{"spec", {{"containers", Json::array({{{"name", "c"}, {"image", "example.com/x:1"}}})}}}}}};
   auto created = client().Create(kPodTemplates, ns(), tmpl);
   ASSERT_TRUE(created.ok()) << created.status();
   const std::string old_rv = (*created)["metadata"]["resourceVersion"];

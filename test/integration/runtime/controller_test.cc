@@ -1,16 +1,16 @@
 // Informers, the cache and controllers against the real API server.
+#include "src/runtime/controller.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "src/kube/errors.h"
 #include "src/runtime/cache.h"
-#include "src/runtime/controller.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::runtime {
@@ -92,8 +92,8 @@ TEST_F(ControllerTest, ReconcilesEachObjectOnceAtStartAgainOnChangeAndNeverWhenI
   ASSERT_TRUE(Eventually([&] { return reconciler.Count(Key("cm-4")) == 2; }, absl::Seconds(30)));
   absl::SleepFor(absl::Seconds(1));
   EXPECT_EQ(reconciler.Total(prefix), 7) << "one per object at start, one per change";
-  EXPECT_EQ(metrics.Counter("controller_runtime_reconcile_total", "", {}).Value(
-                {"configmaps", "success"}),
+  EXPECT_EQ(metrics.Counter("controller_runtime_reconcile_total", "", {})
+                .Value({"configmaps", "success"}),
             reconciler.Total(""));
   controller.Stop();
   cache.Stop();
@@ -107,10 +107,10 @@ TEST_F(ControllerTest, IndexMapsASecretChangeToTheObjectsThatReferenceIt) {
                            {"metadata", {{"name", "creds"}}},
                            {"stringData", {{"password", "x"}}}})
                   .ok());
-  ASSERT_TRUE(client()
-                  .Create(kConfigMaps, ns(),
-                          ConfigMap("user", {}, {{"quorum.dev/secret", "creds"}}))
-                  .ok());
+  ASSERT_TRUE(
+      client()
+          .Create(kConfigMaps, ns(), ConfigMap("user", {}, {{"quorum.dev/secret", "creds"}}))
+          .ok());
   ASSERT_TRUE(client().Create(kConfigMaps, ns(), ConfigMap("bystander", {})).ok());
 
   Cache cache(client(), {.namespaces = {ns()}});
@@ -137,7 +137,8 @@ TEST_F(ControllerTest, IndexMapsASecretChangeToTheObjectsThatReferenceIt) {
   controller.Start();
   // Start: the ConfigMap itself, plus once through the Secret's add.
   ASSERT_TRUE(Eventually([&] { return reconciler.Count(Key("user")) >= 1; }, absl::Seconds(30)));
-  ASSERT_TRUE(Eventually([&] { return reconciler.Count(Key("bystander")) == 1; }, absl::Seconds(30)));
+  ASSERT_TRUE(
+      Eventually([&] { return reconciler.Count(Key("bystander")) == 1; }, absl::Seconds(30)));
   const int before = reconciler.Count(Key("user"));
   ASSERT_TRUE(client()
                   .Patch(kSecrets, ns(), "creds", kube::PatchType::kMerge,
@@ -197,28 +198,30 @@ bool StoreMatchesServer(kube::Client& client, const SharedInformer& informer,
 TEST_F(ControllerTest, InformerSurvivesAnApiServerRestartAndKeepsTheCacheCorrect) {
   ASSERT_TRUE(client().Create(kConfigMaps, ns(), ConfigMap("before", {{"v", "1"}})).ok());
   ASSERT_TRUE(client().Create(kConfigMaps, ns(), ConfigMap("doomed", {})).ok());
-  SharedInformer informer(client(), kConfigMaps, {.namespaces = {ns()},
-                                                  .initial_backoff = absl::Milliseconds(200),
-                                                  .max_backoff = absl::Seconds(2)});
+  SharedInformer informer(client(), kConfigMaps,
+                          {.namespaces = {ns()},
+                           .initial_backoff = absl::Milliseconds(200),
+                           .max_backoff = absl::Seconds(2)});
   informer.Start();
   ASSERT_TRUE(informer.WaitForSync(absl::Seconds(30)));
-  ASSERT_TRUE(Eventually([&] { return StoreMatchesServer(client(), informer, ns()); },
-                         absl::Seconds(10)));
+  ASSERT_TRUE(
+      Eventually([&] { return StoreMatchesServer(client(), informer, ns()); }, absl::Seconds(10)));
 
-  const std::string cmd = std::string(QUORUM_SOURCE_DIR) + "/hack/controlplane.sh restart-apiserver " +
-                          control_plane().dir + " >/dev/null 2>&1";
+  const std::string cmd = std::string(QUORUM_SOURCE_DIR) +
+                          "/hack/controlplane.sh restart-apiserver " + control_plane().dir +
+                          " >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 
   ASSERT_TRUE(Eventually([&] { return client().Get(kConfigMaps, ns(), "before").ok(); },
                          absl::Seconds(60)));
   ASSERT_TRUE(client().Create(kConfigMaps, ns(), ConfigMap("after", {})).ok());
-  ASSERT_TRUE(client()
-                  .Patch(kConfigMaps, ns(), "before", kube::PatchType::kMerge,
-                         {{"data", {{"v", "2"}}}})
-                  .ok());
+  ASSERT_TRUE(
+      client()
+          .Patch(kConfigMaps, ns(), "before", kube::PatchType::kMerge, {{"data", {{"v", "2"}}}})
+          .ok());
   ASSERT_TRUE(client().Delete(kConfigMaps, ns(), "doomed").ok());
-  EXPECT_TRUE(Eventually([&] { return StoreMatchesServer(client(), informer, ns()); },
-                         absl::Seconds(60)))
+  EXPECT_TRUE(
+      Eventually([&] { return StoreMatchesServer(client(), informer, ns()); }, absl::Seconds(60)))
       << "the cache must converge to the server's state after the restart";
   EXPECT_EQ(informer.store().Get(ns() + "/doomed"), nullptr);
   ASSERT_NE(informer.store().Get(ns() + "/before"), nullptr);

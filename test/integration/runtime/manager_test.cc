@@ -1,16 +1,16 @@
 // The Manager in-process against the real API server: readiness follows the
 // caches, metrics move with reconciles and API requests.
+#include "src/runtime/manager.h"
+
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "src/kube/errors.h"
-#include "src/runtime/manager.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::runtime {
@@ -132,7 +132,8 @@ TEST_F(ManagerTest, MetricsMoveWithReconcilesAndRequests) {
   std::thread runner([&] { (void)manager.Run(cancel); });
   ASSERT_TRUE(Eventually([&] { return manager.IsLeader(); }, absl::Seconds(30)));
   const int port = manager.metrics_port();
-  const std::string success = "controller_runtime_reconcile_total{controller=\"cm\",result=\"success\"}";
+  const std::string success =
+      "controller_runtime_reconcile_total{controller=\"cm\",result=\"success\"}";
   std::string before;
   ASSERT_EQ(HttpStatus(port, "/metrics", &before), 200);
   const double reconciled = std::max(0.0, Sample(before, success));

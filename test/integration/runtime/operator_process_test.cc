@@ -1,9 +1,9 @@
 // Two quorum-operator processes against the real API server: one leads; a
 // SIGKILLed leader is replaced within the lease duration plus a retry; a
 // SIGTERMed leader hands over at once.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -102,8 +102,8 @@ TEST_F(OperatorProcessTest, KilledLeaderIsReplacedAndTerminatedLeaderHandsOverAt
   EXPECT_EQ(b->Signal(SIGTERM), 0) << "a clean shutdown exits 0";
   ASSERT_TRUE(Eventually([&] { return Holder() == "op-c"; }, absl::Seconds(10)));
   const absl::Duration handover = absl::Now() - terminated;
-  EXPECT_LT(handover, absl::Seconds(2)) << "released lease is taken at the next retry, took "
-                                        << handover;
+  EXPECT_LT(handover, absl::Seconds(2))
+      << "released lease is taken at the next retry, took " << handover;
   std::printf("handover after SIGTERM: %s\n", absl::FormatDuration(handover).c_str());
   EXPECT_EQ(c->Signal(SIGTERM), 0);
 }

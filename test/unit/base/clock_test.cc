@@ -44,7 +44,9 @@ TEST(CancellationTest, CancelWakesWaitersAndCallbacks) {
 TEST(CancellationTest, UnregisteredCallbacksDoNotRun) {
   Cancellation c;
   int woken = 0;
-  { CancellationRegistration reg(&c, [&] { ++woken; }); }
+  {
+    CancellationRegistration reg(&c, [&] { ++woken; });
+  }
   c.Cancel();
   EXPECT_EQ(woken, 0);
   EXPECT_FALSE(Cancellation().WaitFor(absl::Milliseconds(1)));

@@ -25,35 +25,36 @@ TEST_P(StatusFromResponseTest, MapsCodeAndReason) {
 }
 
 std::string ApiStatus(int code, const std::string& reason, const std::string& message) {
-  return R"({"kind":"Status","apiVersion":"v1","status":"Failure","code":)" +
-         std::to_string(code) + R"(,"reason":")" + reason + R"(","message":")" + message + "\"}";
+  return R"({"kind":"Status","apiVersion":"v1","status":"Failure","code":)" + std::to_string(code) +
+         R"(,"reason":")" + reason + R"(","message":")" + message + "\"}";
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Table, StatusFromResponseTest,
-    ::testing::Values(
-        Case{"NotFound", 404, ApiStatus(404, "NotFound", "configmaps \"x\" not found"), "",
-             absl::StatusCode::kNotFound, "NotFound"},
-        Case{"Conflict", 409, ApiStatus(409, "Conflict", "the object has been modified"), "",
-             absl::StatusCode::kAborted, "Conflict"},
-        Case{"AlreadyExists", 409, ApiStatus(409, "AlreadyExists", "exists"), "",
-             absl::StatusCode::kAlreadyExists, "AlreadyExists"},
-        Case{"Gone", 410, ApiStatus(410, "Expired", "too old resource version"), "",
-             absl::StatusCode::kOutOfRange, "Expired"},
-        Case{"Invalid", 422, ApiStatus(422, "Invalid", "bad"), "",
-             absl::StatusCode::kInvalidArgument, "Invalid"},
-        Case{"Unauthorized", 401, ApiStatus(401, "Unauthorized", "Unauthorized"), "",
-             absl::StatusCode::kUnauthenticated, "Unauthorized"},
-        Case{"Forbidden", 403, ApiStatus(403, "Forbidden", "no"), "",
-             absl::StatusCode::kPermissionDenied, "Forbidden"},
-        Case{"TooManyRequests", 429, ApiStatus(429, "TooManyRequests", "slow down"), "3",
-             absl::StatusCode::kResourceExhausted, "TooManyRequests"},
-        Case{"ServiceUnavailable", 503, "", "", absl::StatusCode::kUnavailable,
-             "ServiceUnavailable"},
-        Case{"ServerTimeout", 504, "gateway timeout", "", absl::StatusCode::kDeadlineExceeded,
-             "Timeout"},
-        Case{"InternalError", 500, "<html>oops</html>", "", absl::StatusCode::kInternal,
-             "InternalError"}),
+    ::testing::Values(Case{"NotFound", 404,
+                           ApiStatus(404, "NotFound", "configmaps \"x\" not found"), "",
+                           absl::StatusCode::kNotFound, "NotFound"},
+                      Case{"Conflict", 409,
+                           ApiStatus(409, "Conflict", "the object has been modified"), "",
+                           absl::StatusCode::kAborted, "Conflict"},
+                      Case{"AlreadyExists", 409, ApiStatus(409, "AlreadyExists", "exists"), "",
+                           absl::StatusCode::kAlreadyExists, "AlreadyExists"},
+                      Case{"Gone", 410, ApiStatus(410, "Expired", "too old resource version"), "",
+                           absl::StatusCode::kOutOfRange, "Expired"},
+                      Case{"Invalid", 422, ApiStatus(422, "Invalid", "bad"), "",
+                           absl::StatusCode::kInvalidArgument, "Invalid"},
+                      Case{"Unauthorized", 401, ApiStatus(401, "Unauthorized", "Unauthorized"), "",
+                           absl::StatusCode::kUnauthenticated, "Unauthorized"},
+                      Case{"Forbidden", 403, ApiStatus(403, "Forbidden", "no"), "",
+                           absl::StatusCode::kPermissionDenied, "Forbidden"},
+                      Case{"TooManyRequests", 429, ApiStatus(429, "TooManyRequests", "slow down"),
+                           "3", absl::StatusCode::kResourceExhausted, "TooManyRequests"},
+                      Case{"ServiceUnavailable", 503, "", "", absl::StatusCode::kUnavailable,
+                           "ServiceUnavailable"},
+                      Case{"ServerTimeout", 504, "gateway timeout", "",
+                           absl::StatusCode::kDeadlineExceeded, "Timeout"},
+                      Case{"InternalError", 500, "<html>oops</html>", "",
+                           absl::StatusCode::kInternal, "InternalError"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ErrorsTest, SuccessIsOk) { EXPECT_TRUE(StatusFromResponse(201, "{}").ok()); }
@@ -77,15 +78,17 @@ TEST(ErrorsTest, RetryAfterComesFromHeaderOrBody) {
   ASSERT_TRUE(RetryAfter(header).has_value());
   EXPECT_EQ(*RetryAfter(header), absl::Seconds(7));
   absl::Status body = StatusFromResponse(
-      429, R"({"kind":"Status","code":429,"reason":"TooManyRequests","details":{"retryAfterSeconds":2}})");
+      429,
+      R"({"kind":"Status","code":429,"reason":"TooManyRequests","details":{"retryAfterSeconds":2}})");
   EXPECT_EQ(RetryAfter(body), absl::Seconds(2));
   EXPECT_FALSE(RetryAfter(StatusFromResponse(429, "", "soon")).has_value());
   EXPECT_TRUE(IsTooManyRequests(body));
 }
 
 TEST(ErrorsTest, MalformedBodiesStillGiveAClearError) {
-  for (std::string body : {std::string("{\"kind\":\"Status\",\"code\":"), std::string("\x01\x02\xff"),
-                           std::string(5000, 'x'), std::string("[1,2,3]"), std::string()}) {
+  for (std::string body :
+       {std::string("{\"kind\":\"Status\",\"code\":"), std::string("\x01\x02\xff"),
+        std::string(5000, 'x'), std::string("[1,2,3]"), std::string()}) {
     absl::Status s = StatusFromResponse(502, body);
     EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable);
     EXPECT_LT(s.message().size(), 400u) << "the excerpt must stay short";

@@ -110,8 +110,8 @@ TEST_F(MalformedResponseTest, ConnectionRefusedIsUnavailable) {
 }
 
 TEST_F(MalformedResponseTest, BadServerUrlIsRefusedUpFront) {
-  for (const char* url : {"", "127.0.0.1:6443", "ftp://x", "https://:443", "https://h:99999",
-                          "https://[::1"}) {
+  for (const char* url :
+       {"", "127.0.0.1:6443", "ftp://x", "https://:443", "https://h:99999", "https://[::1"}) {
     RestConfig config;
     config.server = url;
     EXPECT_TRUE(absl::IsInvalidArgument(Client::Create(config).status())) << url;

@@ -21,7 +21,10 @@ TEST(ResourcePathTest, BuildsCoreAndGroupPaths) {
       {kStatefulSets, "db", "pg", "status", "/apis/apps/v1/namespaces/db/statefulsets/pg/status"},
       {kStatefulSets, "db", "pg", "scale", "/apis/apps/v1/namespaces/db/statefulsets/pg/scale"},
       {kNamespaces, "", "db", "", "/api/v1/namespaces/db"},
-      {{"etcd.aenix.io", "v1alpha1", "etcdclusters"}, "x", "e", "",
+      {{"etcd.aenix.io", "v1alpha1", "etcdclusters"},
+       "x",
+       "e",
+       "",
        "/apis/etcd.aenix.io/v1alpha1/namespaces/x/etcdclusters/e"},
       {kConfigMaps, "a b", "c/d", "", "/api/v1/namespaces/a%20b/configmaps/c%2Fd"},
   };
@@ -56,8 +59,11 @@ TEST(ListQueryTest, ListCarriesPagingButNotWatchFlags) {
 }
 
 TEST(ListQueryTest, WatchCarriesBookmarksAndTimeoutButNoPaging) {
-  ListOptions o{.resource_version = "7", .limit = 10, .continue_token = "x",
-                .timeout_seconds = 300, .allow_watch_bookmarks = true};
+  ListOptions o{.resource_version = "7",
+                .limit = 10,
+                .continue_token = "x",
+                .timeout_seconds = 300,
+                .allow_watch_bookmarks = true};
   EXPECT_EQ(EncodeQuery(ListQuery(o, true)),
             "?watch=1&resourceVersion=7&timeoutSeconds=300&allowWatchBookmarks=true");
 }

@@ -27,9 +27,9 @@ TEST(WatchDecoderTest, ReassemblesEventsAcrossArbitraryChunks) {
                             })
                       .ok());
     }
-    EXPECT_EQ(types, (std::vector<WatchEventType>{WatchEventType::kAdded, WatchEventType::kModified,
-                                                  WatchEventType::kBookmark,
-                                                  WatchEventType::kDeleted}))
+    EXPECT_EQ(types,
+              (std::vector<WatchEventType>{WatchEventType::kAdded, WatchEventType::kModified,
+                                           WatchEventType::kBookmark, WatchEventType::kDeleted}))
         << "chunk size " << chunk;
     EXPECT_EQ(rvs, (std::vector<std::string>{"1", "2", "3", "4"}));
     EXPECT_EQ(decoder.buffered(), 0u);

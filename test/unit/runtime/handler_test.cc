@@ -40,7 +40,8 @@ TEST(HandlerTest, ForOwnerMatchesGroupKindAndControllerFlag) {
 TEST(HandlerTest, FromIndexFindsReferrers) {
   Store store;
   store.AddIndex("secret", [](const Json& o) -> std::vector<std::string> {
-    return {o["metadata"]["namespace"].get<std::string>() + "/" + o["spec"]["secret"].get<std::string>()};
+    return {o["metadata"]["namespace"].get<std::string>() + "/" +
+            o["spec"]["secret"].get<std::string>()};
   });
   store.Upsert(std::make_shared<const Json>(
       Json{{"metadata", {{"name", "pg"}, {"namespace", "db"}}}, {"spec", {{"secret", "s"}}}}));

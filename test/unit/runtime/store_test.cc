@@ -77,8 +77,8 @@ TEST(StoreTest, ReplaceReportsOnlyTheDifferenceWithinItsNamespace) {
   store.Upsert(Obj("db", "changed", "1"));
   store.Upsert(Obj("db", "gone", "1"));
   store.Upsert(Obj("web", "untouched", "1"));
-  ReplaceDelta d = store.Replace("db", {Obj("db", "same", "1"), Obj("db", "changed", "2"),
-                                        Obj("db", "new", "1")});
+  ReplaceDelta d = store.Replace(
+      "db", {Obj("db", "same", "1"), Obj("db", "changed", "2"), Obj("db", "new", "1")});
   EXPECT_EQ(Names(d.added), (std::vector<std::string>{"new"}));
   ASSERT_EQ(d.updated.size(), 1u);
   EXPECT_EQ((*d.updated[0].first)["metadata"]["resourceVersion"], "1");

@@ -4,13 +4,13 @@
 // waiting for the first quorum, zero writes when nothing changed, and
 // garbage collection on delete. Membership against real etcd processes is
 // tested in test/integration/etcd.
+#include "src/controllers/etcdcluster/reconciler.h"
+
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <thread>
 
-#include <nlohmann/json.hpp>
-
-#include "src/controllers/etcdcluster/reconciler.h"
 #include "src/kube/errors.h"
 #include "test/integration/testenv.h"
 
@@ -52,9 +52,9 @@ class EtcdClusterControllerTest : public testenv::IntegrationTest {
     ASSERT_TRUE(c.ok());
     operator_client_ = *std::move(c);
     manager_ = std::make_unique<runtime::Manager>(
-        *operator_client_, runtime::ManagerOptions{.namespaces = {ns()},
-                                                   .metrics_bind_address = "0",
-                                                   .health_probe_bind_address = "0"});
+        *operator_client_,
+        runtime::ManagerOptions{
+            .namespaces = {ns()}, .metrics_bind_address = "0", .health_probe_bind_address = "0"});
     reconciler_ = std::make_unique<EtcdClusterReconciler>(*operator_client_, manager_->cache(),
                                                           manager_->recorder());
     SetupEtcdClusterController(*manager_, *reconciler_, 2);
@@ -74,8 +74,9 @@ class EtcdClusterControllerTest : public testenv::IntegrationTest {
     return n;
   }
   double Reconciles() {
-    return manager_->metrics().Counter("controller_runtime_reconcile_total", "", {}).Value(
-        {"etcdcluster", "requeue_after"});
+    return manager_->metrics()
+        .Counter("controller_runtime_reconcile_total", "", {})
+        .Value({"etcdcluster", "requeue_after"});
   }
 
   std::unique_ptr<kube::Client> operator_client_;

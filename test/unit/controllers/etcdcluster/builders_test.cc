@@ -43,8 +43,9 @@ Json DesignExample() {
 }
 
 Json BuildAll(const Json& cluster, int replicas) {
-  BootstrapState state{.state = "existing",
-                       .members = {{"test-0", PeerUrl(cluster, 0)}, {"test-1", PeerUrl(cluster, 1)}}};
+  BootstrapState state{
+      .state = "existing",
+      .members = {{"test-0", PeerUrl(cluster, 0)}, {"test-1", PeerUrl(cluster, 1)}}};
   Json out = {{"headlessService", BuildHeadlessService(cluster)},
               {"clientService", BuildClientService(cluster)},
               {"stateConfigMap", BuildStateConfigMap(cluster, state)},
@@ -69,10 +70,14 @@ void ExpectGolden(const std::string& name, const Json& got) {
   EXPECT_EQ(got, want) << "differs from " << path << "; diff: " << Json::diff(want, got).dump();
 }
 
-TEST(BuildersGoldenTest, DesignExample) { ExpectGolden("design_example", BuildAll(DesignExample(), 3)); }
+TEST(BuildersGoldenTest, DesignExample) {
+  ExpectGolden("design_example", BuildAll(DesignExample(), 3));
+}
 
 TEST(BuildersGoldenTest, EmptyDir) {
-  ExpectGolden("emptydir", BuildAll(Cluster({{"replicas", 3}, {"storage", {{"emptyDir", Json::object()}}}}), 3));
+  ExpectGolden(
+      "emptydir",
+      BuildAll(Cluster({{"replicas", 3}, {"storage", {{"emptyDir", Json::object()}}}}), 3));
 }
 
 TEST(BuildersGoldenTest, DefaultPvc) {
@@ -95,12 +100,17 @@ TEST(BuildersGoldenTest, FullTls) {
 
 TEST(BuildersGoldenTest, ScaledToZero) {
   ExpectGolden("scaled_to_zero",
-               BuildAll(Cluster({{"replicas", 0}, {"podDisruptionBudgetTemplate", {{"spec", Json::object()}}}}), 0));
+               BuildAll(Cluster({{"replicas", 0},
+                                 {"podDisruptionBudgetTemplate", {{"spec", Json::object()}}}}),
+                        0));
 }
 
 TEST(BuildEtcdArgsTest, OptionsAreSortedFlagsAndEmptyValuesAreBare) {
-  std::vector<std::string> args = BuildEtcdArgs(
-      Cluster({{"options", {{"snapshot-count", "10000"}, {"enable-pprof", ""}, {"auto-compaction-mode", "periodic"}}}}));
+  std::vector<std::string> args =
+      BuildEtcdArgs(Cluster({{"options",
+                              {{"snapshot-count", "10000"},
+                               {"enable-pprof", ""},
+                               {"auto-compaction-mode", "periodic"}}}}));
   std::vector<std::string> tail(args.end() - 3, args.end());
   EXPECT_EQ(tail, (std::vector<std::string>{"--auto-compaction-mode=periodic", "--enable-pprof",
                                             "--snapshot-count=10000"}));
@@ -111,10 +121,16 @@ TEST(BuildEtcdArgsTest, OptionsAreSortedFlagsAndEmptyValuesAreBare) {
 }
 
 TEST(BuildEtcdArgsTest, TlsTurnsOnSchemesAndFileFlags) {
-  std::vector<std::string> args = BuildEtcdArgs(Cluster(
-      {{"security", {{"tls", {{"peerSecret", "p"}, {"peerTrustedCASecret", "pc"}, {"serverSecret", "s"},
-                              {"clientTrustedCASecret", "cc"}, {"clientSecret", "c"}}}}}}));
-  auto has = [&](const std::string& flag) { return std::find(args.begin(), args.end(), flag) != args.end(); };
+  std::vector<std::string> args = BuildEtcdArgs(Cluster({{"security",
+                                                          {{"tls",
+                                                            {{"peerSecret", "p"},
+                                                             {"peerTrustedCASecret", "pc"},
+                                                             {"serverSecret", "s"},
+                                                             {"clientTrustedCASecret", "cc"},
+                                                             {"clientSecret", "c"}}}}}}));
+  auto has = [&](const std::string& flag) {
+    return std::find(args.begin(), args.end(), flag) != args.end();
+  };
   EXPECT_TRUE(has("--peer-client-cert-auth"));
   EXPECT_TRUE(has("--client-cert-auth"));
   EXPECT_TRUE(has("--cert-file=/etc/etcd/pki/server/tls.crt"));
@@ -135,25 +151,32 @@ TEST(NamesTest, UrlsFollowTheTlsMode) {
 }
 
 TEST(PodMergeTest, ContainersMergeByNameAndKeepOurEnvAndMounts) {
-  Json ours = {{"containers", Json::array({{{"name", "etcd"}, {"image", "ours"},
-                                            {"env", Json::array({{{"name", "POD_NAME"}, {"value", "x"}}})},
-                                            {"volumeMounts", Json::array({{{"name", "data"}, {"mountPath", "/d"}}})},
-                                            {"resources", {{"requests", {{"cpu", "1"}}}}}}})},
-               {"securityContext", {{"runAsNonRoot", true}}}};
-  Json user = {{"containers", Json::array({{{"name", "etcd"}, {"image", "theirs"},
-                                            {"env", Json::array({{{"name", "GOMAXPROCS"}, {"value", "2"}}})},
-                                            {"volumeMounts", Json::array({{{"name", "extra"}, {"mountPath", "/e"}}})},
-                                            {"resources", {{"limits", {{"memory", "1Gi"}}}}}},
-                                           {{"name", "sidecar"}, {"image", "busybox"}}})},
-               {"nodeSelector", {{"disk", "ssd"}}},
-               {"tolerations", Json::array({{{"key", "dedicated"}}})}};
+  Json ours = {
+      {"containers",
+       Json::array({{{"name", "etcd"},
+                     {"image", "ours"},
+                     {"env", Json::array({{{"name", "POD_NAME"}, {"value", "x"}}})},
+                     {"volumeMounts", Json::array({{{"name", "data"}, {"mountPath", "/d"}}})},
+                     {"resources", {{"requests", {{"cpu", "1"}}}}}}})},
+      {"securityContext", {{"runAsNonRoot", true}}}};
+  Json user = {
+      {"containers",
+       Json::array({{{"name", "etcd"},
+                     {"image", "theirs"},
+                     {"env", Json::array({{{"name", "GOMAXPROCS"}, {"value", "2"}}})},
+                     {"volumeMounts", Json::array({{{"name", "extra"}, {"mountPath", "/e"}}})},
+                     {"resources", {{"limits", {{"memory", "1Gi"}}}}}},
+                    {{"name", "sidecar"}, {"image", "busybox"}}})},
+      {"nodeSelector", {{"disk", "ssd"}}},
+      {"tolerations", Json::array({{{"key", "dedicated"}}})}};
   Json merged = MergePodSpec(ours, user);
   ASSERT_EQ(merged["containers"].size(), 2u);
   const Json& etcd = merged["containers"][0];
   EXPECT_EQ(etcd["image"], "theirs");
   EXPECT_EQ(etcd["env"].size(), 2u) << "user env is added to ours, not replacing it";
   EXPECT_EQ(etcd["volumeMounts"].size(), 2u);
-  EXPECT_EQ(etcd["resources"], (Json{{"requests", {{"cpu", "1"}}}, {"limits", {{"memory", "1Gi"}}}}));
+  EXPECT_EQ(etcd["resources"],
+            (Json{{"requests", {{"cpu", "1"}}}, {"limits", {{"memory", "1Gi"}}}}));
   EXPECT_EQ(merged["containers"][1]["name"], "sidecar");
   EXPECT_EQ(merged["nodeSelector"]["disk"], "ssd");
   EXPECT_EQ(merged["securityContext"]["runAsNonRoot"], true);
@@ -162,7 +185,8 @@ TEST(PodMergeTest, ContainersMergeByNameAndKeepOurEnvAndMounts) {
 
 TEST(PodMergeTest, UserVolumeWithOurNameReplacesOurs) {
   Json ours = {{"volumes", Json::array({{{"name", "data"}, {"emptyDir", Json::object()}}})}};
-  Json user = {{"volumes", Json::array({{{"name", "data"}, {"emptyDir", {{"medium", "Memory"}}}}})}};
+  Json user = {
+      {"volumes", Json::array({{{"name", "data"}, {"emptyDir", {{"medium", "Memory"}}}}})}};
   EXPECT_EQ(MergePodSpec(ours, user)["volumes"][0]["emptyDir"]["medium"], "Memory");
 }
 
