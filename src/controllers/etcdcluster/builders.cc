@@ -2,26 +2,13 @@
 
 #include <map>
 
+#include "src/controllers/etcdcluster/json_path.h"
 #include "src/controllers/etcdcluster/pod_merge.h"
 
 namespace quorum::etcdcluster {
 namespace {
 
 constexpr char kPki[] = "/etc/etcd/pki";
-
-const Json& At(const Json& j, std::initializer_list<const char*> path) {
-  static const Json kNull;
-  const Json* cur = &j;
-  for (const char* key : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(key);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
-
-std::string Str(const Json& j) { return j.is_string() ? j.get<std::string>() : ""; }
 
 Json StringMap(const Json& j) {
   Json out = Json::object();

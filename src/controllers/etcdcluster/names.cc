@@ -1,25 +1,9 @@
 #include "src/controllers/etcdcluster/names.h"
 
 #include "api/etcdcluster.h"
+#include "src/controllers/etcdcluster/json_path.h"
 
 namespace quorum::etcdcluster {
-namespace {
-
-const Json& At(const Json& j, std::initializer_list<const char*> path) {
-  static const Json kNull;
-  const Json* cur = &j;
-  for (const char* key : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(key);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
-
-std::string Str(const Json& j) { return j.is_string() ? j.get<std::string>() : ""; }
-
-}  // namespace
 
 Names NamesOf(const Json& cluster) {
   Names n;

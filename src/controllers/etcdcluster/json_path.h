@@ -1,0 +1,32 @@
+// Read-only access to nested JSON fields that never throws: At(obj, {"spec",
+// "replicas"}) is the value or a null, Str(value) the string or "".
+// Shared by the EtcdCluster builders and names (pure; thread-safe).
+#ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_JSON_PATH_H_
+#define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_JSON_PATH_H_
+
+#include <initializer_list>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace quorum::etcdcluster {
+
+inline const nlohmann::json& At(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  static const nlohmann::json kNull;
+  const nlohmann::json* cur = &j;
+  for (const char* key : path) {
+    if (!cur->is_object()) return kNull;
+    auto it = cur->find(key);
+    if (it == cur->end()) return kNull;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+inline std::string Str(const nlohmann::json& j) {
+  return j.is_string() ? j.get<std::string>() : "";
+}
+
+}  // namespace quorum::etcdcluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_JSON_PATH_H_
