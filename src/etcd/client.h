@@ -72,7 +72,10 @@ class Client {
   // member answer from its local view.
   absl::StatusOr<MemberListResponse> MemberList(bool linearizable = true);
   // FailedPrecondition: too many learners, peer URL exists, not enough started
-  // members (a voting add without quorum).
+  // members (a voting add without quorum). Unavailable ("unhealthy cluster")
+  // for about 5 s after a member joined or left (etcd's strict reconfig check
+  // wants the leader connected to every voter for 5 s): requeue. The same
+  // holds for MemberRemove.
   absl::StatusOr<MemberAddResponse> MemberAdd(const std::vector<std::string>& peer_urls,
                                               bool is_learner);
   // NotFound when there is no such member (e.g. already removed).

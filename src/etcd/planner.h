@@ -105,11 +105,17 @@ struct Action {
     // Create the first member: StatefulSet replicas=1 with
     // initial-cluster-state=new and initial-cluster = {ordinal 0}.
     kBootstrap,
-    kAddLearner,        // MemberAdd(peer_url, learner) for `ordinal`
-    kScaleStatefulSet,  // set replicas; every pod after bootstrap starts with state=existing
-    kPromote,           // MemberPromote(member_id); "learner not ready" → retry later
-    kMoveLeader,        // MoveLeader(member_id): the new leader
-    kRemoveMember,      // MemberRemove(member_id) of `ordinal`
+    kAddLearner,  // MemberAdd(peer_url, learner) for `ordinal`
+    // Set the StatefulSet's replicas; every pod after bootstrap starts with
+    // initial-cluster-state=existing. Scaling down, also delete the PVCs of
+    // the stopped ordinals >= max(replicas, 1): their members are gone, and a
+    // stale volume makes a later member of that ordinal start as the removed
+    // one (kDeletePod recovers that, slowly). Ordinal 0 keeps its PVC, so a
+    // scale to zero keeps the data.
+    kScaleStatefulSet,
+    kPromote,       // MemberPromote(member_id); "learner not ready" → retry later
+    kMoveLeader,    // MoveLeader(member_id): the new leader
+    kRemoveMember,  // MemberRemove(member_id) of `ordinal`
     // Delete pod `ordinal` together with its data volume (its PVC; an
     // emptyDir goes with the pod) so that it restarts now with an empty data
     // dir and joins as the learner registered for it. Only planned for a

@@ -5,9 +5,8 @@
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_JSON_PATH_H_
 
 #include <initializer_list>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace quorum::etcdcluster {
 

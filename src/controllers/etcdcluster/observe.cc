@@ -20,7 +20,9 @@ EtcdView ObserveEtcd(etcd::Client& client) {
       if (s.ok()) {
         ms.status = *s;
         if (s->cluster_id != 0 && s->cluster_id != view.cluster_id) view.split_brain = true;
-        if (s->leader != 0) view.leader_id = s->leader;
+        // A member that says it leads is authoritative; a follower's view
+        // may be stale for a moment.
+        if (s->leader != 0 && (s->leader == m.id || !view.leader_id)) view.leader_id = s->leader;
       }
     }
     view.members.push_back(std::move(ms));

@@ -2,8 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <random>
-
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -209,10 +207,19 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
     case etcd::Action::kRemoveMember:
       step = etcd_client->MemberRemove(action.member_id);
       break;
-    case etcd::Action::kDeletePod:
-      step = client_.Delete(kPods, n.ns, MemberName(cluster, action.ordinal));
+    case etcd::Action::kDeletePod: {
+      // The pod's old data (an earlier failed start wrote the removed
+      // member's ID there) must go with it, or the member never rejoins.
+      const std::string pod = MemberName(cluster, action.ordinal);
+      if (!cluster["spec"].value("storage", Json::object()).contains("emptyDir")) {
+        step = client_.Delete({"", "v1", "persistentvolumeclaims"}, n.ns,
+                              std::string(kDataVolume) + "-" + pod);
+        if (absl::IsNotFound(step)) step = absl::OkStatus();
+      }
+      if (step.ok()) step = client_.Delete(kPods, n.ns, pod);
       if (absl::IsNotFound(step)) step = absl::OkStatus();
       break;
+    }
     case etcd::Action::kNone:
     case etcd::Action::kWait:
       break;
@@ -232,34 +239,6 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
         client_, gvr, obj, cache_.Get(gvr, n.ns, obj["metadata"]["name"].get<std::string>()),
         kFieldManager);
     if (!wrote.ok()) return wrote.status();
-  }
-
-  // With spec.security.enableAuth, once the cluster has converged: the root
-  // user and role, then auth on. The operator keeps talking with its client
-  // certificate (CN root), which etcd maps to the root user. Idempotent.
-  if (action.kind == etcd::Action::kNone && etcd_client != nullptr &&
-      cluster["spec"].value("security", Json::object()).value("enableAuth", false)) {
-    absl::StatusOr<etcd::AuthStatusResponse> auth = etcd_client->AuthStatus();
-    if (auth.ok() && !auth->enabled) {
-      std::string password(24, '0');
-      static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-      std::random_device rd;
-      for (char& ch : password) ch = kChars[rd() % (sizeof(kChars) - 1)];
-      absl::Status s = etcd_client->UserAdd("root", password);
-      if (s.ok() || absl::IsAlreadyExists(s) || absl::IsFailedPrecondition(s)) {
-        s = etcd_client->RoleAdd("root");
-      }
-      if (s.ok() || absl::IsAlreadyExists(s) || absl::IsFailedPrecondition(s)) {
-        s = etcd_client->UserGrantRole("root", "root");
-      }
-      if (s.ok()) s = etcd_client->AuthEnable();
-      if (s.ok()) {
-        recorder_.Normal(*stored, "AuthEnabled", "etcd authentication is on (root user and role)");
-      } else {
-        recorder_.Warning(*stored, "AuthEnableFailed", std::string(s.message()));
-        step = s;
-      }
-    }
   }
 
   // 4. Record the step.

@@ -46,6 +46,8 @@ class Executor {
     bootstrapped_ = true;
   }
   int statefulset_replicas() const { return sts_; }
+  // Keep the data of pods that a scale-down stops (a retained PVC).
+  void set_keep_volumes_on_scale_down(bool keep) { keep_volumes_ = keep; }
   // Members whose pod lost its data (the reconciler's record, by member ID).
   std::set<uint64_t>& lost_members() { return lost_; }
 
@@ -120,7 +122,7 @@ class Executor {
       h_.Stop(k);
       // The PVC of a removed member goes with its pod (stale data would stop
       // a later member of that ordinal); member 0's stays when scaling to 0.
-      if (k >= std::max(replicas, 1)) h_.WipeData(k);
+      if (k >= std::max(replicas, 1) && !keep_volumes_) h_.WipeData(k);
     }
     for (int k = sts_; k < replicas; ++k) {
       if (absl::Status s = StartExisting(k); !s.ok()) return s;
@@ -234,6 +236,7 @@ class Executor {
   std::set<uint64_t> lost_;
   std::vector<Member> last_members_;
   std::vector<std::string> keys_;
+  bool keep_volumes_ = false;
 };
 
 // The kinds of `steps`, with repeats of one step folded (a promotion retried
@@ -443,6 +446,18 @@ TEST_F(MembershipTest, GrowsAndReplacesOverTlsWithAuth) {
   EXPECT_EQ(Kinds(r.steps), (Strings{"RemoveMember", "AddLearner", "DeletePod", "Promote"}));
   ExpectHealthyVoters(3);
   EXPECT_NE(IdOf(2), old_id);
+}
+
+TEST_F(MembershipTest, RecoversALearnerWhosePodKeptTheVolumeOfARemovedMember) {
+  // As if the reconciler kept the PVC of a removed member: the new learner's
+  // etcd starts as the removed member and exits; deleting the pod with its
+  // volume lets it join.
+  exec_->set_keep_volumes_on_scale_down(true);
+  exec_->Converge(3);
+  exec_->Converge(2);
+  ConvergeResult r = exec_->Converge(3);
+  EXPECT_EQ(Kinds(r.steps), (Strings{"AddLearner", "ScaleStatefulSet", "DeletePod", "Promote"}));
+  ExpectHealthyVoters(3);
 }
 
 }  // namespace
