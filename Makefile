@@ -84,9 +84,10 @@ demo:
 	$(controlplane_up)
 	@echo
 	@echo "For now the demo is only this: a real local Kubernetes control plane (etcd,"
-	@echo "kube-apiserver, kube-controller-manager) on 127.0.0.1. The Quorum operator, its"
-	@echo "EtcdCluster and PostgresCluster resources and the local node runtime that runs"
-	@echo "their pods arrive with later issues; nothing of them is started here."
+	@echo "kube-apiserver, kube-controller-manager) on 127.0.0.1. To run the operator"
+	@echo "against it (EtcdCluster CRD, webhooks, controller), see README.md, 'Running the"
+	@echo "operator against the dev control plane'. Pods stay Pending until the local node"
+	@echo "runtime lands; PostgresCluster comes with a later issue."
 
 clean:
 	rm -rf $(BUILD_DIR)
