@@ -48,7 +48,7 @@ absl::StatusCode CodeFor(long http_code, std::string_view reason) {
   }
 }
 
-std::string DefaultReason(long http_code) {
+std::string ReasonFor(long http_code) {
   switch (http_code) {
     case 400:
       return "BadRequest";
@@ -128,7 +128,7 @@ absl::Status StatusFromResponse(long http_code, std::string_view body,
     message = body.empty() ? std::string("empty response body")
                            : absl::StrCat("unexpected response body: ", Excerpt(body));
   }
-  if (reason.empty()) reason = DefaultReason(http_code);
+  if (reason.empty()) reason = ReasonFor(http_code);
   int64_t seconds = 0;
   if (!retry_after.empty() &&
       absl::SimpleAtoi(absl::StripAsciiWhitespace(Absl(retry_after)), &seconds) && seconds >= 0) {
@@ -141,6 +141,8 @@ absl::Status StatusFromResponse(long http_code, std::string_view body,
   status.SetPayload(kPayloadUrl, absl::Cord(payload.dump()));
   return status;
 }
+
+std::string ReasonForHttpCode(long http_code) { return ReasonFor(http_code); }
 
 std::string Reason(const absl::Status& status) {
   auto p = Payload(status);

@@ -45,6 +45,9 @@ struct StatusCause {
 absl::Status StatusFromResponse(long http_code, std::string_view body,
                                 std::string_view retry_after = "");
 
+// The API's reason for an HTTP code ("Conflict" for 409), "" when none.
+std::string ReasonForHttpCode(long http_code);
+
 // Accessors for the attached API Status; defaults when the status did not
 // come from an API response.
 std::string Reason(const absl::Status& status);  // e.g. "Conflict", "" when unknown

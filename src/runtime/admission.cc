@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "src/kube/errors.h"
 
 namespace quorum::runtime {
 namespace {
@@ -45,29 +46,6 @@ absl::Status Triple(const Json& request, const char* key, const char* last, std:
   if (absl::Status s = OptionalString(*it, "group", where, group); !s.ok()) return s;
   if (absl::Status s = RequiredString(*it, "version", where, version); !s.ok()) return s;
   return RequiredString(*it, last, where, third);
-}
-
-std::string DefaultReason(int32_t code) {
-  switch (code) {
-    case 400:
-      return "BadRequest";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "NotFound";
-    case 409:
-      return "Conflict";
-    case 422:
-      return "Invalid";
-    case 429:
-      return "TooManyRequests";
-    case 500:
-      return "InternalError";
-    default:
-      return "";
-  }
 }
 
 }  // namespace
@@ -168,7 +146,8 @@ std::string BuildAdmissionReviewResponse(const std::string& uid,
     if (!response.message.empty()) status["message"] = response.message;
     const int32_t code = response.code != 0 ? response.code : (response.allowed ? 200 : 403);
     status["code"] = code;
-    const std::string reason = response.reason.empty() ? DefaultReason(code) : response.reason;
+    const std::string reason =
+        response.reason.empty() ? kube::ReasonForHttpCode(code) : response.reason;
     if (!response.allowed && !reason.empty()) status["reason"] = reason;
     r["status"] = std::move(status);
   }

@@ -17,25 +17,19 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "src/runtime/openssl_ptr.h"
 
 namespace quorum::runtime {
 namespace {
 
-template <auto Free>
-struct Deleter {
-  template <class T>
-  void operator()(T* p) const {
-    Free(p);
-  }
-};
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
-using X509Ptr = std::unique_ptr<X509, Deleter<X509_free>>;
-using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
-using BignumPtr = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
-using ExtPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION_free>>;
-using StorePtr = std::unique_ptr<X509_STORE, Deleter<X509_STORE_free>>;
-using StoreCtxPtr = std::unique_ptr<X509_STORE_CTX, Deleter<X509_STORE_CTX_free>>;
-using NamesPtr = std::unique_ptr<GENERAL_NAMES, Deleter<GENERAL_NAMES_free>>;
+using openssl::BignumPtr;
+using openssl::BioPtr;
+using openssl::ExtPtr;
+using openssl::KeyPtr;
+using openssl::NamesPtr;
+using openssl::StoreCtxPtr;
+using openssl::StorePtr;
+using openssl::X509Ptr;
 
 // The most recent OpenSSL error as text (never key material), clearing the
 // thread's error queue so it does not leak into later calls.

@@ -25,6 +25,7 @@
 #include "src/base/clock.h"
 #include "src/runtime/admission.h"
 #include "src/runtime/metrics.h"
+#include "src/runtime/openssl_ptr.h"
 
 namespace quorum::runtime {
 namespace {
@@ -203,18 +204,10 @@ void ProbeServer::Stop() { impl_->runner().Stop(); }
 
 namespace {
 
-template <auto Free>
-struct Deleter {
-  template <class T>
-  void operator()(T* p) const {
-    Free(p);
-  }
-};
-using X509Ptr = std::unique_ptr<X509, Deleter<X509_free>>;
-using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
-void FreeChain(STACK_OF(X509) * chain) { sk_X509_pop_free(chain, X509_free); }
-using ChainPtr = std::unique_ptr<STACK_OF(X509), Deleter<FreeChain>>;
+using openssl::BioPtr;
+using openssl::ChainPtr;
+using openssl::KeyPtr;
+using openssl::X509Ptr;
 
 int NoPassword(char*, int, int, void*) { return -1; }
 

@@ -22,6 +22,7 @@
 #include "src/kube/errors.h"
 #include "src/runtime/certs.h"
 #include "src/runtime/http_server.h"
+#include "test/examples/examples.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::webhooks {
@@ -40,22 +41,7 @@ constexpr char kSizePath[] = "spec.storage.volumeClaimTemplate.spec.resources.re
 
 // API.md's example manifest.
 Json Example(const std::string& name) {
-  Json obj = Json::parse(R"({
-    "apiVersion": "etcd.aenix.io/v1alpha1", "kind": "EtcdCluster",
-    "spec": {
-      "replicas": 3,
-      "options": {"election-timeout": "1000", "max-wals": "5", "max-snapshots": "5"},
-      "storage": {"volumeClaimTemplate": {
-        "metadata": {"labels": {"env": "prod"}, "annotations": {"example.com/annotation": "true"}},
-        "spec": {"storageClassName": "gp3", "accessModes": ["ReadWriteOnce"],
-                 "resources": {"requests": {"storage": "10Gi"}}}}},
-      "podTemplate": {"metadata": {"labels": {"env": "prod"}}, "spec": {"containers": [
-        {"name": "etcd", "image": "quay.io/coreos/etcd:v3.5.12",
-         "resources": {"requests": {"cpu": "100m", "memory": "100Mi"},
-                       "limits": {"cpu": "200m", "memory": "200Mi"}}}]}},
-      "serviceTemplate": {"metadata": {"labels": {"env": "prod"}}, "spec": {}},
-      "podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": 1}}
-    }})");
+  Json obj = examples::EtcdClusterDesignExample();
   obj["metadata"] = {{"name", name}};
   return obj;
 }

@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "api/etcdcluster.h"
+#include "test/examples/examples.h"
 
 namespace quorum::api {
 namespace {
@@ -16,23 +17,8 @@ namespace {
 using Json = nlohmann::json;
 
 // API.md's example manifest, as the mutating webhook leaves it.
-Json Example() {
-  return Json::parse(R"({
-    "apiVersion": "etcd.aenix.io/v1alpha1", "kind": "EtcdCluster",
-    "metadata": {"name": "test", "namespace": "default"},
-    "spec": {
-      "replicas": 3,
-      "options": {"election-timeout": "1000", "max-wals": "5", "max-snapshots": "5"},
-      "storage": {"volumeClaimTemplate": {
-        "metadata": {"labels": {"env": "prod"}, "annotations": {"example.com/annotation": "true"}},
-        "spec": {"storageClassName": "gp3", "accessModes": ["ReadWriteOnce"],
-                 "resources": {"requests": {"storage": "10Gi"}}}}},
-      "podTemplate": {"metadata": {"labels": {"env": "prod"}}, "spec": {"containers": [
-        {"name": "etcd", "image": "quay.io/coreos/etcd:v3.5.12"}]}},
-      "serviceTemplate": {"metadata": {"labels": {"env": "prod"}}, "spec": {}},
-      "podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": 1}}
-    }})");
-}
+// API.md's example manifest.
+Json Example() { return examples::EtcdClusterDesignExample(); }
 
 Json With(const char* merge_patch) {
   Json obj = Example();

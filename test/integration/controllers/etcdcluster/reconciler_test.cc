@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "src/kube/errors.h"
+#include "test/examples/examples.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::etcdcluster {
@@ -21,24 +22,9 @@ using kube::Json;
 using testenv::Eventually;
 
 Json Example(const std::string& name) {
-  Json spec = Json::parse(R"({
-    "replicas": 3,
-    "options": {"election-timeout": "1000", "max-wals": "5", "max-snapshots": "5"},
-    "storage": {"volumeClaimTemplate": {
-      "metadata": {"labels": {"env": "prod"}, "annotations": {"example.com/annotation": "true"}},
-      "spec": {"storageClassName": "gp3", "accessModes": ["ReadWriteOnce"],
-               "resources": {"requests": {"storage": "10Gi"}}}}},
-    "podTemplate": {"metadata": {"labels": {"env": "prod"}},
-      "spec": {"containers": [{"name": "etcd", "image": "quay.io/coreos/etcd:v3.5.12",
-        "resources": {"requests": {"cpu": "100m", "memory": "100Mi"},
-                      "limits": {"cpu": "200m", "memory": "200Mi"}}}]}},
-    "serviceTemplate": {"metadata": {"labels": {"env": "prod"}}, "spec": {}},
-    "podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": 1}}
-  })");
-  return {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-          {"kind", "EtcdCluster"},
-          {"metadata", {{"name", name}}},
-          {"spec", spec}};
+  Json obj = examples::EtcdClusterDesignExample();
+  obj["metadata"] = {{"name", name}};
+  return obj;
 }
 
 class EtcdClusterControllerTest : public testenv::IntegrationTest {

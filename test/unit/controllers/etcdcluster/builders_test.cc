@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "src/controllers/etcdcluster/pod_merge.h"
+#include "test/examples/examples.h"
 
 namespace quorum::etcdcluster {
 namespace {
@@ -25,22 +26,7 @@ Json Cluster(Json spec) {
 }
 
 // API.md's example manifest.
-Json DesignExample() {
-  return Cluster(Json::parse(R"({
-    "replicas": 3,
-    "options": {"election-timeout": "1000", "max-wals": "5", "max-snapshots": "5"},
-    "storage": {"volumeClaimTemplate": {
-      "metadata": {"labels": {"env": "prod"}, "annotations": {"example.com/annotation": "true"}},
-      "spec": {"storageClassName": "gp3", "accessModes": ["ReadWriteOnce"],
-               "resources": {"requests": {"storage": "10Gi"}}}}},
-    "podTemplate": {"metadata": {"labels": {"env": "prod"}},
-      "spec": {"containers": [{"name": "etcd", "image": "quay.io/coreos/etcd:v3.5.12",
-        "resources": {"requests": {"cpu": "100m", "memory": "100Mi"},
-                      "limits": {"cpu": "200m", "memory": "200Mi"}}}]}},
-    "serviceTemplate": {"metadata": {"labels": {"env": "prod"}}, "spec": {}},
-    "podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": 1}}
-  })"));
-}
+Json DesignExample() { return Cluster(examples::EtcdClusterDesignExample()["spec"]); }
 
 Json BuildAll(const Json& cluster, int replicas) {
   BootstrapState state{
