@@ -320,6 +320,13 @@ absl::Status Client::UserAdd(std::string_view name, std::string_view password) {
       .status();
 }
 
+absl::Status Client::UserChangePassword(std::string_view name, std::string_view password) {
+  // The request body has the same shape as user add's: {name, password}.
+  return Post("/v3/auth/user/changepw", wire::UserAddRequest(name, password),
+              absl::StrCat("change password of ", Absl(name)), /*idempotent=*/true)
+      .status();
+}
+
 absl::Status Client::RoleAdd(std::string_view name) {
   return Post("/v3/auth/role/add", wire::RoleAddRequest(name),
               absl::StrCat("role add ", Absl(name)), /*idempotent=*/false)

@@ -107,6 +107,8 @@ class Client {
   // --- Auth ---------------------------------------------------------------
   // FailedPrecondition when the user/role already exists or is missing.
   absl::Status UserAdd(std::string_view name, std::string_view password);
+  // FailedPrecondition when the user does not exist.
+  absl::Status UserChangePassword(std::string_view name, std::string_view password);
   absl::Status RoleAdd(std::string_view name);
   absl::Status UserGrantRole(std::string_view user, std::string_view role);
   // Grants `permission` on [key, range_end); range_end "" means just `key`,

@@ -8,11 +8,14 @@
 #include "absl/time/clock.h"
 #include "api/etcdcluster_defaults.h"
 #include "api/etcdcluster_validation.h"
+#include "src/controllers/etcdcluster/auth.h"
 #include "src/controllers/etcdcluster/builders.h"
 #include "src/controllers/etcdcluster/observe.h"
 #include "src/controllers/etcdcluster/status.h"
 #include "src/kube/errors.h"
 #include "src/runtime/apply.h"
+#include "src/runtime/certs.h"
+#include "src/runtime/random.h"
 
 namespace quorum::etcdcluster {
 namespace {
@@ -115,6 +118,41 @@ BootstrapState StateFrom(const Json& cluster, const ObjectPtr& configmap, const 
   return state;
 }
 
+// With enableAuth: the root credentials for `cfg`, creating their Secret the
+// first time. Returns a problem sentence (never secret data), or "".
+std::string AuthCredentials(kube::Client& client, const runtime::Cache& cache, const Json& cluster,
+                            etcd::ClientConfig& cfg) {
+  if (!cfg.cert_pem.empty()) {
+    absl::StatusOr<runtime::CertificateInfo> cert = runtime::InspectCertificate(cfg.cert_pem);
+    if (!cert.ok()) return "spec.security.tls.clientSecret: tls.crt holds no PEM certificate";
+    if (!cert->common_name.empty()) {
+      return "spec.security.tls.clientSecret: the certificate's subject has CommonName \"" +
+             cert->common_name +
+             "\"; with enableAuth etcd's JSON gateway refuses such certificates, so issue the "
+             "operator's client certificate with an empty CommonName";
+    }
+  }
+  const Names n = NamesOf(cluster);
+  const std::string name = AuthSecretName(cluster);
+  ObjectPtr secret = cache.Get(kSecrets, n.ns, name);
+  if (secret == nullptr) {
+    absl::StatusOr<std::string> password = runtime::RandomPassword();
+    if (!password.ok()) return "cannot generate the root password";
+    absl::StatusOr<Json> made = client.Create(kSecrets, n.ns, BuildAuthSecret(cluster, *password));
+    if (absl::IsAlreadyExists(made.status())) made = client.Get(kSecrets, n.ns, name);
+    if (!made.ok()) {
+      return "cannot create Secret " + name + ": " + std::string(made.status().message());
+    }
+    secret = std::make_shared<const Json>(*std::move(made));
+  }
+  cfg.username = SecretKey(secret, "username");
+  cfg.password = SecretKey(secret, "password");
+  if (cfg.username.empty() || cfg.password.empty())
+    return "Secret " + name +
+           " lacks username/password; delete it only together with etcd's root user";
+  return "";
+}
+
 }  // namespace
 
 EtcdClusterReconciler::EtcdClusterReconciler(kube::Client& client, runtime::Cache& cache,
@@ -152,6 +190,10 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   etcd::ClientConfig cfg;
   std::string problem = EtcdTls(cache_, cluster, cfg);
   if (!problem.empty()) recorder_.Warning(*stored, "SecretMissing", problem);
+  if (problem.empty() && AuthEnabledInSpec(cluster)) {
+    problem = AuthCredentials(client_, cache_, cluster, cfg);
+    if (!problem.empty()) recorder_.Warning(*stored, "AuthNotReady", problem);
+  }
   EtcdView view;
   std::unique_ptr<etcd::Client> etcd_client;
   bool any_pod = false;
@@ -221,6 +263,19 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
       break;
     }
     case etcd::Action::kNone:
+      if (etcd_client != nullptr && AuthEnabledInSpec(cluster)) {
+        absl::StatusOr<bool> enabled = EnsureAuthEnabled(*etcd_client, cfg.password);
+        if (!enabled.ok()) {
+          step = enabled.status();
+          problem = "enabling etcd authentication: " + std::string(step.message());
+          recorder_.Warning(*stored, "AuthEnableFailed", problem);
+        } else if (*enabled) {
+          recorder_.Normal(*stored, "AuthEnabled",
+                           "etcd authentication is on; root credentials are in Secret " +
+                               AuthSecretName(cluster));
+        }
+      }
+      break;
     case etcd::Action::kWait:
       break;
   }

@@ -1,35 +1,15 @@
 #include "src/controllers/etcdcluster/status.h"
 
 #include "absl/strings/str_format.h"
+#include "src/controllers/etcdcluster/auth.h"
+#include "src/runtime/conditions.h"
 
 namespace quorum::etcdcluster {
 namespace {
 
-std::string Time(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
-}
-
-Json OldCondition(const Json& cluster, const std::string& type) {
-  const Json status = cluster.value("status", Json::object());
-  for (const Json& c : status.value("conditions", Json::array())) {
-    if (c.value("type", "") == type) return c;
-  }
-  return Json();
-}
-
 Json Condition(const Json& cluster, const std::string& type, bool ok, const std::string& reason,
                const std::string& message, absl::Time now) {
-  const std::string status = ok ? "True" : "False";
-  Json c = {{"type", type},
-            {"status", status},
-            {"reason", reason},
-            {"message", message},
-            {"observedGeneration", cluster["metadata"].value("generation", 0)}};
-  const Json old = OldCondition(cluster, type);
-  c["lastTransitionTime"] = old.is_object() && old.value("status", "") == status
-                                ? old.value("lastTransitionTime", Time(now))
-                                : Time(now);
-  return c;
+  return runtime::MakeCondition(cluster, type, ok, reason, message, now);
 }
 
 std::string Hex(uint64_t id) { return absl::StrFormat("%x", id); }
@@ -48,7 +28,7 @@ std::map<int, std::string> RecordedStorageUids(const Json& cluster) {
 }
 
 bool StatusInitialized(const Json& cluster) {
-  const Json c = OldCondition(cluster, "Initialized");
+  const Json c = runtime::FindCondition(cluster, "Initialized");
   return c.is_object() && c.value("status", "") == "True";
 }
 
@@ -130,6 +110,7 @@ Json BuildStatus(const StatusInput& in) {
                        .value("security", Json::object())
                        .value("tls", Json::object());
   if (!tls.value("clientSecret", "").empty()) status["clientSecretName"] = tls["clientSecret"];
+  if (AuthEnabledInSpec(cluster)) status["authSecretName"] = AuthSecretName(cluster);
   return status;
 }
 

@@ -5,12 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-
 #include "src/controllers/etcdcluster/pod_merge.h"
 #include "test/examples/examples.h"
+#include "test/unit/golden.h"
 
 namespace quorum::etcdcluster {
 namespace {
@@ -41,19 +38,7 @@ Json BuildAll(const Json& cluster, int replicas) {
 }
 
 void ExpectGolden(const std::string& name, const Json& got) {
-  const std::string path = kTestdata + name + ".json";
-  if (std::getenv("QUORUM_UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path) << got.dump(2) << "\n";
-    return;
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << "missing golden file " << path
-                         << " (run once with QUORUM_UPDATE_GOLDEN=1 and review it)";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const Json want = Json::parse(ss.str(), nullptr, false);
-  ASSERT_FALSE(want.is_discarded()) << path;
-  EXPECT_EQ(got, want) << "differs from " << path << "; diff: " << Json::diff(want, got).dump();
+  testing::ExpectGoldenJson(kTestdata + name + ".json", got);
 }
 
 TEST(BuildersGoldenTest, DesignExample) {

@@ -1,0 +1,46 @@
+// etcd authentication for `spec.security.enableAuth` (API.md).
+//
+// The operator owns a Secret `<cluster>-root-auth` (type kubernetes.io/basic-auth,
+// keys username=root and a generated password) that it creates once and never
+// rewrites, so the password survives operator restarts. Once the cluster has
+// converged, EnsureAuthEnabled makes the root user and role and turns auth on;
+// from then on every call authenticates with those credentials, together with
+// the operator's client certificate (clientSecret). status.authSecretName tells
+// consumers (a PostgresCluster's clusterRef) where the credentials are.
+//
+// etcd's JSON gateway, which the operator and Patroni use, refuses client
+// certificates that carry a CommonName once auth is on; the reconciler refuses
+// such a clientSecret before it would lock itself out.
+//
+// Thread-safety: pure functions, except EnsureAuthEnabled which calls etcd.
+#ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_AUTH_H_
+#define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_AUTH_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "src/controllers/etcdcluster/names.h"
+#include "src/etcd/client.h"
+
+namespace quorum::etcdcluster {
+
+inline constexpr char kRootUser[] = "root";
+
+bool AuthEnabledInSpec(const Json& cluster);
+
+// <cluster>-root-auth
+std::string AuthSecretName(const Json& cluster);
+
+// The owned Secret holding the root credentials.
+Json BuildAuthSecret(const Json& cluster, const std::string& password);
+
+// Idempotent: when auth is off, adds (or re-passwords) the root user, the root
+// role and the grant, then enables auth. Returns true when it enabled auth,
+// false when auth was already on. Safe to repeat after a crash at any point:
+// each step tolerates having been done before.
+absl::StatusOr<bool> EnsureAuthEnabled(etcd::Client& client, std::string_view root_password);
+
+}  // namespace quorum::etcdcluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_AUTH_H_
