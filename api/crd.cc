@@ -2,39 +2,94 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "api/etcdcluster.h"
 #include "api/etcdcluster_schema.h"
+#include "api/json_access.h"
+#include "api/postgrescluster.h"
+#include "api/postgrescluster_schema.h"
 
 namespace quorum::api {
+namespace {
 
-absl::StatusOr<nlohmann::json> BuildEtcdClusterCrd(const OpenApiIndex& index,
-                                                   const InlineOptions& options) {
-  using Json = nlohmann::json;
-  absl::StatusOr<Json> schema = InlineStructuralSchema(EtcdClusterSchemaSource(), index, options);
+using Json = nlohmann::json;
+
+struct CrdNames {
+  std::string_view crd_name, group, version, kind, list_kind, plural, singular;
+  std::vector<std::string_view> short_names;
+};
+
+absl::StatusOr<Json> BuildCrd(const CrdNames& n, const Json& schema_source,
+                              const Json& printer_columns, const OpenApiIndex& index,
+                              const InlineOptions& options) {
+  absl::StatusOr<Json> schema = InlineStructuralSchema(schema_source, index, options);
   if (!schema.ok()) return schema.status();
   Json version = {
-      {"name", std::string(kEtcdVersion)},
+      {"name", std::string(n.version)},
       {"served", true},
       {"storage", true},
       {"subresources", {{"status", Json::object()}}},
-      {"additionalPrinterColumns", EtcdClusterPrinterColumns()},
+      {"additionalPrinterColumns", printer_columns},
       {"schema", {{"openAPIV3Schema", *std::move(schema)}}},
   };
+  Json names = {{"kind", std::string(n.kind)},
+                {"listKind", std::string(n.list_kind)},
+                {"plural", std::string(n.plural)},
+                {"singular", std::string(n.singular)}};
+  if (!n.short_names.empty()) {
+    Json short_names = Json::array();
+    for (std::string_view s : n.short_names) short_names.push_back(std::string(s));
+    names["shortNames"] = std::move(short_names);
+  }
   return Json{
       {"apiVersion", "apiextensions.k8s.io/v1"},
       {"kind", "CustomResourceDefinition"},
-      {"metadata", {{"name", std::string(kEtcdClusterCrdName)}}},
+      {"metadata", {{"name", std::string(n.crd_name)}}},
       {"spec",
-       {{"group", std::string(kEtcdGroup)},
-        {"names",
-         {{"kind", std::string(kEtcdClusterKind)},
-          {"listKind", std::string(kEtcdClusterListKind)},
-          {"plural", std::string(kEtcdClusterPlural)},
-          {"singular", std::string(kEtcdClusterSingular)}}},
+       {{"group", std::string(n.group)},
+        {"names", std::move(names)},
         {"scope", "Namespaced"},
         {"versions", Json::array({std::move(version)})}}},
   };
+}
+
+}  // namespace
+
+absl::StatusOr<Json> BuildEtcdClusterCrd(const OpenApiIndex& index, const InlineOptions& options) {
+  const CrdNames names{
+      kEtcdClusterCrdName,  kEtcdGroup,         kEtcdVersion,         kEtcdClusterKind,
+      kEtcdClusterListKind, kEtcdClusterPlural, kEtcdClusterSingular, {}};
+  return BuildCrd(names, EtcdClusterSchemaSource(), EtcdClusterPrinterColumns(), index, options);
+}
+
+absl::StatusOr<Json> BuildPostgresClusterCrd(const OpenApiIndex& index,
+                                             const InlineOptions& options) {
+  const CrdNames names{kPostgresClusterCrdName,  kPostgresGroup,
+                       kPostgresVersion,         kPostgresClusterKind,
+                       kPostgresClusterListKind, kPostgresClusterPlural,
+                       kPostgresClusterSingular, {kPostgresClusterShortName}};
+  return BuildCrd(names, PostgresClusterSchemaSource(), PostgresClusterPrinterColumns(), index,
+                  options);
+}
+
+absl::StatusOr<std::vector<Json>> BuildCrds(const OpenApiIndex& index,
+                                            const InlineOptions& options) {
+  std::vector<Json> out;
+  for (auto build : {BuildEtcdClusterCrd, BuildPostgresClusterCrd}) {
+    absl::StatusOr<Json> crd = build(index, options);
+    if (!crd.ok()) return crd.status();
+    out.push_back(*std::move(crd));
+  }
+  return out;
+}
+
+std::string CrdFileName(const Json& crd) {
+  const Json* spec = internal::Child(&crd, "spec");
+  const std::string group = internal::Str(spec, "group");
+  const std::string plural = internal::Str(internal::Child(spec, "names"), "plural");
+  if (group.empty() || plural.empty()) return "";
+  return group + "_" + plural + ".yaml";
 }
 
 }  // namespace quorum::api

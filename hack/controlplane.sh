@@ -21,6 +21,11 @@
 # if `start` is wrapped by a short-lived shell, that shell is the owner: pass
 # QUORUM_OWNER_PID explicitly then.
 #
+# Opt-in audit log: QUORUM_CONTROLPLANE_AUDIT=1 at `start` makes kube-apiserver
+# write every request's metadata (user, verb, resource, response code) as JSON
+# lines to DIR/logs/audit.log (policy in DIR/audit-policy.yaml); the RBAC test
+# compares what the operator's ServiceAccount did with what its roles allow.
+#
 # Everything listens on 127.0.0.1 only; nothing sends traffic elsewhere. The
 # service network 10.0.0.0/24 exists only as API objects (no kube-proxy, no
 # kubelet), so no packet is ever sent to it.
@@ -356,7 +361,22 @@ start_apiserver() {
     --disable-admission-plugins=ServiceAccount \
     --watch-cache-sizes='podtemplates#0' \
     --shutdown-watch-termination-grace-period=2s \
-    --profiling=false
+    --profiling=false \
+    "${audit_flags[@]}"
+}
+
+audit_flags=()
+setup_audit() {  # QUORUM_CONTROLPLANE_AUDIT=1: metadata of every request to logs/audit.log
+  [[ "${QUORUM_CONTROLPLANE_AUDIT:-}" == 1 ]] || return 0
+  cat >"$dir/audit-policy.yaml" <<'POLICY'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+POLICY
+  audit_flags=(--audit-policy-file="$dir/audit-policy.yaml" --audit-log-path="$dir/logs/audit.log"
+    --audit-log-format=json --audit-log-mode=blocking)
 }
 
 start_kcm() {
@@ -442,6 +462,7 @@ cmd_start() {
   mkdir -p "$dir/logs" "$dir/pids" "$dir/args"
   pki="$dir/pki"
   gen_pki
+  setup_audit
   start_watchdog
 
   for attempt in 1 2 3; do

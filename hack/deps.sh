@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what Quorum needs on a fresh Debian 12 machine, only what is missing:
-# the Debian packages of the C++ build, then (with Go >= 1.26, which must be
-# there already) the pinned control-plane binaries through hack/build-tools.sh.
+# the Debian packages of the C++ build and of the data plane (PostgreSQL 15 from
+# Debian 12), Patroni (pinned, from PyPI) in a venv under
+# $HOME/.cache/quorum/patroni-<version>/ (root: /var/cache/quorum/...), then (with Go >= 1.26,
+# which must be there already) the pinned control-plane binaries through hack/build-tools.sh.
 # Quiet when everything is already there. Never reads stdin.
 set -euo pipefail
 
@@ -11,6 +13,7 @@ packages=(
   g++ cmake ninja-build make pkg-config git openssl curl iproute2 util-linux
   libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
   libabsl-dev libspdlog-dev libcli11-dev libgtest-dev libgmock-dev clang-format
+  postgresql python3-venv libpq-dev
 )
 go_minimum="1.26"
 
@@ -35,6 +38,23 @@ if ((${#missing[@]})); then
   "${sudo[@]}" apt-get update -qq </dev/null >&2
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     "${missing[@]}" </dev/null >&2
+fi
+
+# Patroni with the etcd3 and kubernetes DCS and psycopg 3, in its own venv; the
+# version lives in hack/patroni-env.sh (one place for tests and the node runtime).
+patroni_venv="$("$here/patroni-env.sh" venv)"
+patroni_version="$("$here/patroni-env.sh" version)"
+# The stamp is written last, so an interrupted install is redone, not trusted.
+if [[ ! -f "$patroni_venv/.installed" ]]; then
+  log "installing Patroni $patroni_version into $patroni_venv"
+  rm -rf "$patroni_venv"
+  mkdir -p "$(dirname "$patroni_venv")"
+  chmod 755 "$(dirname "$patroni_venv")"
+  /usr/bin/python3 -m venv "$patroni_venv" >&2
+  "$patroni_venv/bin/pip" install -q --disable-pip-version-check --no-input \
+    "patroni[etcd3,kubernetes,psycopg3]==$patroni_version" </dev/null >&2
+  "$patroni_venv/bin/patroni" --version >/dev/null
+  touch "$patroni_venv/.installed"
 fi
 
 # Go builds the control-plane binaries (Kubernetes 1.36 needs Go 1.26).

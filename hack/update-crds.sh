@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Regenerates deploy/crds/etcd.aenix.io_etcdclusters.yaml with cmd/crdgen.
+# Regenerates deploy/crds/ (etcd.aenix.io_etcdclusters.yaml,
+# postgres.quorum.dev_postgresclusters.yaml) with cmd/crdgen.
 #
 # The Kubernetes types inside the CRD (PodSpec, PersistentVolumeClaimSpec,
 # ServiceSpec, ...) come from a real API server's OpenAPI documents, so this
 # needs a control plane: the one in $QUORUM_CONTROLPLANE_DIR if it is healthy,
 # else a throwaway one (hack/controlplane.sh) that is stopped on exit. Use the
-# project's pinned Kubernetes version: the committed file is compared byte for
-# byte by test/integration/api/crd_test.cc.
+# project's pinned Kubernetes version: the committed files are compared byte
+# for byte by test/integration/api/crd_test.cc.
 #
 #   hack/update-crds.sh                                   # build dir: build/
 #   BUILD_DIR=/tmp/b QUORUM_CONTROLPLANE_DIR=/tmp/cp hack/update-crds.sh
@@ -14,7 +15,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BUILD_DIR:-$root/build}"
-out="$root/deploy/crds/etcd.aenix.io_etcdclusters.yaml"
+out="$root/deploy/crds"
 
 cmake -S "$root" -B "$build" -G Ninja >/dev/null
 ninja -C "$build" crdgen
@@ -26,5 +27,5 @@ if [[ -z "$cp_dir" ]] || ! "$root/hack/controlplane.sh" status "$cp_dir" >/dev/n
   QUORUM_OWNER_PID=$$ "$root/hack/controlplane.sh" start "$cp_dir" >/dev/null
 fi
 
-"$build/cmd/crdgen/crdgen" --kubeconfig "$cp_dir/kubeconfig" --output "$out"
-echo "wrote ${out#"$root"/}"
+"$build/cmd/crdgen/crdgen" --kubeconfig "$cp_dir/kubeconfig" --output-dir "$out"
+echo "wrote ${out#"$root"/}/"

@@ -1,17 +1,20 @@
-// crdgen: writes deploy/crds/etcd.aenix.io_etcdclusters.yaml.
+// crdgen: writes Quorum's CRDs — deploy/crds/etcd.aenix.io_etcdclusters.yaml
+// and deploy/crds/postgres.quorum.dev_postgresclusters.yaml.
 //
-// The Kubernetes types inside the schema (PodSpec, PersistentVolumeClaimSpec,
-// ServiceSpec, EmptyDirVolumeSource, Condition) come from a real API server's
+// The Kubernetes types inside the schemas (PodSpec, PersistentVolumeClaimSpec,
+// ServiceSpec, Affinity, Condition, ...) come from a real API server's
 // OpenAPI v3 documents — fetched with --kubeconfig, or read from files saved
 // with `kubectl get --raw /openapi/v3/api/v1` — so they match that server's
 // version exactly. The output is deterministic: the same documents give the
 // same bytes.
 //
-//   crdgen --kubeconfig ~/.kube/config --output deploy/crds/etcd.aenix.io_etcdclusters.yaml
-//   crdgen --openapi core-v1.json > crd.yaml
+//   crdgen --kubeconfig ~/.kube/config --output-dir deploy/crds   # every CRD, one file each
+//   crdgen --crd postgresclusters --output crd.yaml                # one CRD
+//   crdgen --openapi core-v1.json > crds.yaml                      # all, as one YAML stream
 //
 // Exit status: 0 written; 1 on any error (message on stderr).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -82,9 +85,38 @@ absl::Status FetchOpenApi(const std::string& kubeconfig, const std::string& cont
   return absl::OkStatus();
 }
 
+// The file's text: the header, then the CRD as YAML, proven to read back as
+// the same object (the writer is ours).
+absl::StatusOr<std::string> Render(const Json& crd) {
+  std::string yaml = std::string(kHeader) + api::ToYaml(crd);
+  absl::StatusOr<Json> back = YamlToJson(yaml);
+  if (!back.ok() || *back != crd) {
+    return absl::InternalError(
+        "internal error: the YAML does not read back as the CRD" +
+        (back.ok() ? std::string() : ": " + std::string(back.status().message())));
+  }
+  return yaml;
+}
+
+// Writes `text` to `path` through a temporary file and a rename, so a reader
+// never sees half a file.
+absl::Status WriteFile(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) return absl::UnavailableError("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return absl::UnavailableError("cannot write " + path + ": " + ec.message());
+  return absl::OkStatus();
+}
+
 int Run(int argc, char** argv) {
-  CLI::App app{"Generates the EtcdCluster CustomResourceDefinition"};
-  std::string kubeconfig, context, output;
+  CLI::App app{"Generates Quorum's CustomResourceDefinitions"};
+  std::string kubeconfig, context, output, output_dir;
+  std::vector<std::string> selected;
   std::vector<std::string> openapi_files;
   std::vector<std::string> group_versions = {"api/v1"};
   bool kubernetes_descriptions = true;
@@ -98,7 +130,14 @@ int Run(int argc, char** argv) {
                  "OpenAPI documents to fetch from the server (default: api/v1)");
   app.add_option("--kubernetes-descriptions", kubernetes_descriptions,
                  "keep the descriptions of the inlined Kubernetes types (default: true)");
-  app.add_option("-o,--output", output, "file to write (default: stdout)");
+  app.add_option("--crd", selected,
+                 "only these CRDs, by plural: etcdclusters, postgresclusters (default: all)");
+  auto* out_opt = app.add_option("-o,--output", output,
+                                 "file to write the selected CRDs to, as one YAML stream "
+                                 "(default: stdout)");
+  app.add_option("--output-dir", output_dir,
+                 "folder to write each CRD to as <group>_<plural>.yaml (deploy/crds)")
+      ->excludes(out_opt);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -120,44 +159,55 @@ int Run(int argc, char** argv) {
     return 1;
   }
 
-  absl::StatusOr<Json> crd =
-      api::BuildEtcdClusterCrd(index, {.kubernetes_descriptions = kubernetes_descriptions});
-  if (!crd.ok()) {
-    std::cerr << "crdgen: " << crd.status() << "\n";
+  absl::StatusOr<std::vector<Json>> all =
+      api::BuildCrds(index, {.kubernetes_descriptions = kubernetes_descriptions});
+  if (!all.ok()) {
+    std::cerr << "crdgen: " << all.status() << "\n";
     return 1;
   }
-  const std::string yaml = std::string(kHeader) + api::ToYaml(*crd);
-
-  // The writer is ours: prove that the YAML reads back as the same object.
-  absl::StatusOr<Json> back = YamlToJson(yaml);
-  if (!back.ok() || *back != *crd) {
-    std::cerr << "crdgen: internal error: the YAML does not read back as the CRD"
-              << (back.ok() ? "" : ": " + std::string(back.status().message())) << "\n";
-    return 1;
-  }
-
-  const size_t json_bytes = crd->dump().size();
-  if (output.empty()) {
-    std::cout << yaml;
-  } else {
-    const std::string tmp = output + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << yaml;
-      if (!out) {
-        std::cerr << "crdgen: cannot write " << tmp << "\n";
-        return 1;
-      }
+  std::vector<Json> crds;
+  for (Json& crd : *all) {
+    const std::string plural = crd["spec"]["names"]["plural"].get<std::string>();
+    if (selected.empty() || std::find(selected.begin(), selected.end(), plural) != selected.end()) {
+      crds.push_back(std::move(crd));
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, output, ec);
-    if (ec) {
-      std::cerr << "crdgen: cannot write " << output << ": " << ec.message() << "\n";
+  }
+  if (crds.empty() || (!selected.empty() && crds.size() != selected.size())) {
+    std::cerr << "crdgen: --crd takes the plural of a Quorum resource (etcdclusters, "
+                 "postgresclusters)\n";
+    return 1;
+  }
+
+  std::string stream;
+  for (const Json& crd : crds) {
+    absl::StatusOr<std::string> yaml = Render(crd);
+    if (!yaml.ok()) {
+      std::cerr << "crdgen: " << yaml.status().message() << "\n";
       return 1;
     }
+    const std::string file = api::CrdFileName(crd);
+    std::cerr << "crdgen: " << file << ": " << yaml->size() << " bytes of YAML, "
+              << crd.dump().size()
+              << " bytes as compact JSON (the API server's limit is about 1.5 MiB)\n";
+    if (!output_dir.empty()) {
+      if (absl::Status s = WriteFile(output_dir + "/" + file, *yaml); !s.ok()) {
+        std::cerr << "crdgen: " << s.message() << "\n";
+        return 1;
+      }
+    } else {
+      if (!stream.empty()) stream += "---\n";
+      stream += *yaml;
+    }
   }
-  std::cerr << "crdgen: " << yaml.size() << " bytes of YAML, " << json_bytes
-            << " bytes as compact JSON (the API server's limit is about 1.5 MiB)\n";
+  if (!output_dir.empty()) return 0;
+  if (output.empty()) {
+    std::cout << stream;
+    return 0;
+  }
+  if (absl::Status s = WriteFile(output, stream); !s.ok()) {
+    std::cerr << "crdgen: " << s.message() << "\n";
+    return 1;
+  }
   return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_split.h"
@@ -23,10 +24,12 @@
 #include "src/base/cancellation.h"
 #include "src/base/logging.h"
 #include "src/controllers/etcdcluster/reconciler.h"
+#include "src/controllers/postgrescluster/reconciler.h"
 #include "src/kube/config.h"
 #include "src/runtime/manager.h"
 #include "src/runtime/webhook_certs.h"
 #include "src/webhooks/etcdcluster_webhook.h"
+#include "src/webhooks/postgrescluster_webhook.h"
 
 namespace quorum {
 namespace {
@@ -48,6 +51,7 @@ struct Flags {
   std::vector<std::string> validating_configurations, mutating_configurations;
   std::string log_format = "text", log_level = "info";
   int workers = 2;
+  std::string controllers = "etcdcluster,postgrescluster";
   double qps = 50;
   int burst = 100;
 };
@@ -179,9 +183,34 @@ int Run(const Flags& f) {
   runtime::Manager manager(**client, std::move(options));
   if (runtime::WebhookServer* webhooks = manager.webhook_server()) {
     if (absl::Status s = webhooks::RegisterEtcdClusterWebhooks(*webhooks); !s.ok()) return Fail(s);
+    if (absl::Status s = webhooks::RegisterPostgresClusterWebhooks(*webhooks); !s.ok()) {
+      return Fail(s);
+    }
   }
+  // A controller runs only when its resource is served: an operator started
+  // before a CRD is installed says so instead of never becoming ready.
+  const std::set<std::string> wanted = absl::StrSplit(f.controllers, ',', absl::SkipEmpty());
+  auto enabled = [&](const std::string& name, const kube::GroupVersionResource& gvr) {
+    if (!wanted.contains(name)) return false;
+    absl::StatusOr<kube::Json> probe = (*client)->List(gvr, "", {.limit = 1});
+    if (absl::IsNotFound(probe.status())) {
+      spdlog::error(
+          "controller {} disabled: {}.{} is not served (install the CRDs: "
+          "quorum-operator crds | kubectl apply --server-side -f -), then restart",
+          name, gvr.resource, gvr.group);
+      return false;
+    }
+    return true;
+  };
   etcdcluster::EtcdClusterReconciler etcd_reconciler(**client, manager.cache(), manager.recorder());
-  etcdcluster::SetupEtcdClusterController(manager, etcd_reconciler, f.workers);
+  if (enabled("etcdcluster", etcdcluster::kEtcdClusters)) {
+    etcdcluster::SetupEtcdClusterController(manager, etcd_reconciler, f.workers);
+  }
+  postgrescluster::PostgresClusterReconciler pg_reconciler(**client, manager.cache(),
+                                                           manager.recorder());
+  if (enabled("postgrescluster", postgrescluster::kPostgresClusters)) {
+    postgrescluster::SetupPostgresClusterController(manager, pg_reconciler, f.workers);
+  }
   spdlog::info("quorum-operator {} starting; namespaces: {}", kVersion,
                f.namespaces.empty() ? "all" : f.namespaces);
   absl::Status s = manager.Run(cancel);
@@ -237,6 +266,9 @@ int main(int argc, char** argv) {
                  "MutatingWebhookConfiguration to patch with the CA (repeatable)");
   app.add_option("--log-format", f.log_format, "text or json")->capture_default_str();
   app.add_option("--log-level", f.log_level, "trace, debug, info, warn or error")
+      ->capture_default_str();
+  app.add_option("--controllers", f.controllers,
+                 "Comma-separated controllers to run: etcdcluster, postgrescluster")
       ->capture_default_str();
   app.add_option("--workers", f.workers, "Concurrent reconciles per controller")
       ->capture_default_str();

@@ -9,33 +9,15 @@
 #include "api/etcdcluster_validation.h"
 #include "api/field_error.h"
 #include "src/runtime/http_server.h"
+#include "src/webhooks/admission_object.h"
 #include "src/webhooks/json_patch.h"
 
 namespace quorum::webhooks {
-namespace {
-
 using runtime::AdmissionRequest;
 using runtime::AdmissionResponse;
 
-bool IsWrite(const AdmissionRequest& r) {
-  return (r.operation == "CREATE" || r.operation == "UPDATE") && r.sub_resource.empty();
-}
-
-std::string Name(const AdmissionRequest& r) {
-  if (!r.name.empty()) return r.name;
-  auto meta = r.object.is_object() ? r.object.find("metadata") : r.object.end();
-  if (meta == r.object.end() || !meta->is_object()) return "";
-  for (const char* key : {"name", "generateName"}) {
-    auto it = meta->find(key);
-    if (it != meta->end() && it->is_string()) return it->get<std::string>();
-  }
-  return "";
-}
-
-}  // namespace
-
 AdmissionResponse MutateEtcdCluster(const AdmissionRequest& request) {
-  if (!IsWrite(request)) return runtime::Allowed();
+  if (!IsObjectWrite(request)) return runtime::Allowed();
   if (!request.object.is_object()) {
     return runtime::Denied("the EtcdCluster in the request is not a JSON object", 400);
   }
@@ -47,14 +29,14 @@ AdmissionResponse MutateEtcdCluster(const AdmissionRequest& request) {
 }
 
 AdmissionResponse ValidateEtcdClusterAdmission(const AdmissionRequest& request) {
-  if (!IsWrite(request)) return runtime::Allowed();
+  if (!IsObjectWrite(request)) return runtime::Allowed();
   const bool update = request.operation == "UPDATE" && !request.old_object.is_null();
   const std::vector<api::FieldError> errors =
       api::ValidateEtcdCluster(request.object, update ? &request.old_object : nullptr);
   AdmissionResponse response =
       errors.empty()
           ? runtime::Allowed()
-          : runtime::Denied(absl::StrCat("EtcdCluster \"", Name(request),
+          : runtime::Denied(absl::StrCat("EtcdCluster \"", ObjectName(request),
                                          "\" is invalid: ", api::JoinFieldErrors(errors)),
                             422);
   response.warnings = api::EtcdClusterWarnings(request.object);

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -212,8 +213,13 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   }
   const std::map<int, std::string> storage = StorageUids(cache_, cluster, pods);
   const int count = std::max(sts_replicas, DesiredReplicas(cluster));
+  // An emptyDir cluster with no pod left has no data anywhere: scaling it up
+  // again bootstraps a new cluster instead of waiting for members that are gone.
+  const bool empty_dir = cluster["spec"].value("storage", Json::object()).contains("emptyDir");
+  const bool bootstrapped =
+      StatusInitialized(cluster) && !(empty_dir && sts_replicas == 0 && pods.empty());
   etcd::Observation obs =
-      BuildObservation(cluster, sts_replicas, StatusInitialized(cluster), view,
+      BuildObservation(cluster, sts_replicas, bootstrapped, view,
                        ObservePods(cluster, pods, storage, RecordedStorageUids(cluster), count));
   const etcd::Action action = problem.empty()
                                   ? etcd::NextAction(obs)
@@ -327,6 +333,12 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
                                       {"status", status}},
                                      {.field_manager = kFieldManager, .force = true});
     if (!wrote.ok() && !absl::IsNotFound(wrote.status())) return wrote.status();
+  }
+  // etcd refuses a reconfiguration (member add/remove) until every voter has
+  // been connected for a few seconds ("unhealthy cluster"): right after a
+  // promote that is expected, not a failure, so it must not grow the backoff.
+  if (!step.ok() && absl::StrContains(step.message(), "unhealthy cluster")) {
+    return Result{.requeue_after = absl::Seconds(2)};
   }
   if (!step.ok()) return step;  // retried with backoff
   switch (action.kind) {

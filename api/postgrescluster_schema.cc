@@ -1,0 +1,421 @@
+#include "api/postgrescluster_schema.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "api/postgrescluster.h"
+#include "api/schema_nodes.h"
+
+namespace quorum::api {
+namespace {
+
+using internal::schema::Bool;
+using internal::schema::CoreRef;
+using internal::schema::Int32;
+using internal::schema::Json;
+using internal::schema::Object;
+using internal::schema::Rule;
+using internal::schema::String;
+using internal::schema::StringMap;
+using internal::schema::Typed;
+
+// Kubernetes name grammars as patterns (empty allowed where "" means unset).
+constexpr char kDns1123Label[] = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
+constexpr char kOptionalDns1123Subdomain[] =
+    "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$";
+constexpr char kDns1123Subdomain[] =
+    "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+constexpr char kPostgresIdentifier[] = "^[a-z_][a-z0-9_]{0,62}$";
+// scheme://host[:port][/] — a host name, an IPv4 address or a bracketed IPv6
+// address; Patroni's etcd3 client takes no path.
+constexpr char kEtcdUrl[] =
+    "^https?://(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?)(:[0-9]{1,5})?/?$";
+
+Json WithPattern(Json node, const char* pattern, int max_length) {
+  node["pattern"] = pattern;
+  node["maxLength"] = max_length;
+  return node;
+}
+
+Json Metadata(const char* what) {
+  return Object(what,
+                {
+                    {"labels", StringMap("Labels added next to the ones Quorum sets (Quorum's "
+                                         "own labels win on conflict).")},
+                    {"annotations", StringMap("Annotations added to the generated objects.")},
+                });
+}
+
+Json InstanceSet() {
+  Json name = WithPattern(String("Name of the instance set, unique in the cluster: a DNS label. "
+                                 "Its StatefulSet is <cluster>-<name> and must fit 52 "
+                                 "characters. Defaults to \"main\", so a single instance set "
+                                 "needs no name."),
+                          kDns1123Label, 63);
+  name["default"] = std::string(kDefaultInstanceSetName);
+
+  Json replicas = Int32(
+      "PostgreSQL instances (pods) in this set. Patroni elects one primary across all sets; the "
+      "others stream from it. 0 stops the set and keeps its volumes.");
+  replicas["default"] = kDefaultInstanceReplicas;
+  replicas["minimum"] = 0;
+
+  Json data =
+      CoreRef("PersistentVolumeClaimSpec",
+              "The volume each instance keeps its data directory on, one claim per pod. "
+              "resources.requests.storage is required and may grow but never shrink; accessModes "
+              "defaults to [ReadWriteOnce].");
+  // Only presence: the size rules (> 0, never shrinking) parse quantities,
+  // which CEL's cost estimate cannot bound inside the Kubernetes type (its
+  // strings have no maxLength); the validating webhook enforces those.
+  data["x-kubernetes-validations"] = Json::array({
+      Rule("self.?resources.?requests[?'storage'].hasValue()",
+           "resources.requests.storage is required: the size of each instance's data volume, "
+           "e.g. 10Gi"),
+  });
+
+  Json tolerations = {
+      {"type", "array"},
+      {"description", "Tolerations of the instances' pods."},
+      {"items", CoreRef("Toleration", "A toleration.")},
+      {"x-kubernetes-list-type", "atomic"},
+  };
+  Json spread = {
+      {"type", "array"},
+      {"description",
+       "How the instances' pods spread across zones, nodes or other topology domains."},
+      {"items", CoreRef("TopologySpreadConstraint", "A spread constraint.")},
+      {"x-kubernetes-list-type", "map"},
+      {"x-kubernetes-list-map-keys", Json::array({"topologyKey", "whenUnsatisfiable"})},
+  };
+
+  Json set =
+      Object("A group of identical PostgreSQL instances (one StatefulSet).",
+             {
+                 {"name", name},
+                 {"replicas", replicas},
+                 {"dataVolumeClaimSpec", data},
+                 {"resources", CoreRef("ResourceRequirements",
+                                       "CPU and memory of the database container (PostgreSQL and "
+                                       "Patroni).")},
+                 {"affinity", CoreRef("Affinity", "Scheduling affinity of the instances' pods.")},
+                 {"tolerations", tolerations},
+                 {"topologySpreadConstraints", spread},
+                 {"metadata", Metadata("Labels and annotations for the instances' pods.")},
+             });
+  set["required"] = Json::array({"dataVolumeClaimSpec"});
+  return set;
+}
+
+Json Etcd() {
+  Json endpoints = {
+      {"type", "array"},
+      {"description",
+       "URLs of the etcd members Patroni talks to, e.g. https://etcd-0.etcd:2379: 1 to 7, all "
+       "http:// or all https://, no path. Exactly one of endpoints and clusterRef."},
+      {"items", WithPattern(String("scheme://host[:port]"), kEtcdUrl, 512)},
+      {"maxItems", kMaxEtcdEndpoints},
+      {"x-kubernetes-list-type", "set"},
+      {"x-kubernetes-validations",
+       Json::array({Rule("self.all(e, e.startsWith('https://')) || "
+                         "self.all(e, e.startsWith('http://'))",
+                         "use one scheme for every endpoint: all http:// or all https://")})},
+  };
+  Json cluster_ref = Object(
+      "An EtcdCluster run by Quorum in the same namespace. Its client endpoint, TLS material and "
+      "credentials are used; the PostgresCluster waits until it is Ready. Exactly one of "
+      "endpoints and clusterRef.",
+      {{"name", WithPattern(String("Name of the EtcdCluster."), kDns1123Subdomain, 253)}});
+  cluster_ref["required"] = Json::array({"name"});
+
+  Json etcd = Object(
+      "Where the etcd DCS is. Only with type etcd.",
+      {
+          {"clusterRef", cluster_ref},
+          {"endpoints", endpoints},
+          {"tlsSecret",
+           WithPattern(String("Secret with ca.crt (to verify the etcd servers) and tls.crt, "
+                              "tls.key (the client certificate Patroni presents). Needs https:// "
+                              "endpoints; not with clusterRef."),
+                       kOptionalDns1123Subdomain, 253)},
+          {"authSecret",
+           WithPattern(String("Secret with username and password of an etcd user; they reach "
+                              "Patroni only as environment variables. Not with clusterRef."),
+                       kOptionalDns1123Subdomain, 253)},
+          {"namespace",
+           WithPattern(String("Key prefix of this cluster in etcd (Patroni's namespace). Empty: "
+                              "derived from the Kubernetes namespace, so clusters of the same "
+                              "name in different namespaces can share one etcd."),
+                       "^[A-Za-z0-9/_.-]*$", 253)},
+      });
+  etcd["x-kubernetes-validations"] = Json::array({
+      Rule("has(self.clusterRef) != (size(self.?endpoints.orValue([])) > 0)",
+           "set exactly one of endpoints (etcd URLs) and clusterRef (an EtcdCluster in this "
+           "namespace)"),
+      Rule("!has(self.clusterRef) || "
+           "(self.?tlsSecret.orValue('') == '' && self.?authSecret.orValue('') == '')",
+           "tlsSecret and authSecret cannot be used with clusterRef: Quorum takes TLS and "
+           "credentials from the EtcdCluster; remove them",
+           ".clusterRef"),
+      Rule("self.?tlsSecret.orValue('') == '' || !has(self.endpoints) || "
+           "self.endpoints.all(e, e.startsWith('https://'))",
+           "tlsSecret needs https:// endpoints; change the endpoints to https:// or remove "
+           "tlsSecret",
+           ".tlsSecret"),
+  });
+  return etcd;
+}
+
+Json Patroni() {
+  Json ttl = Int32(
+      "How long the leader lock lasts without renewal, in seconds (Patroni's ttl): a primary "
+      "that cannot renew it for this long demotes itself, and a replica may take over.");
+  ttl["default"] = kDefaultLeaderLeaseDurationSeconds;
+  ttl["minimum"] = kMinLeaderLeaseDurationSeconds;
+  Json loop =
+      Int32("Seconds between two runs of Patroni's HA loop (loop_wait); each run renews the lock.");
+  loop["default"] = kDefaultSyncPeriodSeconds;
+  loop["minimum"] = 1;
+  Json retry = Int32(
+      "Seconds Patroni retries DCS and PostgreSQL operations before giving up "
+      "(retry_timeout). syncPeriodSeconds + 2*retryTimeoutSeconds must not exceed "
+      "leaderLeaseDurationSeconds.");
+  retry["default"] = kDefaultRetryTimeoutSeconds;
+  retry["minimum"] = 1;
+
+  Json dynamic = Typed("object",
+                       "Patroni's dynamic configuration (bootstrap.dcs), merged over Quorum's: "
+                       "postgresql.parameters, pg_hba and the like, e.g. {postgresql: "
+                       "{parameters: {max_connections: \"200\"}}}. The timings above win.");
+  dynamic["x-kubernetes-preserve-unknown-fields"] = true;
+
+  Json pod_api = Bool(
+      "Whether the instances' pods get a ServiceAccount token and a Role. false: no token and no "
+      "Role at all, Quorum alone keeps the pods' role labels; only with the etcd DCS (the "
+      "kubernetes DCS keeps the leader lock in the Kubernetes API).");
+  pod_api["default"] = kDefaultPodApiAccess;
+
+  Json type = String(
+      "kubernetes (default): Patroni keeps its leader lock and state in the Kubernetes API. "
+      "etcd: in an etcd cluster (etcd block). Cannot change after creation, and adding dcs later "
+      "counts as a change from kubernetes.");
+  type["enum"] = Json::array({std::string(kDcsKubernetes), std::string(kDcsEtcd)});
+  type["maxLength"] = 16;  // bounds the CEL cost of comparing it
+  type["default"] = std::string(kDcsKubernetes);
+  Json dcs = Object("Where Patroni keeps its leader lock and cluster state.",
+                    {{"type", type}, {"etcd", Etcd()}});
+  dcs["default"] = Json::object();
+  dcs["x-kubernetes-validations"] = Json::array({
+      Rule("self.?type.orValue('kubernetes') != 'etcd' || has(self.etcd)",
+           "type etcd needs the etcd block: set etcd.endpoints or etcd.clusterRef", ".etcd",
+           "FieldValueRequired"),
+      Rule("self.?type.orValue('kubernetes') == 'etcd' || !has(self.etcd)",
+           "the etcd block is only for type etcd; remove it (the DCS type cannot change after "
+           "creation)",
+           ".etcd"),
+  });
+
+  Json switchover_type = String(
+      "Switchover (default): a planned change of primary, refused when the cluster is "
+      "unhealthy. Failover: promote targetInstance even then.");
+  switchover_type["enum"] = Json::array({"Switchover", "Failover"});
+  switchover_type["maxLength"] = 16;
+  switchover_type["default"] = std::string(kDefaultSwitchoverType);
+  Json switchover = Object(
+      "A change of primary, performed when enabled and the trigger annotation "
+      "postgres.quorum.dev/trigger-switchover gets a new value.",
+      {
+          {"enabled", Bool("Allow switchovers through the trigger annotation.")},
+          {"targetInstance",
+           WithPattern(String("The pod to promote; empty lets Patroni choose a healthy replica "
+                              "(Switchover only)."),
+                       kOptionalDns1123Subdomain, 253)},
+          {"type", switchover_type},
+      });
+  switchover["x-kubernetes-validations"] = Json::array({
+      Rule("self.?type.orValue('Switchover') != 'Failover' || "
+           "self.?targetInstance.orValue('') != ''",
+           "type Failover needs targetInstance: the pod to promote", ".targetInstance",
+           "FieldValueRequired"),
+  });
+
+  Json patroni = Object("How Patroni runs the cluster.", {
+                                                             {"leaderLeaseDurationSeconds", ttl},
+                                                             {"syncPeriodSeconds", loop},
+                                                             {"retryTimeoutSeconds", retry},
+                                                             {"dynamicConfiguration", dynamic},
+                                                             {"podAPIAccess", pod_api},
+                                                             {"dcs", dcs},
+                                                             {"switchover", switchover},
+                                                         });
+  patroni["default"] = Json::object();
+  patroni["x-kubernetes-validations"] = Json::array({
+      Rule("self.?syncPeriodSeconds.orValue(10) + 2 * self.?retryTimeoutSeconds.orValue(10) <= "
+           "self.?leaderLeaseDurationSeconds.orValue(30)",
+           "syncPeriodSeconds + 2*retryTimeoutSeconds must not exceed leaderLeaseDurationSeconds "
+           "(Patroni: loop_wait + 2*retry_timeout <= ttl); raise leaderLeaseDurationSeconds or "
+           "lower the others",
+           ".leaderLeaseDurationSeconds"),
+      Rule("self.?podAPIAccess.orValue(true) || self.?dcs.?type.orValue('kubernetes') == 'etcd'",
+           "podAPIAccess: false needs dcs.type etcd: with the kubernetes DCS Patroni keeps its "
+           "leader lock in the Kubernetes API; set podAPIAccess: true or use the etcd DCS",
+           ".podAPIAccess"),
+  });
+  return patroni;
+}
+
+Json User() {
+  Json name = WithPattern(String("Role name: lowercase letters, digits and _, not starting with "
+                                 "a digit, at most 63 characters. Not postgres or replicator "
+                                 "(Quorum's own roles) and not starting with pg_."),
+                          kPostgresIdentifier, 63);
+  name["x-kubernetes-validations"] = Json::array({
+      Rule("!(self in ['postgres', 'replicator']) && !self.startsWith('pg_')",
+           "postgres and replicator are Quorum's own roles and names starting with pg_ are "
+           "reserved by PostgreSQL; choose another name"),
+  });
+  Json databases = {
+      {"type", "array"},
+      {"description",
+       "Databases created for this user, who owns them. Same naming rule as the user name; not "
+       "template0 or template1."},
+      {"items", WithPattern(String("A database name."), kPostgresIdentifier, 63)},
+      {"maxItems", kMaxDatabasesPerUser},
+      {"x-kubernetes-list-type", "set"},
+      {"x-kubernetes-validations",
+       Json::array({Rule("self.all(d, !(d in ['template0', 'template1']))",
+                         "template0 and template1 are PostgreSQL's templates; choose another "
+                         "database name")})},
+  };
+  Json option = String("A role attribute.");
+  Json allowed = Json::array();
+  for (std::string_view o : AllowedRoleOptions()) allowed.push_back(std::string(o));
+  option["enum"] = allowed;
+  option["maxLength"] = 16;  // bounds the CEL cost of comparing it
+  Json options = {
+      {"type", "array"},
+      {"description",
+       "Role attributes: CREATEDB, CREATEROLE (postgresVersion 16 or later), INHERIT, LOGIN and "
+       "their NO forms. Superuser, replication and RLS bypass are not offered. Empty: a role "
+       "that can log in."},
+      {"items", option},
+      {"maxItems", AllowedRoleOptions().size()},
+      {"x-kubernetes-list-type", "set"},
+      {"x-kubernetes-validations",
+       Json::array({Rule("!('CREATEDB' in self && 'NOCREATEDB' in self) && "
+                         "!('CREATEROLE' in self && 'NOCREATEROLE' in self) && "
+                         "!('INHERIT' in self && 'NOINHERIT' in self) && "
+                         "!('LOGIN' in self && 'NOLOGIN' in self)",
+                         "an attribute and its NO form contradict each other (e.g. LOGIN and "
+                         "NOLOGIN); keep one")})},
+  };
+  Json user = Object("A PostgreSQL role Quorum creates, with a generated password in a Secret.",
+                     {{"name", name}, {"databases", databases}, {"options", options}});
+  user["required"] = Json::array({"name"});
+  return user;
+}
+
+Json Spec() {
+  Json version = Int32(
+      "PostgreSQL major version, 13 to 18. Chooses the default image and the binaries' path. "
+      "Cannot change after creation (major upgrades are not supported yet).");
+  version["minimum"] = kMinPostgresMajor;
+  version["maximum"] = kMaxPostgresMajor;
+  version["x-kubernetes-validations"] = Json::array({
+      Rule("self == oldSelf",
+           "postgresVersion cannot change after creation: major upgrades are not supported yet; "
+           "create a new PostgresCluster and move the data",
+           "", "FieldValueForbidden"),
+  });
+
+  Json instances = {
+      {"type", "array"},
+      {"description",
+       "Sets of PostgreSQL instances, 1 to 16, each a StatefulSet; names are unique."},
+      {"items", InstanceSet()},
+      {"minItems", 1},
+      {"maxItems", kMaxInstanceSets},
+      {"x-kubernetes-list-type", "map"},
+      {"x-kubernetes-list-map-keys", Json::array({"name"})},
+  };
+  Json users = {
+      {"type", "array"},
+      {"description", "PostgreSQL roles (and their databases) Quorum creates; names are unique."},
+      {"items", User()},
+      {"maxItems", kMaxUsers},
+      {"x-kubernetes-list-type", "map"},
+      {"x-kubernetes-list-map-keys", Json::array({"name"})},
+  };
+  Json service_type = String("ClusterIP (default), NodePort or LoadBalancer.");
+  service_type["enum"] = Json::array({"ClusterIP", "NodePort", "LoadBalancer"});
+  service_type["default"] = std::string(kDefaultServiceType);
+  Json service = Object(
+      "The primary Service that clients connect to (port 5432).",
+      {{"type", service_type}, {"metadata", Metadata("Labels and annotations of the Service.")}});
+
+  Json spec = Object(
+      "The PostgreSQL cluster you want.",
+      {
+          {"postgresVersion", version},
+          {"image", String("Image of the database container (PostgreSQL with Patroni 4). Empty: "
+                           "ghcr.io/quorum-dev/postgres:<postgresVersion>-patroni4.")},
+          {"instances", instances},
+          {"patroni", Patroni()},
+          {"users", users},
+          {"service", service},
+      });
+  spec["required"] = Json::array({"postgresVersion", "instances"});
+  spec["x-kubernetes-validations"] = Json::array({
+      // On spec, not on dcs or type: a transition rule runs only when the
+      // old object had the field it sits on (REFERENCE.md section 2), and
+      // an absent dcs means kubernetes.
+      // has() rather than optionals: CEL's cost estimate keeps the type's
+      // maxLength only on the plain field.
+      Rule("(has(self.patroni) && has(self.patroni.dcs) && has(self.patroni.dcs.type) && "
+           "self.patroni.dcs.type == 'etcd') == "
+           "(has(oldSelf.patroni) && has(oldSelf.patroni.dcs) && has(oldSelf.patroni.dcs.type) && "
+           "oldSelf.patroni.dcs.type == 'etcd')",
+           "the DCS type cannot change after creation (an absent dcs means kubernetes): "
+           "Patroni's leader lock and cluster state live there; create a new PostgresCluster to "
+           "use another DCS",
+           ".patroni.dcs.type", "FieldValueForbidden"),
+      Rule("self.postgresVersion >= 16 || !has(self.users) || "
+           "self.users.all(u, !has(u.options) || !('CREATEROLE' in u.options))",
+           "the CREATEROLE option needs postgresVersion 16 or later: before 16 such a role can "
+           "make itself a member of any non-superuser role",
+           ".users"),
+  });
+  return spec;
+}
+
+}  // namespace
+
+Json PostgresClusterSchemaSource() {
+  Json root = Object(
+      "A highly available PostgreSQL cluster run by Patroni, with its leader lock in the "
+      "Kubernetes API or in etcd.",
+      {
+          {"apiVersion", String("Versioned schema of this object: postgres.quorum.dev/v1alpha1.")},
+          {"kind", String("Always PostgresCluster.")},
+          // A CRD may only say that metadata.name is a string; the rules
+          // below name it through fieldPath.
+          {"metadata", {{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}}},
+          {"spec", Spec()},
+          {"status", PostgresClusterStatusSchema()},
+      });
+  root["required"] = Json::array({"spec"});
+  root["x-kubernetes-validations"] = Json::array({
+      Rule("size(self.metadata.name) <= 50 && "
+           "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",
+           "metadata.name must be at most 50 lowercase letters, digits and '-', starting with a "
+           "letter: it names the cluster's Services and StatefulSets",
+           ".metadata.name"),
+      Rule("self.spec.instances.all(i, size(self.metadata.name) + size(i.name) < 52)",
+           "metadata.name + \"-\" + spec.instances[].name names a StatefulSet and must be at most "
+           "52 characters; shorten the cluster or the instance set name",
+           ".metadata.name"),
+  });
+  return root;
+}
+
+}  // namespace quorum::api

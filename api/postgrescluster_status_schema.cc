@@ -1,0 +1,115 @@
+// PostgresClusterStatusSchema and PostgresClusterPrinterColumns (declared in
+// postgrescluster_schema.h).
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "api/postgrescluster_schema.h"
+#include "api/schema_nodes.h"
+
+namespace quorum::api {
+
+using internal::schema::Int32;
+using internal::schema::Int64;
+using internal::schema::Json;
+using internal::schema::kMeta;
+using internal::schema::Object;
+using internal::schema::String;
+
+Json PostgresClusterStatusSchema() {
+  Json conditions = {
+      {"type", "array"},
+      {"description",
+       "Ready (every instance runs and a primary leads), Progressing (objects are being created "
+       "or rolled), DCSReady (the DCS and its Secrets are usable), and others."},
+      {"items", {{"$ref", std::string(kMeta) + "Condition"}}},
+      {"x-kubernetes-list-type", "map"},
+      {"x-kubernetes-list-map-keys", Json::array({"type"})},
+  };
+  Json instance = Object("One instance set as Quorum last saw it.",
+                         {
+                             {"name", String("Name of the instance set.")},
+                             {"replicas", Int32("Pods the StatefulSet has.")},
+                             {"readyReplicas", Int32("Pods that are ready.")},
+                             {"updatedReplicas", Int32("Pods that run the current template.")},
+                         });
+  Json switchover =
+      Object("The last switchover Quorum handled.",
+             {
+                 {"trigger", String("Value of the trigger annotation it handled.")},
+                 {"type", String("Switchover or Failover.")},
+                 {"from", String("The primary before.")},
+                 {"to", String("The primary after (or the requested target, if it failed).")},
+                 {"result", String("Succeeded or Failed.")},
+                 {"message", String("What Patroni answered.")},
+                 {"time",
+                  [] {
+                    Json t = String("When it finished.");
+                    t["format"] = "date-time";
+                    return t;
+                  }()},
+             });
+  Json user =
+      Object("Where to find a user's credentials.",
+             {
+                 {"name", String("The user (spec.users[].name).")},
+                 {"secretName", String("Secret in this namespace with user, password, host, port, "
+                                       "dbname and uri.")},
+             });
+  return Object(
+      "What Quorum observed. Written by Quorum only.",
+      {
+          {"conditions", conditions},
+          {"observedGeneration", Int64("The metadata.generation this status describes.")},
+          {"instances",
+           {{"type", "array"},
+            {"description", "Every instance set."},
+            {"items", instance},
+            {"x-kubernetes-list-type", "atomic"}}},
+          {"readyInstances",
+           String("Ready pods over desired pods across all instance sets, e.g. \"2/3\".")},
+          {"primary", String("Name of the pod that is the primary (the Patroni leader).")},
+          {"primaryService", String("Service that routes to the primary (read-write).")},
+          {"replicaService", String("Service that routes to the replicas (read-only).")},
+          {"users",
+           {{"type", "array"},
+            {"description", "The Secrets holding each user's credentials."},
+            {"items", user},
+            {"x-kubernetes-list-type", "atomic"}}},
+          {"patroni",
+           Object("What Patroni reports.",
+                  {
+                      {"systemIdentifier",
+                       String("PostgreSQL's database system identifier: the same for every "
+                              "member of one cluster.")},
+                      {"switchover", switchover},
+                  })},
+      });
+}
+
+Json PostgresClusterPrinterColumns() {
+  return Json::array({
+      {{"name", "Version"},
+       {"type", "integer"},
+       {"jsonPath", ".spec.postgresVersion"},
+       {"description", "PostgreSQL major version"}},
+      {{"name", "Instances"},
+       {"type", "string"},
+       {"jsonPath", ".status.readyInstances"},
+       {"description", "Ready over desired instances"}},
+      {{"name", "Primary"},
+       {"type", "string"},
+       {"jsonPath", ".status.primary"},
+       {"description", "Pod of the primary"}},
+      {{"name", "DCS"},
+       {"type", "string"},
+       {"jsonPath", ".spec.patroni.dcs.type"},
+       {"description", "Where Patroni keeps its leader lock"}},
+      {{"name", "Ready"},
+       {"type", "string"},
+       {"jsonPath", ".status.conditions[?(@.type==\"Ready\")].status"},
+       {"description", "Status of the Ready condition"}},
+      {{"name", "Age"}, {"type", "date"}, {"jsonPath", ".metadata.creationTimestamp"}},
+  });
+}
+
+}  // namespace quorum::api

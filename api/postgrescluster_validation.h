@@ -1,0 +1,56 @@
+// Validation of a PostgresCluster, as the validating admission webhook
+// applies it: every rule of API.md plus what the objects Quorum builds from
+// the spec need to be creatable (name lengths, Secret names, storage sizes
+// that parse). Each error names the field as kubectl shows it
+// ("spec.patroni.dcs.etcd.endpoints[1]") and says how to fix it. Validation
+// runs on the defaulted object (the mutating webhook comes first). The CRD's
+// CEL rules (postgrescluster_schema.h) refuse the same things where CEL can
+// express them; this code is the fuller version with better messages.
+//
+// The rules: postgresVersion 13..18; 1..16 instance sets with unique DNS-label
+// names, "<cluster>-<set>" at most 52 characters, replicas >= 0, a
+// dataVolumeClaimSpec with a storage request > 0; Patroni timings
+// (leaderLeaseDurationSeconds >= 20, the others >= 1, syncPeriodSeconds +
+// 2*retryTimeoutSeconds <= leaderLeaseDurationSeconds); dcs.type kubernetes
+// or etcd, the etcd block only and always with etcd, exactly one of (1..7)
+// endpoints and clusterRef, endpoints all http:// or all https://, tlsSecret
+// only with https:// endpoints, neither tlsSecret nor authSecret with
+// clusterRef; podAPIAccess false only with etcd; switchover type Failover
+// needs targetInstance; users with unique PostgreSQL identifiers that are not
+// Quorum's roles (postgres, replicator) nor pg_*, databases likewise (not
+// template0/1), options from AllowedRoleOptions() without contradictions and
+// CREATEROLE only from PostgreSQL 16; service.type ClusterIP, NodePort or
+// LoadBalancer.
+//
+// Updates: the DCS type cannot change — an absent dcs counts as kubernetes,
+// so adding `dcs: {type: etcd}` later is a change — nor can postgresVersion;
+// an instance set's storage request cannot shrink. An update that leaves
+// `spec` unchanged is never refused (metadata, finalizers and status must
+// stay writable even if an older object would fail a newer rule).
+//
+// Thread-safety: pure functions. Never throw, whatever the JSON holds.
+#ifndef QUORUM_API_POSTGRESCLUSTER_VALIDATION_H_
+#define QUORUM_API_POSTGRESCLUSTER_VALIDATION_H_
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "api/field_error.h"
+
+namespace quorum::api {
+
+// Every error in `obj` (a whole PostgresCluster); `old` is the stored object
+// on update, null on create. Empty when valid.
+std::vector<FieldError> ValidatePostgresCluster(const nlohmann::json& obj,
+                                                const nlohmann::json* old);
+
+// Things that are allowed but probably not meant, each naming the field: a
+// single instance (no failover), https:// endpoints without tlsSecret,
+// credentials over http://, dynamicConfiguration timings that the timing
+// fields override.
+std::vector<std::string> PostgresClusterWarnings(const nlohmann::json& obj);
+
+}  // namespace quorum::api
+
+#endif  // QUORUM_API_POSTGRESCLUSTER_VALIDATION_H_

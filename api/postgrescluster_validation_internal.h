@@ -1,0 +1,49 @@
+// Internal to api/: the pieces postgrescluster_validation.cc shares with the
+// files that hold the rest of the PostgresCluster rules
+// (postgrescluster_patroni_validation.cc, postgrescluster_users_validation.cc).
+//
+// Thread-safety: pure functions; an ErrorList belongs to one validation.
+#ifndef QUORUM_API_POSTGRESCLUSTER_VALIDATION_INTERNAL_H_
+#define QUORUM_API_POSTGRESCLUSTER_VALIDATION_INTERNAL_H_
+
+#include <cstddef>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/field_error.h"
+
+namespace quorum::api::internal {
+
+// Where the rules put their findings.
+class ErrorList {
+ public:
+  explicit ErrorList(std::vector<FieldError>& errors) : errors_(errors) {}
+  void Add(std::string field, std::string message) {
+    errors_.push_back({std::move(field), std::move(message)});
+  }
+
+ private:
+  std::vector<FieldError>& errors_;
+};
+
+// "base[i]", as kubectl names a list element.
+std::string IndexedField(std::string_view base, size_t i);
+
+// The DCS type as the rules see it: absent (or empty) means kubernetes.
+std::string DcsType(const nlohmann::json* spec);
+
+// spec.patroni: timings, dynamicConfiguration, podAPIAccess, the DCS (and its
+// immutability against `old_spec`, null on create) and switchover.
+void ValidatePatroni(const nlohmann::json& spec, const nlohmann::json* old_spec, ErrorList& errors);
+
+// spec.users: names, databases and options; `major` is the valid
+// postgresVersion, if any (CREATEROLE depends on it).
+void ValidateUsers(const nlohmann::json& spec, std::optional<int> major, ErrorList& errors);
+
+}  // namespace quorum::api::internal
+
+#endif  // QUORUM_API_POSTGRESCLUSTER_VALIDATION_INTERNAL_H_

@@ -1,0 +1,364 @@
+#include "src/controllers/postgrescluster/builders.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "api/postgrescluster.h"
+#include "src/controllers/etcdcluster/json_path.h"
+#include "src/patroni/role.h"
+#include "src/patroni/role_callback.h"
+
+namespace quorum::postgrescluster {
+namespace {
+
+using etcdcluster::At;
+using etcdcluster::Str;
+
+Json LabelsJson(const std::map<std::string, std::string>& labels) {
+  Json out = Json::object();
+  for (const auto& [k, v] : labels) out[k] = v;
+  return out;
+}
+
+int Major(const Json& cluster) {
+  const Json& v = At(cluster, {"spec", "postgresVersion"});
+  return v.is_number_integer() ? v.get<int>() : 0;
+}
+
+int IntOr(const Json& v, int fallback) { return v.is_number_integer() ? v.get<int>() : fallback; }
+
+std::string Image(const Json& cluster) {
+  std::string image = Str(At(cluster, {"spec", "image"}));
+  if (image.empty()) image = api::DefaultPostgresImage(Major(cluster)).value_or("");
+  return image;
+}
+
+Json SecretEnv(const std::string& name, const std::string& secret, const std::string& key) {
+  return {{"name", name}, {"valueFrom", {{"secretKeyRef", {{"name", secret}, {"key", key}}}}}};
+}
+
+Json FieldEnv(const std::string& name, const std::string& path) {
+  return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", path}}}}}};
+}
+
+Json PodEnvJson(const Json& cluster, const patroni::ConfigInput& input, const DcsResolution& dcs) {
+  const Names n = NamesOf(cluster);
+  Json env = Json::array();
+  for (const patroni::EnvVar& v : patroni::PodEnv(input)) {
+    switch (v.source) {
+      case patroni::EnvSource::kLiteral:
+        env.push_back({{"name", v.name}, {"value", v.value}});
+        break;
+      case patroni::EnvSource::kPodName:
+        env.push_back(FieldEnv(v.name, "metadata.name"));
+        break;
+      case patroni::EnvSource::kPodNamespace:
+        env.push_back(FieldEnv(v.name, "metadata.namespace"));
+        break;
+      case patroni::EnvSource::kPodIp:
+        env.push_back(FieldEnv(v.name, "status.podIP"));
+        break;
+      case patroni::EnvSource::kSuperuserPassword:
+      case patroni::EnvSource::kRewindPassword:  // pg_rewind runs as the superuser
+        env.push_back(SecretEnv(v.name, n.superuser_secret, "password"));
+        break;
+      case patroni::EnvSource::kReplicationPassword:
+        env.push_back(SecretEnv(v.name, n.replication_secret, "password"));
+        break;
+      case patroni::EnvSource::kEtcdUsername:
+        env.push_back(SecretEnv(v.name, dcs.auth_secret, "username"));
+        break;
+      case patroni::EnvSource::kEtcdPassword:
+        env.push_back(SecretEnv(v.name, dcs.auth_secret, "password"));
+        break;
+    }
+  }
+  return env;
+}
+
+Json ServicePorts(bool with_patroni) {
+  Json ports = Json::array({{{"name", "postgresql"},
+                             {"port", kPostgresPort},
+                             {"targetPort", kPostgresPort},
+                             {"protocol", "TCP"}}});
+  if (with_patroni) {
+    ports.push_back({{"name", "patroni"},
+                     {"port", kPatroniPort},
+                     {"targetPort", kPatroniPort},
+                     {"protocol", "TCP"}});
+  }
+  return ports;
+}
+
+Json Service(const Json& cluster, const std::string& name, Json spec) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", Metadata(cluster, name)},
+          {"spec", std::move(spec)}};
+}
+
+}  // namespace
+
+std::string DataDir(int major) { return absl::StrCat(kDataMount, "/pg", major); }
+std::string BinDir(int major) { return absl::StrCat("/usr/lib/postgresql/", major, "/bin"); }
+
+patroni::ConfigInput BuildPatroniInput(const Json& cluster, const DcsResolution& dcs) {
+  const Json& p = At(cluster, {"spec", "patroni"});
+  patroni::ConfigInput in;
+  in.scope = NamesOf(cluster).cluster;
+  in.key_namespace = KeyNamespace(cluster);
+  in.ttl = IntOr(At(p, {"leaderLeaseDurationSeconds"}), api::kDefaultLeaderLeaseDurationSeconds);
+  in.loop_wait = IntOr(At(p, {"syncPeriodSeconds"}), api::kDefaultSyncPeriodSeconds);
+  in.retry_timeout = IntOr(At(p, {"retryTimeoutSeconds"}), api::kDefaultRetryTimeoutSeconds);
+  in.dynamic_configuration = At(p, {"dynamicConfiguration"});
+  // The timing fields are the spec's own (admission warns about these keys).
+  if (in.dynamic_configuration.is_object()) {
+    for (const char* key : {"ttl", "loop_wait", "retry_timeout"})
+      in.dynamic_configuration.erase(key);
+  }
+  in.parameters = {{"password_encryption", "scram-sha-256"},
+                   {"wal_level", "replica"},
+                   {"hot_standby", "on"},
+                   {"wal_log_hints", "on"},
+                   {"max_wal_senders", "10"},
+                   {"max_replication_slots", "10"}};
+  in.pg_hba = {"local all all scram-sha-256",
+               "host replication " + std::string(api::kReplicationUserName) + " all scram-sha-256",
+               "host all all all scram-sha-256"};
+  in.local_parameters = {{"unix_socket_directories", kTmpDir}};
+  in.use_pg_rewind = true;
+  in.data_dir = DataDir(Major(cluster));
+  in.bin_dir = BinDir(Major(cluster));
+  in.pgpass = std::string(kTmpDir) + "/pgpass";
+  // The callback labels the pod through the API; the kubernetes DCS labels
+  // it itself, and pods without API access leave labels to the operator.
+  if (UsesEtcd(cluster) && PodsHaveApiAccess(cluster)) in.callback_script = kCallbackFile;
+  in.superuser_username = std::string(api::kSuperuserName);
+  in.replication_username = std::string(api::kReplicationUserName);
+  in.rewind_username = std::string(api::kSuperuserName);
+  in.dcs = dcs.dcs;
+  return in;
+}
+
+Json BuildConfigMap(const Json& cluster, const patroni::ConfigInput& input) {
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata", Metadata(cluster, NamesOf(cluster).config_map)},
+          {"data",
+           {{"patroni.yaml", patroni::RenderConfig(input)},
+            {std::string(patroni::kRoleCallbackFileName),
+             std::string(patroni::RoleCallbackScript())}}}};
+}
+
+Json BuildStatefulSet(const Json& cluster, const Json& set, const patroni::ConfigInput& input,
+                      const DcsResolution& dcs) {
+  const Names n = NamesOf(cluster);
+  const std::string set_name = Str(At(set, {"name"}));
+  const std::string name = StatefulSetName(cluster, set_name);
+  const bool api_access = PodsHaveApiAccess(cluster);
+
+  Json pod_labels = LabelsJson(CommonLabels(cluster));
+  pod_labels[std::string(api::kInstanceSetLabel)] = set_name;
+  Json pod_annotations = Json::object();
+  if (const Json& l = At(set, {"metadata", "labels"}); l.is_object()) {
+    for (const auto& [k, v] : l.items()) pod_labels.emplace(k, v);
+  }
+  if (const Json& a = At(set, {"metadata", "annotations"}); a.is_object()) pod_annotations = a;
+
+  Json mounts = Json::array({{{"name", "config"}, {"mountPath", kConfigDir}, {"readOnly", true}},
+                             {{"name", "pgdata"}, {"mountPath", kDataMount}},
+                             {{"name", "tmp"}, {"mountPath", kTmpDir}}});
+  Json volumes = Json::array(
+      {{{"name", "config"}, {"configMap", {{"name", n.config_map}, {"defaultMode", 0555}}}},
+       {{"name", "tmp"}, {"emptyDir", Json::object()}}});
+  if (!dcs.tls_secret.empty()) {
+    mounts.push_back({{"name", "etcd-tls"}, {"mountPath", kEtcdTlsDir}, {"readOnly", true}});
+    volumes.push_back({{"name", "etcd-tls"},
+                       {"secret", {{"secretName", dcs.tls_secret}, {"defaultMode", 0440}}}});
+  }
+  auto probe = [](const char* path, int period, int failures) {
+    return Json{{"httpGet", {{"path", path}, {"port", kPatroniPort}, {"scheme", "HTTP"}}},
+                {"periodSeconds", period},
+                {"timeoutSeconds", 5},
+                {"failureThreshold", failures}};
+  };
+  Json container = {
+      {"name", kContainerName},
+      {"image", Image(cluster)},
+      {"command", Json::array({"patroni", kConfigFile})},
+      {"env", PodEnvJson(cluster, input, dcs)},
+      {"ports", Json::array({{{"name", "postgresql"}, {"containerPort", kPostgresPort}},
+                             {{"name", "patroni"}, {"containerPort", kPatroniPort}}})},
+      {"readinessProbe", probe("/readiness", 5, 3)},
+      {"livenessProbe", probe("/liveness", 10, 6)},
+      {"volumeMounts", mounts},
+      {"securityContext",
+       {{"allowPrivilegeEscalation", false},
+        {"readOnlyRootFilesystem", true},
+        {"capabilities", {{"drop", Json::array({"ALL"})}}}}}};
+  if (const Json& r = At(set, {"resources"}); r.is_object() && !r.empty())
+    container["resources"] = r;
+
+  Json pod_spec = {{"containers", Json::array({container})},
+                   {"volumes", volumes},
+                   {"automountServiceAccountToken", api_access},
+                   {"terminationGracePeriodSeconds", 30},
+                   {"securityContext",
+                    {{"runAsNonRoot", true},
+                     {"runAsUser", kPostgresUid},
+                     {"runAsGroup", kPostgresUid},
+                     {"fsGroup", kPostgresUid},
+                     {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
+  if (api_access) pod_spec["serviceAccountName"] = n.service_account;
+  for (const char* field : {"affinity", "tolerations", "topologySpreadConstraints"}) {
+    if (const Json& v = At(set, {field}); !v.is_null()) pod_spec[field] = v;
+  }
+
+  Json pvc_meta = {{"name", "pgdata"}, {"labels", LabelsJson(InstanceSelector(cluster, set_name))}};
+  Json metadata = Metadata(cluster, name);
+  metadata["labels"][std::string(api::kInstanceSetLabel)] = set_name;
+  Json template_meta = {{"labels", pod_labels}};
+  if (!pod_annotations.empty()) template_meta["annotations"] = pod_annotations;
+  return {
+      {"apiVersion", "apps/v1"},
+      {"kind", "StatefulSet"},
+      {"metadata", metadata},
+      {"spec",
+       {{"serviceName", n.pods_service},
+        {"replicas", IntOr(At(set, {"replicas"}), api::kDefaultInstanceReplicas)},
+        {"podManagementPolicy", "Parallel"},
+        // Patroni decides who leads; the operator restarts members itself
+        // (replicas first), so the StatefulSet must not roll pods.
+        {"updateStrategy", {{"type", "OnDelete"}}},
+        {"selector", {{"matchLabels", LabelsJson(InstanceSelector(cluster, set_name))}}},
+        {"template", {{"metadata", template_meta}, {"spec", pod_spec}}},
+        {"persistentVolumeClaimRetentionPolicy",
+         {{"whenDeleted", "Retain"}, {"whenScaled", "Retain"}}},
+        {"volumeClaimTemplates", Json::array({{{"apiVersion", "v1"},
+                                               {"kind", "PersistentVolumeClaim"},
+                                               {"metadata", pvc_meta},
+                                               {"spec", At(set, {"dataVolumeClaimSpec"})}}})}}}};
+}
+
+std::vector<Json> BuildServices(const Json& cluster) {
+  const Names n = NamesOf(cluster);
+  const std::string type = [&] {
+    std::string t = Str(At(cluster, {"spec", "service", "type"}));
+    return t.empty() ? std::string(api::kDefaultServiceType) : t;
+  }();
+  Json primary_spec = {{"type", type}, {"ports", ServicePorts(false)}};
+  if (UsesEtcd(cluster)) {
+    Json selector = LabelsJson(ClusterSelector(cluster));
+    selector[std::string(patroni::kRoleLabel)] = std::string(patroni::kPrimaryLabelValue);
+    primary_spec["selector"] = selector;
+  }
+  Json replica_selector = LabelsJson(ClusterSelector(cluster));
+  replica_selector[std::string(patroni::kRoleLabel)] = std::string(patroni::kReplicaLabelValue);
+  std::vector<Json> out = {
+      Service(cluster, n.primary_service, primary_spec),
+      Service(
+          cluster, n.replica_service,
+          {{"type", "ClusterIP"}, {"selector", replica_selector}, {"ports", ServicePorts(false)}}),
+      Service(cluster, n.pods_service,
+              {{"clusterIP", "None"},
+               {"publishNotReadyAddresses", true},
+               {"selector", LabelsJson(ClusterSelector(cluster))},
+               {"ports", ServicePorts(true)}})};
+  if (Json& meta = out[0]["metadata"]; At(cluster, {"spec", "service", "metadata"}).is_object()) {
+    const Json& user = At(cluster, {"spec", "service", "metadata"});
+    for (const char* field : {"labels", "annotations"}) {
+      if (!At(user, {field}).is_object()) continue;
+      for (const auto& [k, v] : At(user, {field}).items()) meta[field].emplace(k, v);
+    }
+  }
+  if (!UsesEtcd(cluster)) {  // Patroni's config object (leader-lease Service is the primary)
+    out.push_back(Service(cluster, n.config_service, {{"clusterIP", "None"}}));
+  }
+  return out;
+}
+
+std::vector<Json> BuildRbac(const Json& cluster) {
+  if (!PodsHaveApiAccess(cluster)) return {};
+  const Names n = NamesOf(cluster);
+  Json rules = Json::array();
+  if (UsesEtcd(cluster)) {
+    // The role-change callback patches its own pod's labels.
+    rules.push_back({{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "patch"}}});
+  } else {
+    // Patroni's kubernetes DCS: the leader lock and config in Endpoints, the
+    // role label on its pod, and the config Service when it is missing.
+    rules.push_back(
+        {{"apiGroups", {""}},
+         {"resources", {"endpoints"}},
+         {"verbs",
+          {"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}}});
+    rules.push_back({{"apiGroups", {""}},
+                     {"resources", {"pods"}},
+                     {"verbs", {"get", "list", "watch", "update", "patch"}}});
+    rules.push_back({{"apiGroups", {""}}, {"resources", {"services"}}, {"verbs", {"create"}}});
+  }
+  Json sa = {{"apiVersion", "v1"},
+             {"kind", "ServiceAccount"},
+             {"metadata", Metadata(cluster, n.service_account)}};
+  Json role = {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+               {"kind", "Role"},
+               {"metadata", Metadata(cluster, n.role)},
+               {"rules", rules}};
+  Json binding = {
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "RoleBinding"},
+      {"metadata", Metadata(cluster, n.role)},
+      {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", n.role}}},
+      {"subjects",
+       Json::array(
+           {{{"kind", "ServiceAccount"}, {"name", n.service_account}, {"namespace", n.ns}}})}};
+  return {sa, role, binding};
+}
+
+std::optional<Json> BuildPodDisruptionBudget(const Json& cluster) {
+  if (DesiredMembers(cluster) < 2) return std::nullopt;
+  return Json{{"apiVersion", "policy/v1"},
+              {"kind", "PodDisruptionBudget"},
+              {"metadata", Metadata(cluster, NamesOf(cluster).pdb)},
+              {"spec",
+               {{"maxUnavailable", 1},
+                {"selector", {{"matchLabels", LabelsJson(ClusterSelector(cluster))}}}}}};
+}
+
+std::vector<CredentialSpec> CredentialSecrets(const Json& cluster) {
+  const Names n = NamesOf(cluster);
+  std::vector<CredentialSpec> out = {
+      {n.superuser_secret, std::string(api::kSuperuserName), "postgres"},
+      {n.replication_secret, std::string(api::kReplicationUserName), ""}};
+  if (const Json& users = At(cluster, {"spec", "users"}); users.is_array()) {
+    for (const Json& u : users) {
+      const std::string name = Str(At(u, {"name"}));
+      const Json& dbs = At(u, {"databases"});
+      const std::string db = dbs.is_array() && !dbs.empty() ? Str(dbs[0]) : "";
+      out.push_back({UserSecretName(cluster, name), name, db});
+    }
+  }
+  return out;
+}
+
+Json BuildCredentialSecret(const Json& cluster, const std::string& name,
+                           const std::string& username, const std::string& password,
+                           const std::string& dbname) {
+  const Names n = NamesOf(cluster);
+  Json data = {{"username", absl::Base64Escape(username)},
+               {"password", absl::Base64Escape(password)}};
+  if (username != api::kReplicationUserName) {
+    const std::string host = n.primary_service + "." + n.ns + ".svc";
+    data["host"] = absl::Base64Escape(host);
+    data["port"] = absl::Base64Escape(std::to_string(kPostgresPort));
+    if (!dbname.empty()) data["dbname"] = absl::Base64Escape(dbname);
+    data["uri"] = absl::Base64Escape(absl::StrCat("postgresql://", username, ":", password, "@",
+                                                  host, ":", kPostgresPort, "/", dbname));
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"metadata", Metadata(cluster, name)},
+          {"type", "Opaque"},
+          {"data", data}};
+}
+
+}  // namespace quorum::postgrescluster

@@ -1,0 +1,54 @@
+// Pure builders of the objects a PostgresCluster owns (API.md, issue 5):
+// the Patroni ConfigMap, the instance StatefulSets, the Services (primary,
+// replicas, headless pods, and Patroni's config Service with the kubernetes
+// DCS only), the pods' ServiceAccount/Role/RoleBinding (only while the pods
+// have API access; Endpoints rights only with the kubernetes DCS), the
+// PodDisruptionBudget and the credential Secrets. Every object carries the
+// cluster's owner reference and the fields Quorum owns, ready for
+// server-side apply. Thread-safety: pure functions.
+#ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_BUILDERS_H_
+#define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_BUILDERS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/controllers/postgrescluster/dcs.h"
+#include "src/controllers/postgrescluster/names.h"
+#include "src/patroni/config.h"
+
+namespace quorum::postgrescluster {
+
+// Patroni's configuration for this cluster (the defaulted spec + the DCS).
+patroni::ConfigInput BuildPatroniInput(const Json& cluster, const DcsResolution& dcs);
+
+Json BuildConfigMap(const Json& cluster, const patroni::ConfigInput& input);
+Json BuildStatefulSet(const Json& cluster, const Json& instance_set,
+                      const patroni::ConfigInput& input, const DcsResolution& dcs);
+// Primary, replicas, pods and (kubernetes DCS) config Services.
+std::vector<Json> BuildServices(const Json& cluster);
+// ServiceAccount, Role, RoleBinding; empty without pod API access.
+std::vector<Json> BuildRbac(const Json& cluster);
+// maxUnavailable 1 over all members; nullopt with fewer than two members.
+std::optional<Json> BuildPodDisruptionBudget(const Json& cluster);
+
+// A Secret of credentials, created once and never rewritten (passwords must
+// survive operator restarts): username, password, and for connectable roles
+// host, port, dbname and a uri.
+Json BuildCredentialSecret(const Json& cluster, const std::string& name,
+                           const std::string& username, const std::string& password,
+                           const std::string& dbname);
+
+// Every credential Secret the cluster needs: (secret name, username, dbname).
+struct CredentialSpec {
+  std::string secret, username, dbname;
+};
+std::vector<CredentialSpec> CredentialSecrets(const Json& cluster);
+
+// The members' data directory and PostgreSQL binaries for a major.
+std::string DataDir(int major);
+std::string BinDir(int major);
+
+}  // namespace quorum::postgrescluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_BUILDERS_H_

@@ -1,0 +1,193 @@
+#include "src/controllers/postgrescluster/dcs.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "src/controllers/etcdcluster/json_path.h"
+#include "src/patroni/role.h"
+
+namespace quorum::postgrescluster {
+namespace {
+
+using etcdcluster::At;
+using etcdcluster::Str;
+
+const Json& EtcdSpec(const Json& cluster) {
+  return At(cluster, {"spec", "patroni", "dcs", "etcd"});
+}
+
+// "" when `secret` (named by `field`) exists with every key; else the problem.
+bool CheckSecret(const Lookup& lookup, const std::string& name, const std::string& field,
+                 const std::vector<std::string>& keys, DcsResolution& out) {
+  std::shared_ptr<const Json> secret = lookup("Secret", name);
+  if (secret == nullptr) {
+    out.reason = "SecretNotFound";
+    out.message = "Secret " + name + " (" + field + ") does not exist";
+    return false;
+  }
+  std::vector<std::string> missing;
+  const Json& data = At(*secret, {"data"});
+  for (const std::string& key : keys) {
+    std::string value;
+    if (!data.is_object() || !data.contains(key) || !data[key].is_string() ||
+        !absl::Base64Unescape(data[key].get<std::string>(), &value) || value.empty()) {
+      missing.push_back(key);
+    }
+  }
+  if (!missing.empty()) {
+    out.reason = "SecretIncomplete";
+    out.message = "Secret " + name + " (" + field + ") lacks " + absl::StrJoin(missing, ", ");
+    return false;
+  }
+  return true;
+}
+
+// host:port of an http(s) URL, and its scheme.
+std::pair<std::string, std::string> HostAndScheme(const std::string& url) {
+  const size_t sep = url.find("://");
+  if (sep == std::string::npos) return {url, "http"};
+  std::string rest = url.substr(sep + 3);
+  rest = rest.substr(0, rest.find('/'));
+  return {rest, url.substr(0, sep)};
+}
+
+patroni::EtcdDcs EtcdFrom(const std::vector<std::string>& urls, bool with_tls_files, bool ca_only,
+                          bool auth) {
+  patroni::EtcdDcs etcd;
+  for (const std::string& url : urls) {
+    auto [host, scheme] = HostAndScheme(url);
+    etcd.hosts.push_back(host);
+    etcd.protocol = scheme;
+  }
+  if (with_tls_files) {
+    etcd.cacert = std::string(kEtcdTlsDir) + "/ca.crt";
+    if (!ca_only) {
+      etcd.cert = std::string(kEtcdTlsDir) + "/tls.crt";
+      etcd.key = std::string(kEtcdTlsDir) + "/tls.key";
+    }
+  }
+  etcd.auth = auth;
+  return etcd;
+}
+
+bool IsReady(const Json& etcd_cluster) {
+  const Json& conditions = At(etcd_cluster, {"status", "conditions"});
+  if (!conditions.is_array()) return false;
+  for (const Json& c : conditions) {
+    if (Str(At(c, {"type"})) == "Ready") return Str(At(c, {"status"})) == "True";
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> ReferencedSecrets(const Json& cluster) {
+  std::vector<std::string> out;
+  for (const char* field : {"tlsSecret", "authSecret"}) {
+    const std::string name = Str(At(EtcdSpec(cluster), {field}));
+    if (!name.empty()) out.push_back(name);
+  }
+  return out;
+}
+
+std::string ReferencedEtcdCluster(const Json& cluster) {
+  return Str(At(EtcdSpec(cluster), {"clusterRef", "name"}));
+}
+
+DcsResolution ResolveDcs(const Json& cluster, const Lookup& lookup) {
+  DcsResolution out;
+  const Names n = NamesOf(cluster);
+  if (!UsesEtcd(cluster)) {
+    patroni::KubernetesDcs k8s;
+    k8s.namespace_ = n.ns;
+    for (const auto& [key, value] : CommonLabels(cluster)) k8s.labels[key] = value;
+    k8s.scope_label = "postgres.quorum.dev/cluster";
+    k8s.role_label = std::string(patroni::kRoleLabel);
+    k8s.use_endpoints = true;
+    out.dcs = k8s;
+    out.ready = true;
+    out.reason = "Resolved";
+    out.message =
+        "Patroni keeps its leader lock in the Kubernetes API (Endpoints " + n.primary_service + ")";
+    return out;
+  }
+  const Json& spec = EtcdSpec(cluster);
+  const std::string ref = ReferencedEtcdCluster(cluster);
+  if (!ref.empty()) {
+    std::shared_ptr<const Json> etcd_cluster = lookup("EtcdCluster", ref);
+    if (etcd_cluster == nullptr) {
+      out.reason = "EtcdClusterNotFound";
+      out.message = "EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) does not exist";
+      return out;
+    }
+    if (!IsReady(*etcd_cluster)) {
+      out.reason = "EtcdClusterNotReady";
+      out.message =
+          "waiting for EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) to be Ready";
+      return out;
+    }
+    const std::string endpoint = Str(At(*etcd_cluster, {"status", "clientEndpoint"}));
+    const std::string client_secret = Str(At(*etcd_cluster, {"status", "clientSecretName"}));
+    const std::string auth_secret = Str(At(*etcd_cluster, {"status", "authSecretName"}));
+    const std::string server_ca =
+        Str(At(*etcd_cluster, {"spec", "security", "tls", "serverTrustedCASecret"}));
+    const std::string field = "EtcdCluster " + ref + " status";
+    if (endpoint.empty()) {
+      out.reason = "EtcdClusterNotReady";
+      out.message = "EtcdCluster " + ref + " reports no clientEndpoint yet";
+      return out;
+    }
+    const bool https = absl::StartsWith(endpoint, "https://");
+    if (!client_secret.empty()) {
+      if (!CheckSecret(lookup, client_secret, field + ".clientSecretName",
+                       {"ca.crt", "tls.crt", "tls.key"}, out)) {
+        return out;
+      }
+      out.tls_secret = client_secret;
+    } else if (https && !server_ca.empty()) {
+      if (!CheckSecret(lookup, server_ca, "EtcdCluster " + ref + " serverTrustedCASecret",
+                       {"ca.crt"}, out)) {
+        return out;
+      }
+      out.tls_secret = server_ca;
+    }
+    if (!auth_secret.empty()) {
+      if (!CheckSecret(lookup, auth_secret, field + ".authSecretName", {"username", "password"},
+                       out)) {
+        return out;
+      }
+      out.auth_secret = auth_secret;
+    }
+    out.etcd_urls = {endpoint};
+    out.dcs = EtcdFrom(out.etcd_urls, !out.tls_secret.empty(), client_secret.empty(),
+                       !out.auth_secret.empty());
+    out.ready = true;
+    out.reason = "Resolved";
+    out.message = "Patroni uses EtcdCluster " + ref + " at " + endpoint;
+    return out;
+  }
+  // Endpoints the user gives.
+  const std::string tls = Str(At(spec, {"tlsSecret"}));
+  const std::string auth = Str(At(spec, {"authSecret"}));
+  if (!tls.empty() && !CheckSecret(lookup, tls, "spec.patroni.dcs.etcd.tlsSecret",
+                                   {"ca.crt", "tls.crt", "tls.key"}, out)) {
+    return out;
+  }
+  if (!auth.empty() && !CheckSecret(lookup, auth, "spec.patroni.dcs.etcd.authSecret",
+                                    {"username", "password"}, out)) {
+    return out;
+  }
+  const Json& endpoints = At(spec, {"endpoints"});
+  if (endpoints.is_array()) {
+    for (const Json& e : endpoints) out.etcd_urls.push_back(Str(e));
+  }
+  out.tls_secret = tls;
+  out.auth_secret = auth;
+  out.dcs = EtcdFrom(out.etcd_urls, !tls.empty(), /*ca_only=*/false, !auth.empty());
+  out.ready = true;
+  out.reason = "Resolved";
+  out.message = "Patroni uses etcd at " + absl::StrJoin(out.etcd_urls, ",");
+  return out;
+}
+
+}  // namespace quorum::postgrescluster

@@ -1,0 +1,77 @@
+// Deterministic names, labels and paths of everything a PostgresCluster owns,
+// derived from the cluster object alone (pure; thread-safe).
+//
+// The primary Service carries the cluster's own name in both DCS modes, so a
+// client always connects to <cluster>.<namespace>.svc: with the etcd DCS it
+// selects the pod labelled role=primary; with the kubernetes DCS it has no
+// selector and Patroni keeps its Endpoints (the leader lock, Patroni's scope
+// is the cluster name) pointing at the primary.
+#ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_NAMES_H_
+#define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_NAMES_H_
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace quorum::postgrescluster {
+
+using Json = nlohmann::json;
+
+inline constexpr int kPostgresPort = 5432;
+inline constexpr int kPatroniPort = 8008;
+inline constexpr char kFieldManager[] = "quorum-operator";
+inline constexpr char kContainerName[] = "database";
+// Paths inside the member pods.
+inline constexpr char kConfigDir[] = "/etc/patroni";
+inline constexpr char kConfigFile[] = "/etc/patroni/patroni.yaml";
+inline constexpr char kCallbackFile[] = "/etc/patroni/role-callback.sh";
+inline constexpr char kEtcdTlsDir[] = "/etc/patroni/etcd-tls";
+inline constexpr char kDataMount[] = "/pgdata";
+inline constexpr char kTmpDir[] = "/tmp";
+// The PostgreSQL image's user (images/postgres/Dockerfile).
+inline constexpr int kPostgresUid = 999;
+
+struct Names {
+  std::string cluster;             // metadata.name; also Patroni's scope
+  std::string ns;                  // metadata.namespace
+  std::string config_map;          // <cluster>-patroni: patroni.yaml + role-callback.sh
+  std::string primary_service;     // <cluster>
+  std::string replica_service;     // <cluster>-replicas
+  std::string pods_service;        // <cluster>-pods (headless, pod DNS)
+  std::string config_service;      // <cluster>-config (kubernetes DCS: Patroni's config object)
+  std::string service_account;     // <cluster>-instance
+  std::string role;                // <cluster>-instance (Role and RoleBinding)
+  std::string superuser_secret;    // <cluster>-superuser
+  std::string replication_secret;  // <cluster>-replication
+  std::string pdb;                 // <cluster>
+};
+
+Names NamesOf(const Json& cluster);
+
+std::string StatefulSetName(const Json& cluster, const std::string& instance_set);
+// <cluster>-user-<name>, with '_' turned into '-' (Secret names are DNS names).
+std::string UserSecretName(const Json& cluster, const std::string& user);
+
+// Labels on every owned object; the selector of all member pods; the
+// selector of one instance set's pods.
+std::map<std::string, std::string> CommonLabels(const Json& cluster);
+std::map<std::string, std::string> ClusterSelector(const Json& cluster);
+std::map<std::string, std::string> InstanceSelector(const Json& cluster, const std::string& set);
+
+Json OwnerReference(const Json& cluster);
+Json Metadata(const Json& cluster, const std::string& name);
+
+// Members across all instance sets (replicas defaulted).
+int DesiredMembers(const Json& cluster);
+
+// spec.patroni.dcs.type is etcd (absent means kubernetes).
+bool UsesEtcd(const Json& cluster);
+// spec.patroni.podAPIAccess (default true).
+bool PodsHaveApiAccess(const Json& cluster);
+// Patroni's key prefix for the etcd DCS: spec.patroni.dcs.etcd.namespace, or
+// /quorum/<namespace>/ so same-named clusters of two namespaces never share keys.
+std::string KeyNamespace(const Json& cluster);
+
+}  // namespace quorum::postgrescluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_NAMES_H_

@@ -1,0 +1,408 @@
+#include "src/controllers/postgrescluster/reconciler.h"
+
+#include <spdlog/spdlog.h>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "api/field_error.h"
+#include "api/postgrescluster.h"
+#include "api/postgrescluster_defaults.h"
+#include "api/postgrescluster_validation.h"
+#include "src/controllers/etcdcluster/json_path.h"
+#include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/dcs.h"
+#include "src/controllers/postgrescluster/rollout.h"
+#include "src/controllers/postgrescluster/status.h"
+#include "src/controllers/postgrescluster/users.h"
+#include "src/patroni/role.h"
+#include "src/patroni/role_sync.h"
+#include "src/runtime/apply.h"
+#include "src/runtime/conditions.h"
+#include "src/runtime/random.h"
+
+namespace quorum::postgrescluster {
+namespace {
+
+using etcdcluster::At;
+using etcdcluster::Str;
+using runtime::ObjectPtr;
+using runtime::Result;
+
+std::string DefaultMemberUrl(const Json& pod) {
+  const std::string ip = Str(At(pod, {"status", "podIP"}));
+  return ip.empty() ? "" : absl::StrCat("http://", ip, ":", kPatroniPort);
+}
+
+// What the members' REST APIs say.
+struct Members {
+  std::map<std::string, patroni::ObservedRole> roles;  // pod name → role
+  std::map<std::string, std::string> urls;             // pod name → REST base URL
+  std::string primary;                                 // pod routed as primary
+  std::string system_identifier;
+};
+
+Members Observe(patroni::RestClient& rest, const std::vector<ObjectPtr>& pods,
+                const MemberUrlFunc& member_url) {
+  Members m;
+  for (const ObjectPtr& pod : pods) {
+    const std::string name = Str(At(*pod, {"metadata", "name"}));
+    const std::string url = member_url(*pod);
+    if (url.empty()) continue;
+    m.urls[name] = url;
+    absl::StatusOr<patroni::MemberStatus> s = rest.GetPatroni(url);
+    if (!s.ok()) {
+      m.roles[name] = {.reachable = false};
+      continue;
+    }
+    m.roles[name] = {.reachable = true, .role = s->role};
+    if (patroni::RoleLabelValue(s->role) == patroni::kPrimaryLabelValue) m.primary = name;
+    if (!s->database_system_identifier.empty()) m.system_identifier = s->database_system_identifier;
+  }
+  return m;
+}
+
+// Handles a new switchover trigger; returns the status record, or null when
+// there is nothing to record now.
+Json Switchover(const Json& cluster, const Members& members, patroni::RestClient& rest,
+                runtime::EventRecorder& recorder, const Json& stored) {
+  const std::string trigger =
+      Str(At(cluster,
+             {"metadata", "annotations", std::string(api::kSwitchoverTriggerAnnotation).c_str()}));
+  const std::string handled = Str(At(cluster, {"status", "patroni", "switchover", "trigger"}));
+  if (trigger.empty() || trigger == handled) return nullptr;
+  const Json& spec = At(cluster, {"spec", "patroni", "switchover"});
+  std::string type = Str(At(spec, {"type"}));
+  if (type.empty()) type = std::string(api::kDefaultSwitchoverType);
+  const std::string target = Str(At(spec, {"targetInstance"}));
+  Json record = {{"trigger", trigger},
+                 {"type", type},
+                 {"from", members.primary},
+                 {"to", target},
+                 {"time", runtime::Rfc3339(absl::Now())}};
+  absl::Status s;
+  if (!At(spec, {"enabled"}).is_boolean() || !At(spec, {"enabled"}).get<bool>()) {
+    s = absl::FailedPreconditionError(
+        "spec.patroni.switchover.enabled is false: set it to true, then annotate again");
+  } else if (type == "Failover") {
+    if (target.empty()) {
+      s = absl::InvalidArgumentError("a Failover needs spec.patroni.switchover.targetInstance");
+    } else if (auto it = members.urls.find(target); it == members.urls.end()) {
+      s = absl::FailedPreconditionError("targetInstance " + target + " is not a running member");
+    } else {
+      s = rest.Failover(it->second, target);
+    }
+  } else {
+    if (members.primary.empty()) return nullptr;  // wait for a leader to move from
+    s = rest.Switchover(members.urls.at(members.primary), members.primary, target);
+  }
+  record["result"] = s.ok() ? "Succeeded" : "Failed";
+  record["message"] = s.ok() ? "Patroni accepted the " + type : std::string(s.message());
+  if (s.ok()) {
+    recorder.Normal(stored, type,
+                    "trigger " + trigger + ": " + type + " from " + members.primary +
+                        (target.empty() ? "" : " to " + target));
+  } else {
+    recorder.Warning(stored, type + "Failed",
+                     "trigger " + trigger + ": " + std::string(s.message()));
+  }
+  return record;
+}
+
+// The member pods as the rollout sees them.
+std::vector<MemberPod> MemberPods(const Json& cluster, const runtime::Cache& cache,
+                                  const std::vector<ObjectPtr>& pods, const std::string& primary) {
+  const Names n = NamesOf(cluster);
+  std::vector<MemberPod> out;
+  for (const ObjectPtr& pod : pods) {
+    const Json& labels = At(*pod, {"metadata", "labels"});
+    const std::string set = Str(At(labels, {std::string(api::kInstanceSetLabel).c_str()}));
+    ObjectPtr sts = cache.Get(kStatefulSets, n.ns, StatefulSetName(cluster, set));
+    const std::string revision = sts ? Str(At(*sts, {"status", "updateRevision"})) : "";
+    MemberPod m{.name = Str(At(*pod, {"metadata", "name"}))};
+    m.outdated = !revision.empty() && Str(At(labels, {"controller-revision-hash"})) != revision;
+    m.primary = m.name == primary;
+    for (const Json& c : At(*pod, {"status", "conditions"})) {
+      if (Str(At(c, {"type"})) == "Ready") m.ready = Str(At(c, {"status"})) == "True";
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string PostgresClusterReconciler::EnsureUsersOnce(const Json& cluster,
+                                                       const std::string& primary,
+                                                       const std::vector<ObjectPtr>& pods,
+                                                       const Json& stored) {
+  const Names n = NamesOf(cluster);
+  const Json& users = At(cluster, {"spec", "users"});
+  if (!users.is_array() || users.empty()) return "";
+  std::string host;
+  for (const ObjectPtr& pod : pods) {
+    if (Str(At(*pod, {"metadata", "name"})) == primary) host = Str(At(*pod, {"status", "podIP"}));
+  }
+  auto secret_value = [&](const std::string& name, const char* key) {
+    ObjectPtr secret = cache_.Get(kSecrets, n.ns, name);
+    std::string out;
+    const Json& v = secret ? At(*secret, {"data", key}) : Json();
+    if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return std::string();
+    return out;
+  };
+  auto version = [&](const std::string& name) {
+    ObjectPtr secret = cache_.Get(kSecrets, n.ns, name);
+    return secret ? Str(At(*secret, {"metadata", "resourceVersion"})) : std::string();
+  };
+  std::string key =
+      absl::StrCat(primary, "|", host, "|", users.dump(), "|", version(n.superuser_secret));
+  for (const Json& u : users)
+    absl::StrAppend(&key, "|", version(UserSecretName(cluster, Str(At(u, {"name"})))));
+  const std::string uid = Str(At(cluster, {"metadata", "uid"}));
+  {
+    absl::MutexLock lock(&mu_);
+    if (users_applied_[uid] == key) return "";
+  }
+  if (host.empty()) return "";
+  absl::Status s = EnsureUsers({.host = host,
+                                .port = kPostgresPort,
+                                .user = std::string(api::kSuperuserName),
+                                .password = secret_value(n.superuser_secret, "password")},
+                               UsersOf(cluster, [&](const std::string& secret) {
+                                 return secret_value(secret, "password");
+                               }));
+  if (!s.ok()) {
+    const std::string message = "creating spec.users in PostgreSQL: " + std::string(s.message());
+    recorder_.Warning(stored, "UsersFailed", message);
+    return message;
+  }
+  recorder_.Normal(stored, "UsersReady",
+                   absl::StrCat(users.size(), " user(s) and their databases exist"));
+  absl::MutexLock lock(&mu_);
+  users_applied_[uid] = key;
+  return "";
+}
+
+PostgresClusterReconciler::PostgresClusterReconciler(kube::Client& client, runtime::Cache& cache,
+                                                     runtime::EventRecorder& recorder,
+                                                     MemberUrlFunc member_url)
+    : client_(client),
+      cache_(cache),
+      recorder_(recorder),
+      member_url_(member_url ? std::move(member_url) : MemberUrlFunc(DefaultMemberUrl)),
+      rest_(patroni::RestClientConfig{.timeout = absl::Seconds(3)}) {}
+
+absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
+  ObjectPtr stored = cache_.Get(kPostgresClusters, req.ns, req.name);
+  if (stored == nullptr || (*stored)["metadata"].contains("deletionTimestamp")) return Result{};
+  Json cluster = *stored;
+  api::DefaultPostgresCluster(cluster);  // in case the defaulting webhook is not installed
+  const Names n = NamesOf(cluster);
+  if (std::vector<api::FieldError> errors = api::ValidatePostgresCluster(cluster, nullptr);
+      !errors.empty()) {
+    const std::string message = api::JoinFieldErrors(errors);
+    recorder_.Warning(*stored, "InvalidSpec", message);
+    return runtime::TerminalError(absl::InvalidArgumentError(message));
+  }
+
+  // 1. The DCS.
+  const DcsResolution dcs =
+      ResolveDcs(cluster, [&](const std::string& kind, const std::string& name) -> ObjectPtr {
+        return cache_.Get(kind == "Secret" ? kSecrets : kEtcdClusters, n.ns, name);
+      });
+  if (!dcs.ready) recorder_.Warning(*stored, dcs.reason, dcs.message);
+
+  // 2. Credentials, created once.
+  for (const CredentialSpec& c : CredentialSecrets(cluster)) {
+    if (cache_.Get(kSecrets, n.ns, c.secret) != nullptr) continue;
+    absl::StatusOr<std::string> password = runtime::RandomPassword();
+    if (!password.ok()) return password.status();
+    absl::StatusOr<Json> made = client_.Create(
+        kSecrets, n.ns, BuildCredentialSecret(cluster, c.secret, c.username, *password, c.dbname));
+    if (!made.ok() && !absl::IsAlreadyExists(made.status())) return made.status();
+    if (made.ok()) recorder_.Normal(*stored, "SecretCreated", "created Secret " + c.secret);
+  }
+
+  // 3. Owned objects. Without a usable DCS the members' configuration cannot
+  // be written, and members already running keep theirs.
+  std::vector<std::pair<kube::GroupVersionResource, Json>> desired;
+  for (Json& s : BuildServices(cluster)) desired.emplace_back(kServices, std::move(s));
+  const std::vector<Json> rbac = BuildRbac(cluster);
+  for (const Json& o : rbac) {
+    const std::string kind = o["kind"];
+    desired.emplace_back(kind == "ServiceAccount" ? kServiceAccounts
+                         : kind == "Role"         ? kRoles
+                                                  : kRoleBindings,
+                         o);
+  }
+  if (auto pdb = BuildPodDisruptionBudget(cluster)) desired.emplace_back(kPdbs, *pdb);
+  if (dcs.ready) {
+    const patroni::ConfigInput input = BuildPatroniInput(cluster, dcs);
+    desired.emplace_back(kConfigMaps, BuildConfigMap(cluster, input));
+    for (const Json& set : At(cluster, {"spec", "instances"}))
+      desired.emplace_back(kStatefulSets, BuildStatefulSet(cluster, set, input, dcs));
+  }
+  for (const auto& [gvr, obj] : desired) {
+    absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(
+        client_, gvr, obj, cache_.Get(gvr, n.ns, obj["metadata"]["name"].get<std::string>()),
+        kFieldManager);
+    if (!wrote.ok()) return wrote.status();
+  }
+  // The pods' API rights go when the spec turns them off (or the DCS changes
+  // what they need): delete what BuildRbac no longer wants.
+  if (rbac.empty()) {
+    for (const auto& [gvr, name] : {std::pair{kRoleBindings, n.role}, std::pair{kRoles, n.role},
+                                    std::pair{kServiceAccounts, n.service_account}}) {
+      if (cache_.Get(gvr, n.ns, name) == nullptr) continue;
+      absl::Status s = client_.Delete(gvr, n.ns, name);
+      if (!s.ok() && !absl::IsNotFound(s)) return s;
+    }
+  }
+
+  // 4. Roles, from the members themselves.
+  std::vector<ObjectPtr> pods;
+  for (const ObjectPtr& pod : cache_.List(kPods, n.ns)) {
+    if (Str(At(*pod, {"metadata", "labels", std::string(api::kClusterLabel).c_str()})) ==
+            n.cluster &&
+        !(*pod)["metadata"].contains("deletionTimestamp")) {
+      pods.push_back(pod);
+    }
+  }
+  const Members members = Observe(rest_, pods, member_url_);
+  std::string problem;
+  if (UsesEtcd(cluster)) {  // with the kubernetes DCS, Patroni labels its pods itself
+    std::vector<patroni::PodRoleLabel> current;
+    for (const ObjectPtr& pod : pods) {
+      const Json& label =
+          At(*pod, {"metadata", "labels", std::string(patroni::kRoleLabel).c_str()});
+      current.push_back(
+          {Str(At(*pod, {"metadata", "name"})),
+           label.is_string() ? std::optional(label.get<std::string>()) : std::nullopt});
+    }
+    const std::vector<patroni::LabelPatch> patches =
+        patroni::PlanRoleLabels(current, members.roles);
+    if (absl::Status s = patroni::ApplyRoleLabels(client_, n.ns, patches); !s.ok()) {
+      problem = "correcting role labels: " + std::string(s.message());
+    }
+    for (const patroni::LabelPatch& p : patches) {
+      spdlog::info("postgrescluster {}/{}: pod {} role label -> {}", n.ns, n.cluster, p.pod,
+                   p.label.value_or("(none)"));
+    }
+  }
+
+  // 4b. Roll outdated members (the StatefulSets are OnDelete).
+  if (problem.empty()) {
+    const RollStep step =
+        NextRollStep(MemberPods(cluster, cache_, pods, members.primary), DesiredMembers(cluster));
+    absl::Status s;
+    if (step.kind == RollStep::kDeletePod) {
+      s = client_.Delete(kPods, n.ns, step.pod);
+      if (absl::IsNotFound(s)) s = absl::OkStatus();
+    } else if (step.kind == RollStep::kSwitchover) {
+      s = rest_.Switchover(members.urls.at(step.pod), step.pod, "");
+    }
+    if (step.kind == RollStep::kDeletePod || step.kind == RollStep::kSwitchover) {
+      if (s.ok()) {
+        recorder_.Normal(*stored, "RollingUpdate", step.reason);
+      } else {
+        recorder_.Warning(*stored, "RollingUpdateFailed",
+                          step.reason + ": " + std::string(s.message()));
+      }
+    }
+  }
+
+  // 5. Users inside PostgreSQL.
+  if (!members.primary.empty() && problem.empty()) {
+    problem = EnsureUsersOnce(cluster, members.primary, pods, *stored);
+  }
+
+  // 6. Switchover.
+  const Json switchover = Switchover(cluster, members, rest_, recorder_, *stored);
+
+  // 7. Status last, only when it changed.
+  std::map<std::string, Json> statefulsets;
+  for (const Json& set : At(cluster, {"spec", "instances"})) {
+    const std::string name = Str(At(set, {"name"}));
+    ObjectPtr sts = cache_.Get(kStatefulSets, n.ns, StatefulSetName(cluster, name));
+    statefulsets[name] = sts ? *sts : Json();
+  }
+  Json status = BuildStatus({.cluster = stored.get(),
+                             .dcs = &dcs,
+                             .statefulsets = statefulsets,
+                             .primary = members.primary,
+                             .system_identifier = members.system_identifier,
+                             .switchover = switchover,
+                             .problem = problem,
+                             .now = absl::Now()});
+  const Json old = stored->value("status", Json::object());
+  if (!runtime::IsSubset(status, old) || !runtime::IsSubset(old, status)) {
+    auto wrote = client_.ApplyStatus(kPostgresClusters, n.ns,
+                                     {{"apiVersion", std::string(api::kPostgresApiVersion)},
+                                      {"kind", std::string(api::kPostgresClusterKind)},
+                                      {"metadata", {{"name", n.cluster}, {"namespace", n.ns}}},
+                                      {"status", status}},
+                                     {.field_manager = kFieldManager, .force = true});
+    if (!wrote.ok() && !absl::IsNotFound(wrote.status())) return wrote.status();
+  }
+  if (!dcs.ready) return Result{.requeue_after = absl::Seconds(30)};
+  // Members run: poll their roles often, so labels follow a failover quickly.
+  if (!members.urls.empty()) return Result{.requeue_after = absl::Seconds(2)};
+  return Result{.requeue_after = absl::Seconds(30)};
+}
+
+runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
+                                                    PostgresClusterReconciler& reconciler,
+                                                    int workers) {
+  runtime::Cache& cache = manager.cache();
+  runtime::SharedInformer& clusters = cache.Informer(kPostgresClusters);
+  clusters.AddIndex(kSecretIndex, [](const Json& c) {
+    std::vector<std::string> keys;
+    for (const std::string& s : ReferencedSecrets(c))
+      keys.push_back(c["metadata"].value("namespace", "") + "/" + s);
+    return keys;
+  });
+  clusters.AddIndex(kEtcdClusterIndex, [](const Json& c) {
+    const std::string ref = ReferencedEtcdCluster(c);
+    if (ref.empty()) return std::vector<std::string>{};
+    return std::vector<std::string>{c["metadata"].value("namespace", "") + "/" + ref};
+  });
+  auto key_of = [](const Json& o) {
+    return std::vector<std::string>{o["metadata"].value("namespace", "") + "/" +
+                                    o["metadata"].value("name", "")};
+  };
+  runtime::Controller& c =
+      manager.AddController("postgrescluster", reconciler, {.workers = workers});
+  c.Watch(clusters, runtime::EnqueueRequestForObject(),
+          {runtime::ResourceVersionChangedPredicate()});
+  auto owner = runtime::EnqueueRequestForOwner(std::string(api::kPostgresGroup),
+                                               std::string(api::kPostgresClusterKind));
+  for (const auto& gvr :
+       {kStatefulSets, kServices, kConfigMaps, kPdbs, kServiceAccounts, kRoles, kRoleBindings}) {
+    c.Watch(cache.Informer(gvr), owner, {runtime::ResourceVersionChangedPredicate()});
+  }
+  // A referenced Secret or EtcdCluster that changes (or appears) reconciles
+  // the clusters that use it; the cluster's own Secrets map by owner.
+  c.Watch(cache.Informer(kSecrets),
+          [owner, index = runtime::EnqueueRequestsFromIndex(clusters.store(), kSecretIndex,
+                                                            key_of)](const Json& secret) {
+            std::vector<runtime::Request> out = index(secret);
+            for (runtime::Request& r : owner(secret)) out.push_back(std::move(r));
+            return out;
+          },
+          {runtime::ResourceVersionChangedPredicate()});
+  c.Watch(cache.Informer(kEtcdClusters),
+          runtime::EnqueueRequestsFromIndex(clusters.store(), kEtcdClusterIndex, key_of),
+          {runtime::ResourceVersionChangedPredicate()});
+  // Member pods (owned by StatefulSets) map by their cluster label.
+  c.Watch(cache.Informer(kPods),
+          [](const Json& pod) {
+            const std::string name =
+                Str(At(pod, {"metadata", "labels", std::string(api::kClusterLabel).c_str()}));
+            if (name.empty()) return std::vector<runtime::Request>{};
+            return std::vector<runtime::Request>{{pod["metadata"].value("namespace", ""), name}};
+          },
+          {runtime::ResourceVersionChangedPredicate()});
+  return c;
+}
+
+}  // namespace quorum::postgrescluster

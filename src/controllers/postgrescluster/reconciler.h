@@ -1,0 +1,87 @@
+// PostgresClusterReconciler: makes one PostgresCluster's objects, Patroni
+// members and role labels match its spec. Each reconcile, level-triggered and
+// safe to repeat or to crash in:
+//   1. read the cluster and resolve its DCS (Secrets checked, clusterRef
+//      followed); a problem is a Warning event and DCSReady=False, never a
+//      crash loop — the objects already running are left alone;
+//   2. create the credential Secrets that are missing (once; never rewritten);
+//   3. apply the owned objects that differ from the cache (server-side apply);
+//   4. ask each running member's Patroni REST API for its role and correct
+//      the pods' role labels (so routing stays right even when the pods
+//      cannot reach the API server);
+//   5. make spec.users exist inside PostgreSQL (through the primary, only
+//      when the users, their Secrets or the primary changed);
+//   6. act on a new switchover trigger annotation, once;
+//   7. write status last, only when it changed.
+// An already-converged cluster costs zero API writes.
+// Thread-safety: Reconcile may run concurrently for different clusters.
+#ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_RECONCILER_H_
+#define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_RECONCILER_H_
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "src/patroni/rest_client.h"
+#include "src/runtime/cache.h"
+#include "src/runtime/event_recorder.h"
+#include "src/runtime/manager.h"
+#include "src/runtime/reconciler.h"
+
+namespace quorum::postgrescluster {
+
+inline const kube::GroupVersionResource kPostgresClusters{"postgres.quorum.dev", "v1alpha1",
+                                                          "postgresclusters"};
+inline const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
+inline const kube::GroupVersionResource kStatefulSets{"apps", "v1", "statefulsets"};
+inline const kube::GroupVersionResource kServices{"", "v1", "services"};
+inline const kube::GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
+inline const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
+inline const kube::GroupVersionResource kPods{"", "v1", "pods"};
+inline const kube::GroupVersionResource kServiceAccounts{"", "v1", "serviceaccounts"};
+inline const kube::GroupVersionResource kRoles{"rbac.authorization.k8s.io", "v1", "roles"};
+inline const kube::GroupVersionResource kRoleBindings{"rbac.authorization.k8s.io", "v1",
+                                                      "rolebindings"};
+inline const kube::GroupVersionResource kPdbs{"policy", "v1", "poddisruptionbudgets"};
+
+// Index names on the PostgresCluster informer.
+inline constexpr char kSecretIndex[] = "postgrescluster-secrets";
+inline constexpr char kEtcdClusterIndex[] = "postgrescluster-etcdcluster";
+
+// The base URL of a member's Patroni REST API from its pod; tests and the
+// node runtime may substitute it.
+using MemberUrlFunc = std::function<std::string(const nlohmann::json& pod)>;
+
+class PostgresClusterReconciler : public runtime::Reconciler {
+ public:
+  PostgresClusterReconciler(kube::Client& client, runtime::Cache& cache,
+                            runtime::EventRecorder& recorder, MemberUrlFunc member_url = nullptr);
+  absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
+
+ private:
+  // Step 5; returns a problem sentence or "".
+  std::string EnsureUsersOnce(const nlohmann::json& cluster, const std::string& primary,
+                              const std::vector<runtime::ObjectPtr>& pods,
+                              const nlohmann::json& stored);
+
+  kube::Client& client_;
+  runtime::Cache& cache_;
+  runtime::EventRecorder& recorder_;
+  MemberUrlFunc member_url_;
+  patroni::RestClient rest_;
+  // Per cluster UID: what spec.users was last applied inside PostgreSQL
+  // (primary, users, Secret versions), so unchanged users cost no SQL.
+  absl::Mutex mu_;
+  std::map<std::string, std::string> users_applied_ ABSL_GUARDED_BY(mu_);
+};
+
+// Registers the informers (with the Secret and EtcdCluster indexes), the
+// controller and its watches on `manager`. `reconciler` must outlive the run.
+runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
+                                                    PostgresClusterReconciler& reconciler,
+                                                    int workers);
+
+}  // namespace quorum::postgrescluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_RECONCILER_H_

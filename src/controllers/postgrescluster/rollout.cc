@@ -1,0 +1,41 @@
+#include "src/controllers/postgrescluster/rollout.h"
+
+#include <algorithm>
+
+namespace quorum::postgrescluster {
+
+RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired) {
+  std::vector<const MemberPod*> outdated;
+  for (const MemberPod& p : pods) {
+    if (p.outdated) outdated.push_back(&p);
+  }
+  if (outdated.empty()) return {};
+  const bool all_ready =
+      std::all_of(pods.begin(), pods.end(), [](const MemberPod& p) { return p.ready; });
+  if (!all_ready || static_cast<int>(pods.size()) < desired) {
+    return {.kind = RollStep::kWait,
+            .reason = "waiting for every member to be ready before replacing the next one"};
+  }
+  // Replicas first, highest name first (the StatefulSet's own habit).
+  const MemberPod* replica = nullptr;
+  for (const MemberPod* p : outdated) {
+    if (!p->primary && (replica == nullptr || p->name > replica->name)) replica = p;
+  }
+  if (replica != nullptr) {
+    return {.kind = RollStep::kDeletePod,
+            .pod = replica->name,
+            .reason = "replacing replica " + replica->name + " with the current spec"};
+  }
+  const MemberPod* primary = outdated.front();
+  if (pods.size() > 1) {
+    return {
+        .kind = RollStep::kSwitchover,
+        .pod = primary->name,
+        .reason = "moving the primary role away from " + primary->name + " before replacing it"};
+  }
+  return {.kind = RollStep::kDeletePod,
+          .pod = primary->name,
+          .reason = "restarting the only member " + primary->name + " with the current spec"};
+}
+
+}  // namespace quorum::postgrescluster

@@ -1,0 +1,128 @@
+#include "src/controllers/postgrescluster/users.h"
+
+#include <libpq-fe.h>
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "src/controllers/etcdcluster/json_path.h"
+
+namespace quorum::postgrescluster {
+namespace {
+
+using etcdcluster::At;
+using etcdcluster::Str;
+
+std::string Quote(const std::string& identifier) { return "\"" + identifier + "\""; }
+
+struct ConnCloser {
+  void operator()(PGconn* c) const { PQfinish(c); }
+};
+struct ResultClearer {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using Conn = std::unique_ptr<PGconn, ConnCloser>;
+using Result = std::unique_ptr<PGresult, ResultClearer>;
+
+std::string Message(PGconn* conn) {
+  std::string m = PQerrorMessage(conn);
+  while (!m.empty() && (m.back() == '\n' || m.back() == ' ')) m.pop_back();
+  return m;
+}
+
+absl::StatusOr<std::set<std::string>> Column(PGconn* conn, const char* sql) {
+  Result r(PQexec(conn, sql));
+  if (PQresultStatus(r.get()) != PGRES_TUPLES_OK) return absl::InternalError(Message(conn));
+  std::set<std::string> out;
+  for (int i = 0; i < PQntuples(r.get()); ++i) out.insert(PQgetvalue(r.get(), i, 0));
+  return out;
+}
+
+}  // namespace
+
+std::vector<UserSpec> UsersOf(const Json& cluster,
+                              const std::function<std::string(const std::string&)>& password_of) {
+  std::vector<UserSpec> out;
+  const Json& users = At(cluster, {"spec", "users"});
+  if (!users.is_array()) return out;
+  for (const Json& u : users) {
+    UserSpec spec;
+    spec.name = Str(At(u, {"name"}));
+    for (const char* field : {"databases", "options"}) {
+      if (!At(u, {field}).is_array()) continue;
+      for (const Json& v : At(u, {field})) {
+        (std::string(field) == "databases" ? spec.databases : spec.options).push_back(Str(v));
+      }
+    }
+    spec.password = password_of(UserSecretName(cluster, spec.name));
+    out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+std::vector<std::string> PlanUserSql(const std::vector<UserSpec>& users,
+                                     const std::set<std::string>& existing_roles,
+                                     const std::set<std::string>& existing_databases,
+                                     const std::function<std::string(const UserSpec&)>& verifier) {
+  std::vector<std::string> sql;
+  std::set<std::string> databases = existing_databases;  // the first user listing one owns it
+  for (const UserSpec& u : users) {
+    std::vector<std::string> options = {"LOGIN"};
+    for (const std::string& o : u.options) options.push_back(o);  // a later NOLOGIN wins
+    const std::string verb = existing_roles.contains(u.name) ? "ALTER ROLE " : "CREATE ROLE ";
+    std::string stmt = verb + Quote(u.name) + " WITH " + absl::StrJoin(options, " ");
+    if (!u.password.empty()) stmt += " PASSWORD '" + verifier(u) + "'";
+    sql.push_back(stmt);
+    for (const std::string& db : u.databases) {
+      if (!databases.insert(db).second) continue;
+      sql.push_back("CREATE DATABASE " + Quote(db) + " OWNER " + Quote(u.name));
+    }
+  }
+  return sql;
+}
+
+absl::Status EnsureUsers(const PostgresTarget& target, const std::vector<UserSpec>& users) {
+  if (users.empty()) return absl::OkStatus();
+  const char* keys[] = {
+      "host", "port", "user", "password", "dbname", "connect_timeout", "application_name", nullptr};
+  const std::string port = std::to_string(target.port);
+  const char* values[] = {target.host.c_str(),     port.c_str(), target.user.c_str(),
+                          target.password.c_str(), "postgres",   "5",
+                          "quorum-operator",       nullptr};
+  Conn conn(PQconnectdbParams(keys, values, 0));
+  if (PQstatus(conn.get()) != CONNECTION_OK) {
+    return absl::UnavailableError(absl::StrCat("connecting to ", target.host, ":", target.port,
+                                               " as ", target.user, ": ", Message(conn.get())));
+  }
+  absl::StatusOr<std::set<std::string>> roles = Column(conn.get(), "SELECT rolname FROM pg_roles");
+  if (!roles.ok()) return roles.status();
+  absl::StatusOr<std::set<std::string>> dbs = Column(conn.get(), "SELECT datname FROM pg_database");
+  if (!dbs.ok()) return dbs.status();
+  std::string failure;
+  auto verifier = [&](const UserSpec& u) -> std::string {
+    char* v =
+        PQencryptPasswordConn(conn.get(), u.password.c_str(), u.name.c_str(), "scram-sha-256");
+    if (v == nullptr) {
+      failure = "computing the SCRAM verifier of " + u.name + ": " + Message(conn.get());
+      return "";
+    }
+    std::string out = v;
+    PQfreemem(v);
+    return out;
+  };
+  const std::vector<std::string> sql = PlanUserSql(users, *roles, *dbs, verifier);
+  if (!failure.empty()) return absl::InternalError(failure);
+  for (const std::string& stmt : sql) {
+    Result r(PQexec(conn.get(), stmt.c_str()));
+    if (PQresultStatus(r.get()) != PGRES_COMMAND_OK) {
+      // The statement may carry a verifier: name only its first words.
+      return absl::InternalError(
+          absl::StrCat(stmt.substr(0, stmt.find(" WITH ")), ": ", Message(conn.get())));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace quorum::postgrescluster

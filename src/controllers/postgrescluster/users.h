@@ -1,0 +1,55 @@
+// spec.users made real inside PostgreSQL: each user a LOGIN role with the
+// password of its Secret (sent as a SCRAM verifier computed by libpq, so the
+// clear password never appears in SQL or server logs) and the role options
+// the spec grants, and each of its databases created with it as the owner.
+// Idempotent: existing roles are altered to match, existing databases kept.
+//
+// PlanUserSql is pure (names are valid PostgreSQL identifiers, checked at
+// admission, and are double-quoted anyway); EnsureUsers connects with libpq.
+//
+// Thread-safety: pure function; EnsureUsers uses its own connection.
+#ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_USERS_H_
+#define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_USERS_H_
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "src/controllers/postgrescluster/names.h"
+
+namespace quorum::postgrescluster {
+
+struct UserSpec {
+  std::string name;
+  std::vector<std::string> databases;
+  std::vector<std::string> options;  // e.g. CREATEDB (admission allows a short list)
+  std::string password;              // from the user's Secret
+};
+
+// spec.users, with passwords from `password_of(secret name)` ("" if unknown).
+std::vector<UserSpec> UsersOf(const Json& cluster,
+                              const std::function<std::string(const std::string&)>& password_of);
+
+// The statements that make `users` exist, given the roles and databases that
+// exist. `verifier(user)` is the SCRAM verifier of the user's password.
+std::vector<std::string> PlanUserSql(const std::vector<UserSpec>& users,
+                                     const std::set<std::string>& existing_roles,
+                                     const std::set<std::string>& existing_databases,
+                                     const std::function<std::string(const UserSpec&)>& verifier);
+
+struct PostgresTarget {
+  std::string host;
+  int port = 5432;
+  std::string user, password;  // the superuser
+};
+
+// Connects to the primary and applies PlanUserSql. Errors: Unavailable when
+// it cannot connect, Internal when a statement fails (with PostgreSQL's
+// message, never a password).
+absl::Status EnsureUsers(const PostgresTarget& target, const std::vector<UserSpec>& users);
+
+}  // namespace quorum::postgrescluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_USERS_H_

@@ -1,0 +1,141 @@
+#include "src/patroni/config.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "api/yaml_writer.h"
+
+namespace quorum::patroni {
+namespace {
+
+using nlohmann::json;
+
+// RFC 7386-style deep merge without deletions: objects merge key by key,
+// anything else in `patch` replaces what `target` has.
+void DeepMerge(json& target, const json& patch) {
+  if (!patch.is_object() || !target.is_object()) {
+    target = patch;
+    return;
+  }
+  for (const auto& [key, value] : patch.items()) {
+    if (value.is_object() && target.contains(key) && target[key].is_object()) {
+      DeepMerge(target[key], value);
+    } else {
+      target[key] = value;
+    }
+  }
+}
+
+json StringMap(const std::map<std::string, std::string>& m) {
+  json out = json::object();
+  for (const auto& [k, v] : m) out[k] = v;
+  return out;
+}
+
+json KubernetesSection(const KubernetesDcs& k) {
+  json s = json::object();
+  s["namespace"] = k.namespace_;
+  s["labels"] = StringMap(k.labels);
+  s["scope_label"] = k.scope_label;
+  s["role_label"] = k.role_label;
+  s["leader_label_value"] = k.leader_label_value;
+  s["follower_label_value"] = k.follower_label_value;
+  // A standby leader is routed like a primary (API.md).
+  s["standby_leader_label_value"] = k.leader_label_value;
+  s["use_endpoints"] = k.use_endpoints;
+  return s;
+}
+
+json Etcd3Section(const EtcdDcs& e) {
+  json s = json::object();
+  s["hosts"] = e.hosts;
+  s["protocol"] = e.protocol;
+  if (!e.cacert.empty()) s["cacert"] = e.cacert;
+  if (!e.cert.empty()) s["cert"] = e.cert;
+  if (!e.key.empty()) s["key"] = e.key;
+  return s;
+}
+
+}  // namespace
+
+json BuildConfig(const ConfigInput& in) {
+  json dcs_pg = json::object();
+  dcs_pg["use_pg_rewind"] = in.use_pg_rewind;
+  dcs_pg["use_slots"] = true;
+  dcs_pg["parameters"] = StringMap(in.parameters);
+  dcs_pg["pg_hba"] = in.pg_hba.empty() ? json::array() : json(in.pg_hba);
+  json bootstrap_dcs = {{"ttl", in.ttl},
+                        {"loop_wait", in.loop_wait},
+                        {"retry_timeout", in.retry_timeout},
+                        {"postgresql", dcs_pg}};
+  if (in.dynamic_configuration.is_object()) DeepMerge(bootstrap_dcs, in.dynamic_configuration);
+
+  json auth = json::object();
+  auth["superuser"] = {{"username", in.superuser_username}};
+  auth["replication"] = {{"username", in.replication_username}};
+  if (in.use_pg_rewind) auth["rewind"] = {{"username", in.rewind_username}};
+
+  json pg = json::object();
+  pg["listen"] = absl::StrCat(in.listen_host, ":", in.postgres_port);
+  pg["data_dir"] = in.data_dir;
+  pg["bin_dir"] = in.bin_dir;
+  pg["pgpass"] = in.pgpass;
+  pg["authentication"] = auth;
+  if (!in.local_parameters.empty()) pg["parameters"] = StringMap(in.local_parameters);
+  if (!in.callback_script.empty()) {
+    pg["callbacks"] = {{"on_start", in.callback_script},
+                       {"on_role_change", in.callback_script},
+                       {"on_stop", in.callback_script}};
+  }
+
+  json out = json::object();
+  out["scope"] = in.scope;
+  // Patroni copies the top-level `namespace` over the DCS section's own
+  // (dcs/__init__.py get_dcs), so with the kubernetes DCS it must be the
+  // Kubernetes namespace; objects there are isolated per namespace anyway.
+  const auto* kdcs = std::get_if<KubernetesDcs>(&in.dcs);
+  out["namespace"] = kdcs != nullptr ? kdcs->namespace_ : in.key_namespace;
+  out["restapi"] = {{"listen", absl::StrCat(in.listen_host, ":", in.restapi_port)}};
+  out["bootstrap"] = {{"dcs", bootstrap_dcs},
+                      {"initdb", json::array({json{{"encoding", "UTF8"}}, "data-checksums"})}};
+  out["postgresql"] = pg;
+  out["tags"] = json::object();
+  for (const auto& [k, v] : in.tags) out["tags"][k] = v;
+  if (const auto* k = std::get_if<KubernetesDcs>(&in.dcs)) {
+    out["kubernetes"] = KubernetesSection(*k);
+  } else {
+    out["etcd3"] = Etcd3Section(std::get<EtcdDcs>(in.dcs));
+  }
+  return out;
+}
+
+std::string RenderConfig(const ConfigInput& in) { return api::ToYaml(BuildConfig(in)); }
+
+std::vector<EnvVar> PodEnv(const ConfigInput& in) {
+  std::vector<EnvVar> env = {
+      {"POD_NAME", EnvSource::kPodName, ""},
+      {"POD_NAMESPACE", EnvSource::kPodNamespace, ""},
+      {"POD_IP", EnvSource::kPodIp, ""},
+      {"PATRONI_NAME", EnvSource::kLiteral, "$(POD_NAME)"},
+      {"PATRONI_RESTAPI_CONNECT_ADDRESS", EnvSource::kLiteral,
+       absl::StrCat("$(POD_IP):", in.restapi_port)},
+      {"PATRONI_POSTGRESQL_CONNECT_ADDRESS", EnvSource::kLiteral,
+       absl::StrCat("$(POD_IP):", in.postgres_port)},
+      {"PATRONI_SUPERUSER_PASSWORD", EnvSource::kSuperuserPassword, ""},
+      {"PATRONI_REPLICATION_PASSWORD", EnvSource::kReplicationPassword, ""},
+  };
+  if (in.use_pg_rewind) {
+    env.push_back({"PATRONI_REWIND_PASSWORD", EnvSource::kRewindPassword, ""});
+  }
+  if (std::holds_alternative<KubernetesDcs>(in.dcs)) {
+    env.push_back({"PATRONI_KUBERNETES_POD_IP", EnvSource::kLiteral, "$(POD_IP)"});
+  } else if (const EtcdDcs& e = std::get<EtcdDcs>(in.dcs); e.auth) {
+    env.push_back({"PATRONI_ETCD3_PROTOCOL", EnvSource::kLiteral, e.protocol});
+    env.push_back({"PATRONI_ETCD3_USERNAME", EnvSource::kEtcdUsername, ""});
+    env.push_back({"PATRONI_ETCD3_PASSWORD", EnvSource::kEtcdPassword, ""});
+  }
+  return env;
+}
+
+}  // namespace quorum::patroni

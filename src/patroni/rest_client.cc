@@ -1,0 +1,189 @@
+#include "src/patroni/rest_client.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "src/base/clock.h"
+#include "src/base/strings.h"
+
+namespace quorum::patroni {
+namespace {
+
+using nlohmann::json;
+
+std::string Str(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+int64_t Int(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+absl::StatusOr<json> ParseObject(std::string_view body, std::string_view what) {
+  json j = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(Absl(what), ": not a JSON object"));
+  }
+  return j;
+}
+
+// The first line of Patroni's answer (plain text for POST endpoints).
+std::string Excerpt(std::string_view body) {
+  std::string_view s = body.substr(0, body.find('\n'));
+  return std::string(s.substr(0, 300));
+}
+
+absl::Status StatusFromCode(long code, std::string_view body, std::string_view what) {
+  if (code >= 200 && code < 300) return absl::OkStatus();
+  const std::string msg = absl::StrCat(Absl(what), ": HTTP ", code, ": ", Excerpt(body));
+  switch (code) {
+    case 400:
+      return absl::InvalidArgumentError(msg);
+    case 401:
+      return absl::UnauthenticatedError(msg);
+    case 403:
+      return absl::PermissionDeniedError(msg);
+    case 412:
+      return absl::FailedPreconditionError(msg);
+    case 503:
+      return absl::UnavailableError(msg);
+    default:
+      return absl::InternalError(msg);
+  }
+}
+
+}  // namespace
+
+std::string ClusterStatus::Leader() const {
+  for (const ClusterMember& m : members) {
+    if (m.role == "leader" || m.role == "standby_leader") return m.name;
+  }
+  return "";
+}
+
+absl::StatusOr<MemberStatus> ParseMemberStatus(std::string_view body) {
+  absl::StatusOr<json> j = ParseObject(body, "GET /patroni");
+  if (!j.ok()) return j.status();
+  MemberStatus s;
+  if (auto p = j->find("patroni"); p != j->end() && p->is_object()) {
+    s.name = Str(*p, "name");
+    s.scope = Str(*p, "scope");
+  }
+  s.state = Str(*j, "state");
+  s.role = Str(*j, "role");
+  s.database_system_identifier = Str(*j, "database_system_identifier");
+  if (auto p = j->find("pending_restart"); p != j->end() && p->is_boolean()) {
+    s.pending_restart = p->get<bool>();
+  }
+  s.timeline = Int(*j, "timeline");
+  if (auto x = j->find("xlog"); x != j->end() && x->is_object()) {
+    s.xlog_location = Int(*x, "location");
+    s.xlog_received_location = Int(*x, "received_location");
+    s.xlog_replayed_location = Int(*x, "replayed_location");
+  }
+  return s;
+}
+
+absl::StatusOr<ClusterStatus> ParseClusterStatus(std::string_view body) {
+  absl::StatusOr<json> j = ParseObject(body, "GET /cluster");
+  if (!j.ok()) return j.status();
+  ClusterStatus c;
+  c.scope = Str(*j, "scope");
+  auto members = j->find("members");
+  if (members == j->end() || !members->is_array()) return c;
+  for (const json& m : *members) {
+    if (!m.is_object()) continue;
+    ClusterMember cm;
+    cm.name = Str(m, "name");
+    cm.role = Str(m, "role");
+    cm.state = Str(m, "state");
+    cm.api_url = Str(m, "api_url");
+    cm.host = Str(m, "host");
+    cm.port = static_cast<int>(Int(m, "port"));
+    cm.timeline = Int(m, "timeline");
+    if (auto lag = m.find("lag"); lag != m.end() && lag->is_number_integer()) {
+      cm.lag = lag->get<int64_t>();
+    }
+    c.members.push_back(std::move(cm));
+  }
+  return c;
+}
+
+RestClient::RestClient(RestClientConfig config) : config_(std::move(config)) {}
+RestClient::~RestClient() = default;
+
+absl::StatusOr<std::shared_ptr<kube::Transport>> RestClient::TransportFor(
+    std::string_view base_url) {
+  absl::MutexLock lock(&mu_);
+  if (auto it = transports_.find(base_url); it != transports_.end()) return it->second;
+  kube::RestConfig rc;
+  rc.server = std::string(base_url);
+  while (!rc.server.empty() && rc.server.back() == '/') rc.server.pop_back();
+  rc.ca_pem = config_.ca_pem;
+  rc.client_cert_pem = config_.cert_pem;
+  rc.client_key_pem = config_.key_pem;
+  rc.timeout = config_.timeout;
+  rc.qps = 0;
+  rc.user_agent = "quorum-patroni";
+  absl::StatusOr<std::unique_ptr<kube::Transport>> t = kube::Transport::Create(rc, RealClock());
+  if (!t.ok()) return t.status();
+  std::shared_ptr<kube::Transport> shared = *std::move(t);
+  transports_.emplace(std::string(base_url), shared);
+  return shared;
+}
+
+absl::StatusOr<kube::HttpResponse> RestClient::Send(std::string_view base_url, std::string method,
+                                                    std::string path, std::string body,
+                                                    std::optional<absl::Duration> timeout) {
+  absl::StatusOr<std::shared_ptr<kube::Transport>> t = TransportFor(base_url);
+  if (!t.ok()) return t.status();
+  kube::HttpRequest req;
+  req.method = std::move(method);
+  req.path = std::move(path);
+  if (!body.empty()) {
+    req.body = std::move(body);
+    req.content_type = "application/json";
+  }
+  req.accept = "application/json, text/plain";
+  req.timeout = timeout;
+  return (*t)->Do(req);
+}
+
+absl::StatusOr<MemberStatus> RestClient::GetPatroni(std::string_view base_url) {
+  absl::StatusOr<kube::HttpResponse> r = Send(base_url, "GET", "/patroni", "", std::nullopt);
+  if (!r.ok()) return r.status();
+  if (absl::Status s = StatusFromCode(r->code, r->body, "GET /patroni"); !s.ok()) return s;
+  return ParseMemberStatus(r->body);
+}
+
+absl::StatusOr<ClusterStatus> RestClient::GetCluster(std::string_view base_url) {
+  absl::StatusOr<kube::HttpResponse> r = Send(base_url, "GET", "/cluster", "", std::nullopt);
+  if (!r.ok()) return r.status();
+  if (absl::Status s = StatusFromCode(r->code, r->body, "GET /cluster"); !s.ok()) return s;
+  return ParseClusterStatus(r->body);
+}
+
+absl::Status RestClient::Switchover(std::string_view base_url, std::string_view leader,
+                                    std::string_view candidate) {
+  json body = {{"leader", std::string(leader)}};
+  if (!candidate.empty()) body["candidate"] = std::string(candidate);
+  // Patroni answers after the switchover, which may take a few loop_waits.
+  absl::StatusOr<kube::HttpResponse> r = Send(base_url, "POST", "/switchover", body.dump(),
+                                              std::max(config_.timeout, absl::Seconds(60)));
+  if (!r.ok()) return r.status();
+  return StatusFromCode(r->code, r->body, "POST /switchover");
+}
+
+absl::Status RestClient::Failover(std::string_view base_url, std::string_view candidate) {
+  json body = {{"candidate", std::string(candidate)}};
+  absl::StatusOr<kube::HttpResponse> r = Send(base_url, "POST", "/failover", body.dump(),
+                                              std::max(config_.timeout, absl::Seconds(60)));
+  if (!r.ok()) return r.status();
+  return StatusFromCode(r->code, r->body, "POST /failover");
+}
+
+}  // namespace quorum::patroni

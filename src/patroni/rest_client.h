@@ -1,0 +1,112 @@
+// RestClient: Patroni's REST API (port 8008) for the operator — one member's
+// state (GET /patroni), the cluster as the member sees it (GET /cluster), and
+// the two leader moves (POST /switchover, POST /failover). Each call names the
+// member by its REST base URL (http(s)://host:port); TLS is used when the URL
+// is https (CA and optional client certificate from the config).
+//
+// Errors: Unavailable (connection/TLS failure, or Patroni answered 503: the
+// member cannot serve now, back off), DeadlineExceeded (timeout),
+// FailedPrecondition (412: Patroni refuses the switchover/failover in this
+// state, e.g. the candidate is not healthy or is the leader already),
+// InvalidArgument (400, or a malformed URL), Unauthenticated (401),
+// PermissionDenied (403), Internal (another code, or a body we cannot parse).
+// Messages never contain credentials.
+//
+// Thread-safety: all methods may be called concurrently.
+#ifndef QUORUM_SRC_PATRONI_REST_CLIENT_H_
+#define QUORUM_SRC_PATRONI_REST_CLIENT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "src/kube/transport.h"
+
+namespace quorum::patroni {
+
+// GET /patroni.
+struct MemberStatus {
+  std::string name;   // patroni.name
+  std::string scope;  // patroni.scope
+  std::string state;  // running, starting, stopped, ...
+  std::string role;   // primary, replica, standby_leader, ... ("" when absent)
+  std::string database_system_identifier;
+  bool pending_restart = false;
+  int64_t timeline = 0;
+  // WAL positions (bytes): the primary's write location, a replica's
+  // received and replayed ones; 0 when absent.
+  int64_t xlog_location = 0;
+  int64_t xlog_received_location = 0;
+  int64_t xlog_replayed_location = 0;
+};
+
+// One entry of GET /cluster's members.
+struct ClusterMember {
+  std::string name;
+  std::string role;   // leader, replica, sync_standby, standby_leader, ...
+  std::string state;  // running, streaming, stopped, ...
+  std::string api_url;
+  std::string host;
+  int port = 0;
+  int64_t timeline = 0;
+  std::optional<int64_t> lag;  // bytes behind the leader; nullopt: unknown or leader
+};
+
+struct ClusterStatus {
+  std::string scope;
+  std::vector<ClusterMember> members;
+  // The member with role leader or standby_leader; "" when none.
+  std::string Leader() const;
+};
+
+// Pure parsers of the response bodies (exposed for tests). InvalidArgument
+// for a body that is not the expected JSON object.
+absl::StatusOr<MemberStatus> ParseMemberStatus(std::string_view body);
+absl::StatusOr<ClusterStatus> ParseClusterStatus(std::string_view body);
+
+struct RestClientConfig {
+  std::string ca_pem;             // trust for https; empty: the system store
+  std::string cert_pem, key_pem;  // client certificate (restapi verify_client)
+  absl::Duration timeout = absl::Seconds(5);
+};
+
+class RestClient {
+ public:
+  explicit RestClient(RestClientConfig config);
+  ~RestClient();
+  RestClient(const RestClient&) = delete;
+  RestClient& operator=(const RestClient&) = delete;
+
+  absl::StatusOr<MemberStatus> GetPatroni(std::string_view base_url);
+  absl::StatusOr<ClusterStatus> GetCluster(std::string_view base_url);
+  // Moves leadership from `leader` to `candidate` ("" lets Patroni choose a
+  // healthy replica). Send to any member; returns when Patroni answered (it
+  // answers after the switchover, or with 412/503 when it refused or failed).
+  absl::Status Switchover(std::string_view base_url, std::string_view leader,
+                          std::string_view candidate);
+  // Manual failover to `candidate` (works without a healthy leader).
+  absl::Status Failover(std::string_view base_url, std::string_view candidate);
+
+ private:
+  absl::StatusOr<kube::HttpResponse> Send(std::string_view base_url, std::string method,
+                                          std::string path, std::string body,
+                                          std::optional<absl::Duration> timeout);
+  absl::StatusOr<std::shared_ptr<kube::Transport>> TransportFor(std::string_view base_url);
+
+  const RestClientConfig config_;
+  absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<kube::Transport>, std::less<>> transports_
+      ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace quorum::patroni
+
+#endif  // QUORUM_SRC_PATRONI_REST_CLIENT_H_

@@ -1,0 +1,57 @@
+#include "src/webhooks/postgrescluster_webhook.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "api/field_error.h"
+#include "api/postgrescluster_defaults.h"
+#include "api/postgrescluster_validation.h"
+#include "src/runtime/http_server.h"
+#include "src/webhooks/admission_object.h"
+#include "src/webhooks/json_patch.h"
+
+namespace quorum::webhooks {
+
+using runtime::AdmissionRequest;
+using runtime::AdmissionResponse;
+
+AdmissionResponse MutatePostgresCluster(const AdmissionRequest& request) {
+  if (!IsObjectWrite(request)) return runtime::Allowed();
+  if (!request.object.is_object()) {
+    return runtime::Denied("the PostgresCluster in the request is not a JSON object", 400);
+  }
+  kube::Json defaulted = request.object;
+  api::DefaultPostgresCluster(defaulted);
+  kube::Json ops = CreateJsonPatch(request.object, defaulted);
+  if (ops.empty()) return runtime::Allowed();
+  return runtime::Patched(std::move(ops));
+}
+
+AdmissionResponse ValidatePostgresClusterAdmission(const AdmissionRequest& request) {
+  if (!IsObjectWrite(request)) return runtime::Allowed();
+  const bool update = request.operation == "UPDATE" && !request.old_object.is_null();
+  const std::vector<api::FieldError> errors =
+      api::ValidatePostgresCluster(request.object, update ? &request.old_object : nullptr);
+  AdmissionResponse response =
+      errors.empty()
+          ? runtime::Allowed()
+          : runtime::Denied(absl::StrCat("PostgresCluster \"", ObjectName(request),
+                                         "\" is invalid: ", api::JoinFieldErrors(errors)),
+                            422);
+  response.warnings = api::PostgresClusterWarnings(request.object);
+  return response;
+}
+
+absl::Status RegisterPostgresClusterWebhooks(runtime::WebhookServer& server) {
+  if (absl::Status s =
+          server.Register(std::string(kMutatePostgresClusterPath), MutatePostgresCluster);
+      !s.ok()) {
+    return s;
+  }
+  return server.Register(std::string(kValidatePostgresClusterPath),
+                         ValidatePostgresClusterAdmission);
+}
+
+}  // namespace quorum::webhooks

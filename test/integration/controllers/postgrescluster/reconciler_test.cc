@@ -1,0 +1,328 @@
+// The PostgresCluster controller against the real control plane (no
+// kubelet: pods stay Pending and no Patroni answers). Checked here: the exact
+// set of objects for each DCS (no leader-lease/config Services and no
+// Endpoints rights with etcd), Secret problems as Warning events and a false
+// DCSReady condition that clear when the Secret is fixed — without touching
+// the PostgresCluster —, clusterRef waiting for its EtcdCluster, the pods'
+// API rights switched off by spec, and zero writes on a no-op reconcile.
+// Patroni and PostgreSQL themselves are tested in test/integration/patroni.
+#include "src/controllers/postgrescluster/reconciler.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "src/kube/errors.h"
+#include "test/integration/testenv.h"
+
+namespace quorum::postgrescluster {
+namespace {
+
+using kube::Json;
+using testenv::Eventually;
+
+Json Cluster(const std::string& name, Json patroni) {
+  return {{"apiVersion", "postgres.quorum.dev/v1alpha1"},
+          {"kind", "PostgresCluster"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"postgresVersion", 15},
+            {"instances",
+             {{{"name", "main"},
+               {"replicas", 2},
+               {"dataVolumeClaimSpec",
+                {{"accessModes", {"ReadWriteOnce"}},
+                 {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}},
+            {"users", {{{"name", "app"}, {"databases", {"app"}}}}},
+            {"patroni", std::move(patroni)}}}};
+}
+
+Json Secret(const std::string& name, std::map<std::string, std::string> data) {
+  Json d = Json::object();
+  for (const auto& [k, v] : data) d[k] = absl::Base64Escape(v);
+  return {{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", {{"name", name}}}, {"data", d}};
+}
+
+class PostgresClusterControllerTest : public testenv::IntegrationTest {
+ protected:
+  void SetUp() override {
+    IntegrationTest::SetUp();
+    for (const char* crd :
+         {"etcd.aenix.io_etcdclusters.yaml", "postgres.quorum.dev_postgresclusters.yaml"}) {
+      ASSERT_TRUE(
+          testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/" + crd)
+              .ok())
+          << crd;
+    }
+    auto c = kube::Client::Create(control_plane().config);
+    ASSERT_TRUE(c.ok());
+    operator_client_ = *std::move(c);
+    manager_ = std::make_unique<runtime::Manager>(
+        *operator_client_,
+        runtime::ManagerOptions{
+            .namespaces = {ns()}, .metrics_bind_address = "0", .health_probe_bind_address = "0"});
+    reconciler_ = std::make_unique<PostgresClusterReconciler>(*operator_client_, manager_->cache(),
+                                                              manager_->recorder());
+    SetupPostgresClusterController(*manager_, *reconciler_, 2);
+    runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
+  }
+  void TearDown() override {
+    cancel_.Cancel();
+    if (runner_.joinable()) runner_.join();
+    IntegrationTest::TearDown();
+  }
+
+  // Kind/name of every object in the namespace owned by `owner_uid`.
+  std::set<std::string> Owned(const std::string& owner_uid) {
+    std::set<std::string> out;
+    const std::vector<std::pair<kube::GroupVersionResource, std::string>> kinds = {
+        {kStatefulSets, "StatefulSet"},       {kServices, "Service"},
+        {kConfigMaps, "ConfigMap"},           {kSecrets, "Secret"},
+        {kServiceAccounts, "ServiceAccount"}, {kRoles, "Role"},
+        {kRoleBindings, "RoleBinding"},       {kPdbs, "PodDisruptionBudget"}};
+    for (const auto& [gvr, kind] : kinds) {
+      auto list = client().List(gvr, ns());
+      if (!list.ok()) continue;
+      for (const Json& o : (*list)["items"]) {
+        for (const Json& ref : o["metadata"].value("ownerReferences", Json::array())) {
+          if (ref.value("uid", "") == owner_uid)
+            out.insert(kind + "/" + o["metadata"].value("name", ""));
+        }
+      }
+    }
+    return out;
+  }
+  std::string Uid(const std::string& name) {
+    auto got = client().Get(kPostgresClusters, ns(), name);
+    return got.ok() ? (*got)["metadata"].value("uid", "") : "";
+  }
+  Json Condition(const std::string& name, const std::string& type) {
+    auto got = client().Get(kPostgresClusters, ns(), name);
+    if (!got.ok()) return nullptr;
+    for (const Json& c :
+         (*got).value("status", Json::object()).value("conditions", Json::array())) {
+      if (c.value("type", "") == type) return c;
+    }
+    return nullptr;
+  }
+  bool HasWarning(const std::string& reason, const std::string& text) {
+    auto events = client().List({"", "v1", "events"}, ns());
+    if (!events.ok()) return false;
+    for (const Json& e : (*events)["items"]) {
+      if (e.value("type", "") == "Warning" && e.value("reason", "") == reason &&
+          absl::StrContains(e.value("message", ""), text)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  double Writes() {
+    auto& c = manager_->metrics().Counter("rest_client_requests_total", "", {});
+    double n = 0;
+    for (const char* verb : {"create", "update", "patch", "delete"}) {
+      for (const char* code : {"200", "201", "409", "422"}) n += c.Value({verb, code});
+    }
+    return n;
+  }
+  double Reconciles() {
+    auto& c = manager_->metrics().Counter("controller_runtime_reconcile_total", "", {});
+    return c.Value({"postgrescluster", "requeue_after"}) + c.Value({"postgrescluster", "success"});
+  }
+
+  std::unique_ptr<kube::Client> operator_client_;
+  std::unique_ptr<runtime::Manager> manager_;
+  std::unique_ptr<PostgresClusterReconciler> reconciler_;
+  Cancellation cancel_;
+  std::thread runner_;
+};
+
+TEST_F(PostgresClusterControllerTest, KubernetesDcsProducesItsObjects) {
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("hippo", Json::object())).ok());
+  const std::string uid = Uid("hippo");
+  const std::set<std::string> want = {"StatefulSet/hippo-main",   "Service/hippo",
+                                      "Service/hippo-replicas",   "Service/hippo-pods",
+                                      "Service/hippo-config",     "ConfigMap/hippo-patroni",
+                                      "Secret/hippo-superuser",   "Secret/hippo-replication",
+                                      "Secret/hippo-user-app",    "ServiceAccount/hippo-instance",
+                                      "Role/hippo-instance",      "RoleBinding/hippo-instance",
+                                      "PodDisruptionBudget/hippo"};
+  ASSERT_TRUE(Eventually([&] { return Owned(uid) == want; }, absl::Seconds(30)))
+      << testing::PrintToString(Owned(uid));
+  auto role = client().Get(kRoles, ns(), "hippo-instance");
+  ASSERT_TRUE(role.ok());
+  EXPECT_TRUE(absl::StrContains(role->dump(), "\"endpoints\""));
+  auto primary = client().Get(kServices, ns(), "hippo");
+  EXPECT_FALSE((*primary)["spec"].contains("selector")) << "Patroni keeps these Endpoints";
+  auto cm = client().Get(kConfigMaps, ns(), "hippo-patroni");
+  EXPECT_TRUE(absl::StrContains((*cm)["data"]["patroni.yaml"].get<std::string>(), "kubernetes:"));
+  Json dcs_ready;
+  ASSERT_TRUE(Eventually([&] { return !(dcs_ready = Condition("hippo", "DCSReady")).is_null(); },
+                         absl::Seconds(30)));
+  EXPECT_EQ(dcs_ready["status"], "True");
+  EXPECT_EQ(Condition("hippo", "Ready")["reason"], "NoPrimary");
+}
+
+TEST_F(PostgresClusterControllerTest, EtcdDcsSecretProblemsAreReportedAndClearWhenFixed) {
+  Json patroni = {{"dcs",
+                   {{"type", "etcd"},
+                    {"etcd",
+                     {{"endpoints", {"https://etcd.example:2379"}},
+                      {"tlsSecret", "etcd-tls"},
+                      {"authSecret", "etcd-auth"}}}}}};
+  ASSERT_TRUE(
+      client()
+          .Create(kSecrets, ns(), Secret("etcd-auth", {{"username", "u"}, {"password", "p"}}))
+          .ok());
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("pg", patroni)).ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        Json c = Condition("pg", "DCSReady");
+        return c.is_object() && c["reason"] == "SecretNotFound";
+      },
+      absl::Seconds(30)));
+  EXPECT_EQ(Condition("pg", "DCSReady")["status"], "False");
+  EXPECT_TRUE(absl::StrContains(Condition("pg", "DCSReady")["message"].get<std::string>(),
+                                "spec.patroni.dcs.etcd.tlsSecret"));
+  ASSERT_TRUE(
+      Eventually([&] { return HasWarning("SecretNotFound", "etcd-tls"); }, absl::Seconds(30)));
+  EXPECT_TRUE(absl::IsNotFound(client().Get(kStatefulSets, ns(), "pg-main").status()))
+      << "no members without a usable DCS";
+  auto before = client().Get(kPostgresClusters, ns(), "pg");
+  const int64_t generation = (*before)["metadata"].value("generation", 0);
+
+  // Incomplete, then complete: each change of the Secret alone moves the cluster on.
+  ASSERT_TRUE(client()
+                  .Create(kSecrets, ns(), Secret("etcd-tls", {{"ca.crt", "CA"}, {"tls.crt", "C"}}))
+                  .ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        Json c = Condition("pg", "DCSReady");
+        return c.is_object() && c["reason"] == "SecretIncomplete";
+      },
+      absl::Seconds(30)));
+  EXPECT_TRUE(
+      absl::StrContains(Condition("pg", "DCSReady")["message"].get<std::string>(), "tls.key"));
+  ASSERT_TRUE(
+      Eventually([&] { return HasWarning("SecretIncomplete", "tls.key"); }, absl::Seconds(30)));
+  ASSERT_TRUE(client()
+                  .Patch(kSecrets, ns(), "etcd-tls", kube::PatchType::kMerge,
+                         {{"data", {{"tls.key", absl::Base64Escape("K")}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return Condition("pg", "DCSReady")["status"] == "True"; },
+                         absl::Seconds(30)));
+  ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "pg-main").ok(); },
+                         absl::Seconds(30)));
+  EXPECT_EQ((*client().Get(kPostgresClusters, ns(), "pg"))["metadata"]["generation"], generation)
+      << "the PostgresCluster was not touched";
+
+  const std::set<std::string> want = {"StatefulSet/pg-main",        "Service/pg",
+                                      "Service/pg-replicas",        "Service/pg-pods",
+                                      "ConfigMap/pg-patroni",       "Secret/pg-superuser",
+                                      "Secret/pg-replication",      "Secret/pg-user-app",
+                                      "ServiceAccount/pg-instance", "Role/pg-instance",
+                                      "RoleBinding/pg-instance",    "PodDisruptionBudget/pg"};
+  EXPECT_EQ(Owned(Uid("pg")), want) << "no leader-lease or config Service with etcd";
+  auto role = client().Get(kRoles, ns(), "pg-instance");
+  EXPECT_FALSE(absl::StrContains(role->dump(), "endpoints")) << role->dump();
+  auto primary = client().Get(kServices, ns(), "pg");
+  EXPECT_EQ((*primary)["spec"]["selector"]["role"], "primary");
+  auto sts = client().Get(kStatefulSets, ns(), "pg-main");
+  EXPECT_TRUE(absl::StrContains(sts->dump(), "\"secretName\":\"etcd-tls\""));
+
+  // Turning the pods' API access off removes their rights entirely.
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "pg", kube::PatchType::kMerge,
+                         {{"spec", {{"patroni", {{"podAPIAccess", false}}}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return absl::IsNotFound(client().Get(kRoles, ns(), "pg-instance").status()) &&
+               absl::IsNotFound(client().Get(kRoleBindings, ns(), "pg-instance").status()) &&
+               absl::IsNotFound(client().Get(kServiceAccounts, ns(), "pg-instance").status());
+      },
+      absl::Seconds(30)));
+  auto closed = client().Get(kStatefulSets, ns(), "pg-main");
+  EXPECT_EQ((*closed)["spec"]["template"]["spec"]["automountServiceAccountToken"], false);
+}
+
+TEST_F(PostgresClusterControllerTest, ClusterRefWaitsForTheEtcdCluster) {
+  Json patroni = {{"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}};
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("ref", patroni)).ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        Json c = Condition("ref", "DCSReady");
+        return c.is_object() && c["reason"] == "EtcdClusterNotFound";
+      },
+      absl::Seconds(30)));
+  // An EtcdCluster that says it is Ready (no etcd controller runs here).
+  ASSERT_TRUE(
+      client()
+          .Create(kSecrets, ns(),
+                  Secret("dcs-client", {{"ca.crt", "A"}, {"tls.crt", "B"}, {"tls.key", "C"}}))
+          .ok());
+  ASSERT_TRUE(client()
+                  .Create(kSecrets, ns(),
+                          Secret("dcs-root-auth", {{"username", "root"}, {"password", "x"}}))
+                  .ok());
+  Json etcd = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+               {"kind", "EtcdCluster"},
+               {"metadata", {{"name", "dcs"}}},
+               {"spec", {{"replicas", 3}}}};
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), etcd).ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        Json c = Condition("ref", "DCSReady");
+        return c.is_object() && c["reason"] == "EtcdClusterNotReady";
+      },
+      absl::Seconds(30)));
+  Json status = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                 {"kind", "EtcdCluster"},
+                 {"metadata", {{"name", "dcs"}, {"namespace", ns()}}},
+                 {"status",
+                  {{"conditions",
+                    {{{"type", "Ready"},
+                      {"status", "True"},
+                      {"reason", "StatefulSetReady"},
+                      {"message", "test"},
+                      {"lastTransitionTime", "2026-01-01T00:00:00Z"}}}},
+                   {"clientEndpoint", "https://dcs." + ns() + ".svc:2379"},
+                   {"clientSecretName", "dcs-client"},
+                   {"authSecretName", "dcs-root-auth"}}}};
+  ASSERT_TRUE(
+      client()
+          .ApplyStatus(kEtcdClusters, ns(), status, {.field_manager = "test", .force = true})
+          .ok());
+  ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "ref-main").ok(); },
+                         absl::Seconds(30)));
+  auto sts = client().Get(kStatefulSets, ns(), "ref-main");
+  const std::string dump = sts->dump();
+  EXPECT_TRUE(absl::StrContains(dump, "\"secretName\":\"dcs-client\"")) << dump;
+  EXPECT_TRUE(absl::StrContains(dump, "\"name\":\"dcs-root-auth\"")) << dump;
+  auto cm = client().Get(kConfigMaps, ns(), "ref-patroni");
+  EXPECT_TRUE(absl::StrContains((*cm)["data"]["patroni.yaml"].get<std::string>(),
+                                "dcs." + ns() + ".svc:2379"));
+}
+
+TEST_F(PostgresClusterControllerTest, ReconcilingAnUnchangedClusterWritesNothing) {
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("quiet", Json::object())).ok());
+  ASSERT_TRUE(
+      Eventually([&] { return Condition("quiet", "Ready").is_object(); }, absl::Seconds(30)));
+  absl::SleepFor(absl::Seconds(2));
+  const double writes = Writes(), reconciles = Reconciles();
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "quiet", kube::PatchType::kMerge,
+                         {{"metadata", {{"annotations", {{"example.com/touched", "1"}}}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return Reconciles() > reconciles; }, absl::Seconds(30)));
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(Writes(), writes) << "a no-op reconcile must not write";
+  std::printf("API writes during %.0f no-op reconcile(s): %.0f\n", Reconciles() - reconciles,
+              Writes() - writes);
+}
+
+}  // namespace
+}  // namespace quorum::postgrescluster

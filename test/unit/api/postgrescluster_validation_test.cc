@@ -1,0 +1,400 @@
+// Every PostgresCluster admission rule, table-driven: each invalid object is
+// refused with an error naming the field, each valid variant is accepted,
+// and updates follow the immutability rules.
+#include "api/postgrescluster_validation.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "api/postgrescluster_defaults.h"
+#include "test/examples/examples.h"
+
+namespace quorum::api {
+namespace {
+
+using Json = nlohmann::json;
+
+// API.md's example manifest (etcd DCS through clusterRef), as the mutating
+// webhook leaves it.
+Json Example() {
+  Json obj = examples::PostgresClusterDesignExample();
+  DefaultPostgresCluster(obj);
+  return obj;
+}
+
+Json With(const char* merge_patch) {
+  Json obj = Example();
+  obj.merge_patch(Json::parse(merge_patch));
+  return obj;
+}
+
+std::string Describe(const std::vector<FieldError>& errors) {
+  return errors.empty() ? "(no errors)" : JoinFieldErrors(errors);
+}
+
+bool HasError(const std::vector<FieldError>& errors, const std::string& field,
+              const std::string& message_part) {
+  for (const FieldError& e : errors) {
+    if (e.field == field && absl::StrContains(e.message, message_part)) return true;
+  }
+  return false;
+}
+
+struct InvalidCase {
+  const char* name;
+  const char* patch;         // merge patch over Example()
+  const char* field;         // the field an error must name
+  const char* message_part;  // and a part of its message
+};
+
+class PostgresInvalidCreateTest : public ::testing::TestWithParam<InvalidCase> {};
+
+TEST_P(PostgresInvalidCreateTest, IsRefusedNamingTheField) {
+  const InvalidCase& c = GetParam();
+  const std::vector<FieldError> errors = ValidatePostgresCluster(With(c.patch), nullptr);
+  EXPECT_TRUE(HasError(errors, c.field, c.message_part))
+      << "want " << c.field << ": ..." << c.message_part << "...; got " << Describe(errors);
+}
+
+// Switch the example to the kubernetes DCS / to etcd endpoints.
+#define KUBERNETES_DCS R"("dcs": {"type": "kubernetes", "etcd": null})"
+#define ENDPOINTS(list) R"("dcs": {"etcd": {"clusterRef": null, "endpoints": )" list "}}"
+
+const InvalidCase kInvalid[] = {
+    {"VersionTooOld", R"({"spec": {"postgresVersion": 12}})", "spec.postgresVersion",
+     "13 to 18 (got 12)"},
+    {"VersionTooNew", R"({"spec": {"postgresVersion": 19}})", "spec.postgresVersion", "13 to 18"},
+    {"VersionAsString", R"({"spec": {"postgresVersion": "17"}})", "spec.postgresVersion",
+     "13 to 18"},
+    {"VersionMissing", R"({"spec": {"postgresVersion": null}})", "spec.postgresVersion",
+     "required"},
+    {"ImageNotAString", R"({"spec": {"image": 5}})", "spec.image", "must be a string"},
+    {"NoInstanceSets", R"({"spec": {"instances": []}})", "spec.instances", "at least one"},
+    {"InstancesMissing", R"({"spec": {"instances": null}})", "spec.instances", "required"},
+    {"DuplicateInstanceSetNames",
+     R"({"spec": {"instances": [{"name": "main", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}, {"name": "main", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})",
+     "spec.instances[1].name", "duplicate \"main\""},
+    {"InstanceSetNameNotADnsLabel",
+     R"({"spec": {"instances": [{"name": "Main", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})",
+     "spec.instances[0].name", "not a valid instance set name"},
+    {"StatefulSetNameTooLong",
+     R"({"spec": {"instances": [{"name": "a2345678901234567890123456789012345678901234567", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})",
+     "spec.instances[0].name", "53 characters, more than 52"},
+    {"NegativeReplicas",
+     R"({"spec": {"instances": [{"name": "main", "replicas": -1, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})",
+     "spec.instances[0].replicas", "0 or more"},
+    {"NoDataVolume", R"({"spec": {"instances": [{"name": "main"}]}})",
+     "spec.instances[0].dataVolumeClaimSpec", "required"},
+    {"NoStorageRequest",
+     R"({"spec": {"instances": [{"name": "main", "dataVolumeClaimSpec": {"accessModes": ["ReadWriteOnce"]}}]}})",
+     "spec.instances[0].dataVolumeClaimSpec.resources.requests.storage", "required"},
+    {"ZeroStorage",
+     R"({"spec": {"instances": [{"name": "main", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "0"}}}}]}})",
+     "spec.instances[0].dataVolumeClaimSpec.resources.requests.storage", "larger than 0"},
+    {"UnparsableStorage",
+     R"({"spec": {"instances": [{"name": "main", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "ten gigs"}}}}]}})",
+     "spec.instances[0].dataVolumeClaimSpec.resources.requests.storage", "invalid quantity"},
+    {"LeaseTooShort", R"({"spec": {"patroni": {"leaderLeaseDurationSeconds": 19}}})",
+     "spec.patroni.leaderLeaseDurationSeconds", "at least 20"},
+    {"TimingsInconsistent",
+     R"({"spec": {"patroni": {"leaderLeaseDurationSeconds": 25, "syncPeriodSeconds": 10, "retryTimeoutSeconds": 10}}})",
+     "spec.patroni.leaderLeaseDurationSeconds", "(10 + 2*10 = 30) must not exceed"},
+    {"ZeroSyncPeriod", R"({"spec": {"patroni": {"syncPeriodSeconds": 0}}})",
+     "spec.patroni.syncPeriodSeconds", "at least 1"},
+    {"ZeroRetryTimeout", R"({"spec": {"patroni": {"retryTimeoutSeconds": 0}}})",
+     "spec.patroni.retryTimeoutSeconds", "at least 1"},
+    {"DynamicConfigurationNotAnObject", R"({"spec": {"patroni": {"dynamicConfiguration": "x"}}})",
+     "spec.patroni.dynamicConfiguration", "must be an object"},
+    {"UnknownDcsType", R"({"spec": {"patroni": {"dcs": {"type": "consul"}}}})",
+     "spec.patroni.dcs.type", "kubernetes or etcd"},
+    {"EtcdWithoutItsBlock", R"({"spec": {"patroni": {"dcs": {"etcd": null}}}})",
+     "spec.patroni.dcs.etcd", "required for dcs.type etcd"},
+    {"KubernetesWithAnEtcdBlock", R"({"spec": {"patroni": {"dcs": {"type": "kubernetes"}}}})",
+     "spec.patroni.dcs.etcd", "only for dcs.type etcd"},
+    {"EndpointsAndClusterRef",
+     R"({"spec": {"patroni": {"dcs": {"etcd": {"endpoints": ["https://e:2379"]}}}}})",
+     "spec.patroni.dcs.etcd", "not both"},
+    {"NeitherEndpointsNorClusterRef",
+     R"({"spec": {"patroni": {"dcs": {"etcd": {"clusterRef": null}}}}})", "spec.patroni.dcs.etcd",
+     "exactly one of endpoints"},
+    {"EightEndpoints",
+     R"({"spec": {"patroni": {)" ENDPOINTS(
+         R"(["http://a", "http://b", "http://c", "http://d", "http://e", "http://f", "http://g", "http://h"])") "}}}",
+     "spec.patroni.dcs.etcd.endpoints", "at most 7"},
+    {"MixedSchemes",
+     R"({"spec": {"patroni": {)" ENDPOINTS(R"(["https://a:2379", "http://b:2379"])") "}}}",
+     "spec.patroni.dcs.etcd.endpoints", "mixes http:// and https://"},
+    {"EndpointWithAPath", R"({"spec": {"patroni": {)" ENDPOINTS(R"(["https://a:2379/v3"])") "}}}",
+     "spec.patroni.dcs.etcd.endpoints[0]", "not an etcd URL"},
+    {"EndpointWithAnotherScheme", R"({"spec": {"patroni": {)" ENDPOINTS(R"(["etcd://a"])") "}}}",
+     "spec.patroni.dcs.etcd.endpoints[0]", "not an etcd URL"},
+    {"EndpointPortOutOfRange",
+     R"({"spec": {"patroni": {)" ENDPOINTS(R"(["http://a", "http://b:70000"])") "}}}",
+     "spec.patroni.dcs.etcd.endpoints[1]", "not an etcd URL"},
+    {"DuplicateEndpoints",
+     R"({"spec": {"patroni": {)" ENDPOINTS(R"(["http://a:2379", "http://a:2379"])") "}}}",
+     "spec.patroni.dcs.etcd.endpoints[1]", "duplicate"},
+    {"TlsSecretWithHttp",
+     R"({"spec": {"patroni": {"dcs": {"etcd": {"clusterRef": null, "endpoints": ["http://a:2379"], "tlsSecret": "etcd-tls"}}}}})",
+     "spec.patroni.dcs.etcd.tlsSecret", "needs https:// endpoints"},
+    {"TlsSecretWithClusterRef",
+     R"({"spec": {"patroni": {"dcs": {"etcd": {"tlsSecret": "etcd-tls"}}}}})",
+     "spec.patroni.dcs.etcd.tlsSecret", "cannot be used with clusterRef"},
+    {"AuthSecretWithClusterRef",
+     R"({"spec": {"patroni": {"dcs": {"etcd": {"authSecret": "etcd-auth"}}}}})",
+     "spec.patroni.dcs.etcd.authSecret", "cannot be used with clusterRef"},
+    {"BadSecretName",
+     R"({"spec": {"patroni": {"dcs": {"etcd": {"clusterRef": null, "endpoints": ["https://a:2379"], "tlsSecret": "Etcd_TLS"}}}}})",
+     "spec.patroni.dcs.etcd.tlsSecret", "not a valid Secret name"},
+    {"EmptyClusterRefName",
+     R"({"spec": {"patroni": {"dcs": {"etcd": {"clusterRef": {"name": ""}}}}}})",
+     "spec.patroni.dcs.etcd.clusterRef.name", "not a valid EtcdCluster name"},
+    {"BadKeyPrefix", R"({"spec": {"patroni": {"dcs": {"etcd": {"namespace": "a b"}}}}})",
+     "spec.patroni.dcs.etcd.namespace", "only letters"},
+    {"NoPodApiAccessWithTheKubernetesDcs",
+     R"({"spec": {"patroni": {"podAPIAccess": false, )" KUBERNETES_DCS "}}}",
+     "spec.patroni.podAPIAccess", "needs the etcd DCS"},
+    {"NoPodApiAccessWithAnAbsentDcs",
+     R"({"spec": {"patroni": {"podAPIAccess": false, "dcs": null}}})", "spec.patroni.podAPIAccess",
+     "needs the etcd DCS"},
+    {"FailoverWithoutTarget",
+     R"({"spec": {"patroni": {"switchover": {"enabled": true, "type": "Failover"}}}})",
+     "spec.patroni.switchover.targetInstance", "required for type Failover"},
+    {"UnknownSwitchoverType", R"({"spec": {"patroni": {"switchover": {"type": "Restart"}}}})",
+     "spec.patroni.switchover.type", "Switchover or Failover"},
+    {"UserNamedPostgres", R"({"spec": {"users": [{"name": "postgres"}]}})", "spec.users[0].name",
+     "Quorum's own roles"},
+    {"UserNamedReplicator", R"({"spec": {"users": [{"name": "replicator"}]}})",
+     "spec.users[0].name", "Quorum's own roles"},
+    {"UserWithPgPrefix", R"({"spec": {"users": [{"name": "pg_app"}]}})", "spec.users[0].name",
+     "reserved by PostgreSQL"},
+    {"UppercaseUser", R"({"spec": {"users": [{"name": "App"}]}})", "spec.users[0].name",
+     "not a valid role name"},
+    {"UserStartingWithADigit", R"({"spec": {"users": [{"name": "1app"}]}})", "spec.users[0].name",
+     "not a valid role name"},
+    {"DuplicateUsers", R"({"spec": {"users": [{"name": "app"}, {"name": "app"}]}})",
+     "spec.users[1].name", "duplicate"},
+    {"DatabaseWithADash", R"({"spec": {"users": [{"name": "app", "databases": ["my-db"]}]}})",
+     "spec.users[0].databases[0]", "not a valid database name"},
+    {"TemplateDatabase", R"({"spec": {"users": [{"name": "app", "databases": ["template1"]}]}})",
+     "spec.users[0].databases[0]", "templates"},
+    {"DuplicateDatabase", R"({"spec": {"users": [{"name": "app", "databases": ["a", "a"]}]}})",
+     "spec.users[0].databases[1]", "duplicate"},
+    {"SuperuserOption", R"({"spec": {"users": [{"name": "app", "options": ["SUPERUSER"]}]}})",
+     "spec.users[0].options[0]", "not an allowed role attribute"},
+    {"ContradictingOptions",
+     R"({"spec": {"users": [{"name": "app", "options": ["LOGIN", "NOLOGIN"]}]}})",
+     "spec.users[0].options", "LOGIN and NOLOGIN contradict"},
+    {"CreateRoleBefore16",
+     R"({"spec": {"postgresVersion": 15, "users": [{"name": "app", "options": ["CREATEROLE"]}]}})",
+     "spec.users[0].options[0]", "postgresVersion 16 or later"},
+    {"UnknownServiceType", R"({"spec": {"service": {"type": "ExternalName"}}})",
+     "spec.service.type", "ClusterIP, NodePort or LoadBalancer"},
+    {"ClusterNameTooLong",
+     R"({"metadata": {"name": "a23456789012345678901234567890123456789012345678901"}})",
+     "metadata.name", "at most 50"},
+    {"ClusterNameStartsWithADigit", R"({"metadata": {"name": "1hippo"}})", "metadata.name",
+     "starting with a letter"},
+    {"NoSpec", R"({"spec": null})", "spec", "required"},
+    {"SpecNotAnObject", R"({"spec": [1]})", "spec", "required"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Rules, PostgresInvalidCreateTest, ::testing::ValuesIn(kInvalid),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+struct ValidCase {
+  const char* name;
+  const char* patch;
+};
+
+class PostgresValidCreateTest : public ::testing::TestWithParam<ValidCase> {};
+
+TEST_P(PostgresValidCreateTest, IsAccepted) {
+  EXPECT_EQ(Describe(ValidatePostgresCluster(With(GetParam().patch), nullptr)), "(no errors)");
+}
+
+const ValidCase kValid[] = {
+    {"TheExample", "{}"},
+    {"KubernetesDcs", R"({"spec": {"patroni": {)" KUBERNETES_DCS "}}}"},
+    {"AbsentDcs", R"({"spec": {"patroni": {"dcs": null}}})"},
+    {"AbsentPatroni", R"({"spec": {"patroni": null}})"},
+    {"HttpsEndpointsWithTlsAndAuth",
+     R"({"spec": {"patroni": {"dcs": {"etcd": {"clusterRef": null, "endpoints": ["https://etcd-0.etcd:2379", "https://10.0.0.2:2379/", "https://[fd00::1]:2379"], "tlsSecret": "etcd-tls", "authSecret": "etcd-auth", "namespace": "/db/"}}}}})"},
+    {"HttpEndpoints",
+     R"({"spec": {"patroni": {)" ENDPOINTS(R"(["http://etcd", "http://127.0.0.1:2379"])") "}}}"},
+    {"NoPodApiAccessWithEtcd", R"({"spec": {"patroni": {"podAPIAccess": false}}})"},
+    {"TimingsAtTheLimit",
+     R"({"spec": {"patroni": {"leaderLeaseDurationSeconds": 20, "syncPeriodSeconds": 10, "retryTimeoutSeconds": 5}}})"},
+    {"ScaledToZero",
+     R"({"spec": {"instances": [{"name": "main", "replicas": 0, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"},
+    {"IntegerStorage",
+     R"({"spec": {"instances": [{"name": "main", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": 10737418240}}}}]}})"},
+    {"TwoInstanceSets",
+     R"({"spec": {"instances": [{"name": "zone-a", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}, {"name": "zone-b", "replicas": 2, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"},
+    {"CreateRoleFrom16",
+     R"({"spec": {"postgresVersion": 16, "users": [{"name": "admin", "options": ["CREATEROLE", "CREATEDB", "NOLOGIN"]}]}})"},
+    {"UsersWithDatabases",
+     R"({"spec": {"users": [{"name": "app", "databases": ["app", "_audit"]}, {"name": "_ro", "databases": []}]}})"},
+    {"FailoverWithTarget",
+     R"({"spec": {"patroni": {"switchover": {"enabled": true, "type": "Failover", "targetInstance": "hippo-main-1"}}}})"},
+    {"NodePortService", R"({"spec": {"service": {"type": "NodePort"}}})"},
+    {"EveryMajor13", R"({"spec": {"postgresVersion": 13}})"},
+    {"EveryMajor18", R"({"spec": {"postgresVersion": 18}})"},
+    {"GeneratedName", R"({"metadata": {"name": null, "generateName": "hippo-"}})"},
+    {"LongestStatefulSetName",
+     R"({"spec": {"instances": [{"name": "a234567890123456789012345678901234567890123456", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Rules, PostgresValidCreateTest, ::testing::ValuesIn(kValid),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+struct UpdateCase {
+  const char* name;
+  const char* old_patch;
+  const char* new_patch;
+  const char* field;  // nullptr: the update is allowed
+  const char* message_part;
+};
+
+class PostgresUpdateTest : public ::testing::TestWithParam<UpdateCase> {};
+
+TEST_P(PostgresUpdateTest, FollowsTheImmutabilityRules) {
+  const UpdateCase& c = GetParam();
+  const Json old_obj = With(c.old_patch);
+  const std::vector<FieldError> errors = ValidatePostgresCluster(With(c.new_patch), &old_obj);
+  if (c.field == nullptr) {
+    EXPECT_EQ(Describe(errors), "(no errors)");
+    return;
+  }
+  EXPECT_TRUE(HasError(errors, c.field, c.message_part))
+      << "want " << c.field << ": ..." << c.message_part << "...; got " << Describe(errors);
+}
+
+constexpr char kNoDcs[] = R"({"spec": {"patroni": {"dcs": null}}})";
+constexpr char kKubernetes[] = R"({"spec": {"patroni": {)" KUBERNETES_DCS "}}}";
+constexpr char kSize[] = "spec.instances[0].dataVolumeClaimSpec.resources.requests.storage";
+
+const UpdateCase kUpdates[] = {
+    {"EtcdToKubernetes", "{}", kKubernetes, "spec.patroni.dcs.type",
+     "cannot change from etcd to kubernetes"},
+    {"KubernetesToEtcd", kKubernetes, "{}", "spec.patroni.dcs.type",
+     "cannot change from kubernetes to etcd"},
+    {"AddingAnEtcdDcsLater", kNoDcs, "{}", "spec.patroni.dcs.type",
+     "cannot change from kubernetes to etcd"},
+    {"RemovingTheEtcdDcs", "{}", kNoDcs, "spec.patroni.dcs.type",
+     "cannot change from etcd to kubernetes"},
+    {"AddingTheKubernetesDcsExplicitly", kNoDcs, kKubernetes, nullptr, nullptr},
+    {"ClusterRefToEndpoints", "{}",
+     R"({"spec": {"patroni": {)" ENDPOINTS(R"(["https://etcd:2379"])") "}}}", nullptr, nullptr},
+    {"MajorUpgrade", "{}", R"({"spec": {"postgresVersion": 18}})", "spec.postgresVersion",
+     "cannot change from 17 to 18"},
+    {"Shrinking", "{}",
+     R"({"spec": {"instances": [{"name": "main", "replicas": 3, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "5Gi"}}}}]}})",
+     kSize, "cannot shrink from 10Gi to 5Gi"},
+    {"Growing", "{}",
+     R"({"spec": {"instances": [{"name": "main", "replicas": 3, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "20Gi"}}}}]}})",
+     nullptr, nullptr},
+    {"SameSizeOtherUnit", "{}",
+     R"({"spec": {"instances": [{"name": "main", "replicas": 3, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "10240Mi"}}}}]}})",
+     nullptr, nullptr},
+    {"ANewSmallerInstanceSet", "{}",
+     R"({"spec": {"instances": [{"name": "main", "replicas": 3, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "10Gi"}}}}, {"name": "small", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})",
+     nullptr, nullptr},
+    {"ScalingAndTuning", "{}",
+     R"({"spec": {"patroni": {"leaderLeaseDurationSeconds": 60}, "users": [{"name": "app"}, {"name": "report"}]}})",
+     nullptr, nullptr},
+    // An object stored before a rule existed stays writable (finalizers,
+    // labels) as long as its spec does not change.
+    {"UnchangedInvalidSpec", R"({"spec": {"users": [{"name": "postgres"}]}})",
+     R"({"metadata": {"finalizers": ["postgres.quorum.dev/x"]}, "spec": {"users": [{"name": "postgres"}]}})",
+     nullptr, nullptr},
+};
+
+INSTANTIATE_TEST_SUITE_P(Rules, PostgresUpdateTest, ::testing::ValuesIn(kUpdates),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+Json InstanceSets(int n) {
+  Json sets = Json::array();
+  for (int i = 0; i < n; ++i) {
+    sets.push_back(
+        {{"name", "s" + std::to_string(i)},
+         {"dataVolumeClaimSpec", {{"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
+  }
+  return sets;
+}
+
+TEST(PostgresClusterValidationTest, AllowsSixteenInstanceSetsButNotSeventeen) {
+  Json obj = Example();
+  obj["spec"]["instances"] = InstanceSets(16);
+  EXPECT_EQ(Describe(ValidatePostgresCluster(obj, nullptr)), "(no errors)");
+  obj["spec"]["instances"] = InstanceSets(17);
+  EXPECT_TRUE(HasError(ValidatePostgresCluster(obj, nullptr), "spec.instances", "at most 16"));
+}
+
+TEST(PostgresClusterValidationTest, ReportsEveryErrorAtOnce) {
+  const std::vector<FieldError> errors = ValidatePostgresCluster(
+      With(R"({"spec": {"postgresVersion": 9, "users": [{"name": "postgres"}],
+               "patroni": {"leaderLeaseDurationSeconds": 5}}})"),
+      nullptr);
+  EXPECT_EQ(errors.size(), 3u) << Describe(errors);
+}
+
+TEST(PostgresClusterValidationTest, NeverThrowsOnOddJson) {
+  for (
+      const char* text :
+      {"null", "5", "[]", R"({"spec": {"instances": 5}})", R"({"spec": {"instances": [5, null]}})",
+       R"({"spec": {"patroni": 1, "users": "x", "service": 2}})",
+       R"({"spec": {"patroni": {"dcs": {"type": 5, "etcd": []}}}})",
+       R"({"spec": {"patroni": {"dcs": {"type": "etcd", "etcd": {"endpoints": 5, "clusterRef": 1}}}}})",
+       R"({"spec": {"patroni": {"dcs": {"type": "etcd", "etcd": {"endpoints": [1, null]}}}}})",
+       R"({"spec": {"users": [{"name": 1, "databases": [2], "options": [3]}]}})",
+       R"({"metadata": 1, "spec": {"instances": [{"dataVolumeClaimSpec": {"resources": 1}}]}})",
+       R"({"spec": {"patroni": {"switchover": {"type": 1, "targetInstance": []}}}})"}) {
+    const Json obj = Json::parse(text);
+    EXPECT_NO_THROW(ValidatePostgresCluster(obj, nullptr)) << text;
+    EXPECT_NO_THROW(ValidatePostgresCluster(obj, &obj)) << text;
+    const Json example = Example();
+    EXPECT_NO_THROW(ValidatePostgresCluster(obj, &example)) << text;
+    EXPECT_NO_THROW(ValidatePostgresCluster(example, &obj)) << text;
+    EXPECT_NO_THROW(PostgresClusterWarnings(obj)) << text;
+  }
+}
+
+TEST(PostgresClusterWarningsTest, WarnsAboutASingleInstance) {
+  EXPECT_TRUE(PostgresClusterWarnings(Example()).empty());
+  auto single = PostgresClusterWarnings(With(
+      R"({"spec": {"instances": [{"name": "main", "replicas": 1, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"));
+  ASSERT_EQ(single.size(), 1u);
+  EXPECT_TRUE(absl::StartsWith(single[0], "spec.instances: ")) << single[0];
+  // Stopped (0) is deliberate; two sets of one each fail over to each other.
+  EXPECT_TRUE(
+      PostgresClusterWarnings(
+          With(
+              R"({"spec": {"instances": [{"name": "main", "replicas": 0, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"))
+          .empty());
+}
+
+TEST(PostgresClusterWarningsTest, WarnsAboutEtcdTransportSecurity) {
+  auto no_tls = PostgresClusterWarnings(
+      With(R"({"spec": {"patroni": {)" ENDPOINTS(R"(["https://etcd:2379"])") "}}}"));
+  ASSERT_EQ(no_tls.size(), 1u);
+  EXPECT_TRUE(absl::StartsWith(no_tls[0], "spec.patroni.dcs.etcd.tlsSecret: ")) << no_tls[0];
+  auto clear = PostgresClusterWarnings(With(
+      R"({"spec": {"patroni": {"dcs": {"etcd": {"clusterRef": null, "endpoints": ["http://etcd:2379"], "authSecret": "a"}}}}})"));
+  ASSERT_EQ(clear.size(), 1u);
+  EXPECT_TRUE(absl::StartsWith(clear[0], "spec.patroni.dcs.etcd.authSecret: ")) << clear[0];
+}
+
+TEST(PostgresClusterWarningsTest, WarnsThatDynamicTimingsAreOverridden) {
+  auto w = PostgresClusterWarnings(
+      With(R"({"spec": {"patroni": {"dynamicConfiguration": {"ttl": 60, "loop_wait": 5}}}})"));
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_TRUE(absl::StartsWith(w[0], "spec.patroni.dynamicConfiguration.ttl: ")) << w[0];
+  EXPECT_TRUE(absl::StartsWith(w[1], "spec.patroni.dynamicConfiguration.loop_wait: ")) << w[1];
+}
+
+}  // namespace
+}  // namespace quorum::api

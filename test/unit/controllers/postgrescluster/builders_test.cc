@@ -1,0 +1,257 @@
+// Golden tests for the PostgresCluster builders: every object (the Patroni
+// configuration inside the ConfigMap included) for the kubernetes DCS, the
+// etcd DCS with TLS and auth, and the etcd DCS through a clusterRef; plus
+// the differences that matter spelled out as assertions (RBAC per DCS and
+// podAPIAccess, Service shapes, DCS resolution and its Secret checks).
+// QUORUM_UPDATE_GOLDEN=1 rewrites the golden files; review the diff.
+#include "src/controllers/postgrescluster/builders.h"
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "api/postgrescluster_defaults.h"
+#include "test/unit/golden.h"
+
+namespace quorum::postgrescluster {
+namespace {
+
+const std::string kTestdata =
+    std::string(QUORUM_SOURCE_DIR) + "/test/unit/controllers/postgrescluster/testdata/";
+
+Json Cluster(Json patroni) {
+  Json c = {{"apiVersion", "postgres.quorum.dev/v1alpha1"},
+            {"kind", "PostgresCluster"},
+            {"metadata", {{"name", "hippo"}, {"namespace", "db"}, {"uid", "9f8e-7d6c"}}},
+            {"spec",
+             {{"postgresVersion", 15},
+              {"instances",
+               {{{"name", "main"},
+                 {"replicas", 3},
+                 {"dataVolumeClaimSpec",
+                  {{"accessModes", {"ReadWriteOnce"}},
+                   {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}},
+              {"users", {{{"name", "app"}, {"databases", {"app"}}}}},
+              {"patroni", std::move(patroni)}}}};
+  api::DefaultPostgresCluster(c);
+  return c;
+}
+
+Json Secret(const std::string& name, std::map<std::string, std::string> data) {
+  Json d = Json::object();
+  for (const auto& [k, v] : data) d[k] = absl::Base64Escape(v);
+  return {{"metadata", {{"name", name}, {"namespace", "db"}}}, {"data", d}};
+}
+
+// A namespace of objects DCS resolution can look up.
+struct World {
+  std::map<std::string, Json> objects;  // "Kind/name"
+  Lookup lookup() const {
+    return [this](const std::string& kind, const std::string& name) -> std::shared_ptr<const Json> {
+      auto it = objects.find(kind + "/" + name);
+      return it == objects.end() ? nullptr : std::make_shared<const Json>(it->second);
+    };
+  }
+};
+
+World TlsWorld() {
+  World w;
+  w.objects["Secret/etcd-tls"] =
+      Secret("etcd-tls", {{"ca.crt", "CA"}, {"tls.crt", "CERT"}, {"tls.key", "KEY"}});
+  w.objects["Secret/etcd-auth"] = Secret("etcd-auth", {{"username", "u"}, {"password", "p"}});
+  w.objects["Secret/dcs-client"] =
+      Secret("dcs-client", {{"ca.crt", "CA"}, {"tls.crt", "CERT"}, {"tls.key", "KEY"}});
+  w.objects["Secret/dcs-root-auth"] =
+      Secret("dcs-root-auth", {{"username", "root"}, {"password", "x"}});
+  w.objects["EtcdCluster/dcs"] = {{"metadata", {{"name", "dcs"}, {"namespace", "db"}}},
+                                  {"status",
+                                   {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}},
+                                    {"clientEndpoint", "https://dcs.db.svc:2379"},
+                                    {"clientSecretName", "dcs-client"},
+                                    {"authSecretName", "dcs-root-auth"}}}};
+  return w;
+}
+
+Json BuildAll(const Json& cluster, const World& world) {
+  const DcsResolution dcs = ResolveDcs(cluster, world.lookup());
+  EXPECT_TRUE(dcs.ready) << dcs.message;
+  const patroni::ConfigInput input = BuildPatroniInput(cluster, dcs);
+  Json out = {
+      {"configMap", BuildConfigMap(cluster, input)},
+      {"statefulSet", BuildStatefulSet(cluster, cluster["spec"]["instances"][0], input, dcs)},
+      {"services", BuildServices(cluster)},
+      {"rbac", BuildRbac(cluster)}};
+  if (auto pdb = BuildPodDisruptionBudget(cluster)) out["podDisruptionBudget"] = *pdb;
+  return out;
+}
+
+const Json kEtcdEndpoints = {
+    {"dcs",
+     {{"type", "etcd"},
+      {"etcd",
+       {{"endpoints", {"https://etcd-0.example:2379", "https://etcd-1.example:2379"}},
+        {"tlsSecret", "etcd-tls"},
+        {"authSecret", "etcd-auth"}}}}}};
+const Json kEtcdClusterRef = {
+    {"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}};
+
+TEST(PostgresBuildersGoldenTest, KubernetesDcs) {
+  testing::ExpectGoldenJson(kTestdata + "kubernetes_dcs.json",
+                            BuildAll(Cluster(Json::object()), {}));
+}
+
+TEST(PostgresBuildersGoldenTest, EtcdDcsWithTlsAndAuth) {
+  testing::ExpectGoldenJson(kTestdata + "etcd_tls_auth.json",
+                            BuildAll(Cluster(kEtcdEndpoints), TlsWorld()));
+}
+
+TEST(PostgresBuildersGoldenTest, EtcdDcsThroughClusterRef) {
+  testing::ExpectGoldenJson(kTestdata + "etcd_cluster_ref.json",
+                            BuildAll(Cluster(kEtcdClusterRef), TlsWorld()));
+}
+
+std::set<std::string> Names(const std::vector<Json>& objects) {
+  std::set<std::string> out;
+  for (const Json& o : objects)
+    out.insert(o["kind"].get<std::string>() + "/" + o["metadata"]["name"].get<std::string>());
+  return out;
+}
+
+TEST(PostgresBuildersTest, ServicesPerDcs) {
+  const std::vector<Json> k8s = BuildServices(Cluster(Json::object()));
+  EXPECT_EQ(Names(k8s), (std::set<std::string>{"Service/hippo", "Service/hippo-config",
+                                               "Service/hippo-pods", "Service/hippo-replicas"}));
+  EXPECT_FALSE(k8s[0]["spec"].contains("selector")) << "Patroni keeps the primary's Endpoints";
+
+  const std::vector<Json> etcd = BuildServices(Cluster(kEtcdEndpoints));
+  EXPECT_EQ(Names(etcd), (std::set<std::string>{"Service/hippo", "Service/hippo-pods",
+                                                "Service/hippo-replicas"}))
+      << "no leader-lease or config Services with the etcd DCS";
+  EXPECT_EQ(etcd[0]["spec"]["selector"]["role"], "primary");
+  EXPECT_EQ(etcd[1]["spec"]["selector"]["role"], "replica");
+
+  Json lb = Cluster(kEtcdEndpoints);
+  lb["spec"]["service"] = {{"type", "LoadBalancer"}};
+  EXPECT_EQ(BuildServices(lb)[0]["spec"]["type"], "LoadBalancer");
+  Json lb_k8s = Cluster(Json::object());
+  lb_k8s["spec"]["service"] = {{"type", "NodePort"}};
+  EXPECT_EQ(BuildServices(lb_k8s)[0]["spec"]["type"], "NodePort");
+}
+
+bool GrantsOn(const std::vector<Json>& rbac, const std::string& resource) {
+  for (const Json& o : rbac) {
+    if (o["kind"] != "Role") continue;
+    for (const Json& rule : o["rules"]) {
+      for (const Json& r : rule["resources"]) {
+        if (r == resource) return true;
+      }
+    }
+  }
+  return false;
+}
+
+TEST(PostgresBuildersTest, RbacPerDcsAndPodApiAccess) {
+  const std::vector<Json> k8s = BuildRbac(Cluster(Json::object()));
+  EXPECT_TRUE(GrantsOn(k8s, "endpoints"));
+  EXPECT_TRUE(GrantsOn(k8s, "pods"));
+
+  const std::vector<Json> etcd = BuildRbac(Cluster(kEtcdEndpoints));
+  EXPECT_EQ(Names(etcd),
+            (std::set<std::string>{"ServiceAccount/hippo-instance", "Role/hippo-instance",
+                                   "RoleBinding/hippo-instance"}));
+  EXPECT_FALSE(GrantsOn(etcd, "endpoints")) << "no Endpoints rights with the etcd DCS";
+  EXPECT_FALSE(GrantsOn(etcd, "configmaps"));
+  EXPECT_TRUE(GrantsOn(etcd, "pods")) << "the role callback patches its pod";
+
+  Json closed = Cluster(kEtcdEndpoints);
+  closed["spec"]["patroni"]["podAPIAccess"] = false;
+  EXPECT_TRUE(BuildRbac(closed).empty());
+  const World w = TlsWorld();
+  const DcsResolution dcs = ResolveDcs(closed, w.lookup());
+  const Json sts =
+      BuildStatefulSet(closed, closed["spec"]["instances"][0], BuildPatroniInput(closed, dcs), dcs);
+  EXPECT_EQ(sts["spec"]["template"]["spec"]["automountServiceAccountToken"], false);
+  EXPECT_FALSE(sts["spec"]["template"]["spec"].contains("serviceAccountName"));
+  EXPECT_FALSE(absl::StrContains(
+      BuildConfigMap(closed, BuildPatroniInput(closed, dcs))["data"]["patroni.yaml"]
+          .get<std::string>(),
+      "on_role_change"))
+      << "without API access the operator alone keeps role labels";
+}
+
+TEST(PostgresBuildersTest, NoSecretValueInTheConfigMap) {
+  const World w = TlsWorld();
+  const Json cluster = Cluster(kEtcdEndpoints);
+  const DcsResolution dcs = ResolveDcs(cluster, w.lookup());
+  const std::string yaml =
+      BuildConfigMap(cluster, BuildPatroniInput(cluster, dcs))["data"]["patroni.yaml"];
+  EXPECT_FALSE(absl::StrContains(yaml, "password:")) << yaml;
+  EXPECT_FALSE(absl::StrContains(yaml, "username: u")) << yaml;
+  EXPECT_TRUE(absl::StrContains(yaml, "etcd3:")) << yaml;
+  EXPECT_FALSE(absl::StrContains(yaml, "kubernetes:")) << yaml;
+  const Json env =
+      BuildStatefulSet(cluster, cluster["spec"]["instances"][0], BuildPatroniInput(cluster, dcs),
+                       dcs)["spec"]["template"]["spec"]["containers"][0]["env"];
+  bool user = false, password = false;
+  for (const Json& e : env) {
+    if (e["name"] == "PATRONI_ETCD3_USERNAME")
+      user = e["valueFrom"]["secretKeyRef"] == Json{{"name", "etcd-auth"}, {"key", "username"}};
+    if (e["name"] == "PATRONI_ETCD3_PASSWORD")
+      password = e["valueFrom"]["secretKeyRef"] == Json{{"name", "etcd-auth"}, {"key", "password"}};
+  }
+  EXPECT_TRUE(user && password) << env.dump();
+}
+
+TEST(DcsResolutionTest, ChecksSecretsAndTheEtcdCluster) {
+  World w = TlsWorld();
+  w.objects.erase("Secret/etcd-tls");
+  DcsResolution r = ResolveDcs(Cluster(kEtcdEndpoints), w.lookup());
+  EXPECT_FALSE(r.ready);
+  EXPECT_EQ(r.reason, "SecretNotFound");
+  EXPECT_TRUE(absl::StrContains(r.message, "spec.patroni.dcs.etcd.tlsSecret")) << r.message;
+
+  w = TlsWorld();
+  w.objects["Secret/etcd-auth"] = Secret("etcd-auth", {{"username", "u"}});
+  r = ResolveDcs(Cluster(kEtcdEndpoints), w.lookup());
+  EXPECT_EQ(r.reason, "SecretIncomplete");
+  EXPECT_TRUE(absl::StrContains(r.message, "lacks password")) << r.message;
+  EXPECT_FALSE(absl::StrContains(r.message, "\"u\"")) << "never Secret data";
+
+  w = TlsWorld();
+  w.objects["EtcdCluster/dcs"]["status"]["conditions"][0]["status"] = "False";
+  r = ResolveDcs(Cluster(kEtcdClusterRef), w.lookup());
+  EXPECT_EQ(r.reason, "EtcdClusterNotReady");
+  w.objects.erase("EtcdCluster/dcs");
+  r = ResolveDcs(Cluster(kEtcdClusterRef), w.lookup());
+  EXPECT_EQ(r.reason, "EtcdClusterNotFound");
+
+  r = ResolveDcs(Cluster(kEtcdClusterRef), TlsWorld().lookup());
+  ASSERT_TRUE(r.ready) << r.message;
+  EXPECT_EQ(r.tls_secret, "dcs-client");
+  EXPECT_EQ(r.auth_secret, "dcs-root-auth");
+  const auto& etcd = std::get<patroni::EtcdDcs>(r.dcs);
+  EXPECT_EQ(etcd.hosts, std::vector<std::string>{"dcs.db.svc:2379"});
+  EXPECT_EQ(etcd.protocol, "https");
+}
+
+TEST(PostgresBuildersTest, DynamicConfigurationMergesButTheSpecTimingsWin) {
+  Json cluster = Cluster(Json::object());
+  cluster["spec"]["patroni"]["dynamicConfiguration"] = {
+      {"ttl", 99}, {"postgresql", {{"parameters", {{"max_connections", "200"}}}}}};
+  const patroni::ConfigInput in = BuildPatroniInput(cluster, ResolveDcs(cluster, World().lookup()));
+  const std::string yaml = patroni::RenderConfig(in);
+  EXPECT_TRUE(absl::StrContains(yaml, "ttl: 30")) << yaml;
+  EXPECT_FALSE(absl::StrContains(yaml, "99")) << yaml;
+  EXPECT_TRUE(absl::StrContains(yaml, "max_connections: \"200\"")) << yaml;
+}
+
+TEST(PostgresBuildersTest, KeyNamespaceKeepsNamespacesApart) {
+  Json a = Cluster(kEtcdEndpoints), b = Cluster(kEtcdEndpoints);
+  b["metadata"]["namespace"] = "other";
+  EXPECT_NE(KeyNamespace(a), KeyNamespace(b));
+  a["spec"]["patroni"]["dcs"]["etcd"]["namespace"] = "/mine/";
+  EXPECT_EQ(KeyNamespace(a), "/mine/");
+}
+
+}  // namespace
+}  // namespace quorum::postgrescluster

@@ -1,0 +1,115 @@
+// charts/quorum-operator: `helm lint` passes, and `helm template` with the
+// default values renders the same objects as deploy/quorum.yaml (compared as
+// JSON, so formatting and comments do not matter; the bundle's Namespace is
+// the one object the chart leaves to `--create-namespace`). Values change
+// what they promise to. helm comes from hack/build-tools.sh.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "test/unit/deploy/kube/manifest_files.h"
+
+namespace quorum::deploytest {
+namespace {
+
+class HelmChartTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    CommandResult tools = RunCommand(Repo("hack/build-tools.sh") + " 2>/dev/null");
+    ASSERT_EQ(tools.exit_code, 0) << "hack/build-tools.sh failed";
+    // The last line is the bin folder.
+    std::vector<std::string> lines =
+        absl::StrSplit(absl::StripTrailingAsciiWhitespace(tools.output), '\n');
+    helm_ = new std::string(lines.back() + "/helm");
+  }
+
+  // Renders the chart as release "quorum" in quorum-system with `args`.
+  std::vector<Json> Template(const std::string& args = "") {
+    CommandResult r = RunCommand(
+        *helm_ + " template quorum " + Repo("charts/quorum-operator") +
+        " --namespace quorum-system --include-crds --kube-version 1.36.3 " + args + " 2>&1");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return r.exit_code == 0 ? ParseDocuments(r.output) : std::vector<Json>{};
+  }
+
+  static std::map<std::string, Json> ByKey(const std::vector<Json>& docs) {
+    std::map<std::string, Json> out;
+    for (const Json& d : docs) out[KeyOf(d)] = d;
+    return out;
+  }
+
+  static std::string* helm_;
+};
+
+std::string* HelmChartTest::helm_ = nullptr;
+
+TEST_F(HelmChartTest, LintPasses) {
+  CommandResult r =
+      RunCommand(*helm_ + " lint --strict " + Repo("charts/quorum-operator") + " 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST_F(HelmChartTest, DefaultValuesRenderTheBundlesObjects) {
+  std::map<std::string, Json> bundle = ByKey(LoadDocuments(Repo("deploy/quorum.yaml")));
+  bundle.erase("Namespace /quorum-system");
+  const std::map<std::string, Json> chart = ByKey(Template());
+  for (const auto& [key, object] : bundle) {
+    auto it = chart.find(key);
+    if (it == chart.end()) {
+      ADD_FAILURE() << "the chart does not render " << key;
+      continue;
+    }
+    EXPECT_EQ(it->second, object) << key << "\nchart:  " << it->second.dump()
+                                  << "\nbundle: " << object.dump();
+  }
+  for (const auto& [key, object] : chart) {
+    EXPECT_TRUE(bundle.count(key)) << "the bundle lacks " << key;
+  }
+}
+
+TEST_F(HelmChartTest, WatchedNamespacesBindTheControllersPerNamespace) {
+  const std::vector<Json> docs = Template("--set 'watchNamespaces={db,etcd}'");
+  const std::map<std::string, Json> chart = ByKey(docs);
+  EXPECT_TRUE(chart.count("RoleBinding db/quorum-operator-etcdcluster"));
+  EXPECT_TRUE(chart.count("RoleBinding etcd/quorum-operator-etcdcluster"));
+  EXPECT_FALSE(chart.count("ClusterRoleBinding /quorum-operator-etcdcluster"));
+  EXPECT_TRUE(chart.count("ClusterRoleBinding /quorum-operator-webhooks"))
+      << "webhook configurations are cluster-scoped";
+  const Json c = chart.at(
+      "Deployment quorum-system/quorum-operator")["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(c["env"], Json::parse(R"([{"name": "WATCH_NAMESPACES", "value": "db,etcd"}])"));
+  for (const char* kind : {"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}) {
+    for (const Json& d : docs) {
+      if (d.value("kind", "") != kind) continue;
+      for (const Json& w : d["webhooks"]) {
+        EXPECT_EQ(w["namespaceSelector"]["matchExpressions"][0]["values"],
+                  Json::array({"db", "etcd"}));
+      }
+    }
+  }
+}
+
+TEST_F(HelmChartTest, ValuesSetImageReplicasResourcesLogFormatAndServiceMonitor) {
+  const std::map<std::string, Json> chart = ByKey(Template(
+      "--set image.repository=registry.example/quorum --set image.tag=1.2.3 --set replicas=3 "
+      "--set resources.requests.cpu=250m --set logFormat=text "
+      "--set metrics.serviceMonitor.enabled=true"));
+  const Json dep = chart.at("Deployment quorum-system/quorum-operator");
+  const Json c = dep["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(c["image"], "registry.example/quorum:1.2.3");
+  EXPECT_EQ(dep["spec"]["replicas"], 3);
+  EXPECT_EQ(c["resources"]["requests"]["cpu"], "250m");
+  bool text = false;
+  for (const Json& a : c["args"]) text |= a == "--log-format=text";
+  EXPECT_TRUE(text);
+  ASSERT_TRUE(chart.count("ServiceMonitor quorum-system/quorum-operator"));
+  EXPECT_EQ(
+      chart.at("ServiceMonitor quorum-system/quorum-operator")["spec"]["endpoints"][0]["port"],
+      "metrics");
+  EXPECT_FALSE(ByKey(Template()).count("ServiceMonitor quorum-system/quorum-operator"));
+}
+
+}  // namespace
+}  // namespace quorum::deploytest

@@ -1,0 +1,172 @@
+// The role callback script, run with /bin/sh against a local HTTP server that
+// records the PATCH it sends: the request line, headers and body for each
+// (action, role), and its retry and give-up behaviour.
+#include "src/patroni/role_callback.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "src/patroni/role.h"
+
+namespace quorum::patroni {
+namespace {
+
+using nlohmann::json;
+
+struct Recorded {
+  std::string method, path, content_type, authorization, body;
+};
+
+class RoleCallbackTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_.Patch(R"(/api/v1/namespaces/([^/]+)/pods/([^/]+))",
+                  [this](const httplib::Request& req, httplib::Response& res) {
+                    std::lock_guard<std::mutex> lock(mu_);
+                    requests_.push_back({req.method, req.path, req.get_header_value("Content-Type"),
+                                         req.get_header_value("Authorization"), req.body});
+                    const int status = failures_left_ > 0 ? 500 : answer_;
+                    if (failures_left_ > 0) --failures_left_;
+                    res.status = status;
+                    res.set_content("{}", "application/json");
+                  });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    ASSERT_GT(port_, 0);
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // stop() is a no-op before the loop runs, so wait for it (TearDown would hang).
+    while (!server_.is_running()) std::this_thread::yield();
+    char tmpl[] = "/tmp/quorum-callback-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    script_ = dir_ + "/role-callback.sh";
+    std::ofstream(script_, std::ios::binary) << RoleCallbackScript();
+    std::ofstream(dir_ + "/token") << "s3cret-token";
+  }
+  void TearDown() override {
+    server_.stop();
+    thread_.join();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // Runs the script; returns its exit code.
+  int Run(const std::string& action, const std::string& role, const std::string& api = "",
+          const std::string& extra_env = "") {
+    const std::string base = api.empty() ? "http://127.0.0.1:" + std::to_string(port_) : api;
+    const std::string cmd =
+        "env -i PATH=/usr/bin:/bin POD_NAME=hippo-0 POD_NAMESPACE=db " +
+        std::string("QUORUM_KUBE_API=") + base + " QUORUM_KUBE_TOKEN_FILE=" + dir_ +
+        "/token QUORUM_KUBE_CA_FILE=" + dir_ + "/none " + extra_env + " /bin/sh " + script_ + " " +
+        action + " '" + role + "' hippo 2>" + dir_ + "/stderr";
+    const int rc = std::system(cmd.c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  }
+
+  std::vector<Recorded> Requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return requests_;
+  }
+
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::string dir_, script_;
+  std::mutex mu_;
+  std::vector<Recorded> requests_;
+  int failures_left_ = 0;
+  int answer_ = 200;
+};
+
+struct Case {
+  const char* action;
+  const char* role;
+  const char* expected_body;  // JSON
+};
+
+TEST_F(RoleCallbackTest, PatchesItsOwnPodWithTheRoleOfEachCallback) {
+  const Case cases[] = {
+      {"on_start", "primary",
+       R"({"metadata":{"labels":{"role":"primary"},"annotations":{"status":"{\"role\":\"primary\"}"}}})"},
+      {"on_role_change", "standby_leader",
+       R"({"metadata":{"labels":{"role":"primary"},"annotations":{"status":"{\"role\":\"standby_leader\"}"}}})"},
+      {"on_role_change", "master",
+       R"({"metadata":{"labels":{"role":"primary"},"annotations":{"status":"{\"role\":\"master\"}"}}})"},
+      {"on_start", "replica",
+       R"({"metadata":{"labels":{"role":"replica"},"annotations":{"status":"{\"role\":\"replica\"}"}}})"},
+      {"on_role_change", "sync_standby",
+       R"({"metadata":{"labels":{"role":"replica"},"annotations":{"status":"{\"role\":\"sync_standby\"}"}}})"},
+      {"on_role_change", "demoted",
+       R"({"metadata":{"labels":{"role":null},"annotations":{"status":"{\"role\":\"demoted\"}"}}})"},
+      {"on_role_change", "uninitialized",
+       R"({"metadata":{"labels":{"role":null},"annotations":{"status":"{\"role\":\"uninitialized\"}"}}})"},
+      {"on_stop", "primary",
+       R"({"metadata":{"labels":{"role":null},"annotations":{"status":"{\"role\":\"stopped\"}"}}})"},
+      {"on_stop", "replica",
+       R"({"metadata":{"labels":{"role":null},"annotations":{"status":"{\"role\":\"stopped\"}"}}})"},
+      {"on_role_change", "x\"y",
+       R"({"metadata":{"labels":{"role":null},"annotations":{"status":"{\"role\":\"unknown\"}"}}})"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.action) + " " + c.role);
+    const size_t before = Requests().size();
+    ASSERT_EQ(Run(c.action, c.role), 0);
+    const std::vector<Recorded> got = Requests();
+    ASSERT_EQ(got.size(), before + 1);
+    const Recorded& r = got.back();
+    EXPECT_EQ(r.method, "PATCH");
+    EXPECT_EQ(r.path, "/api/v1/namespaces/db/pods/hippo-0");
+    EXPECT_EQ(r.content_type, "application/merge-patch+json");
+    EXPECT_EQ(r.authorization, "Bearer s3cret-token");
+    const json body = json::parse(r.body, nullptr, false);
+    ASSERT_FALSE(body.is_discarded()) << r.body;
+    EXPECT_EQ(body, json::parse(c.expected_body)) << r.body;
+    // The script's table is role.h's table.
+    const json& label = body["metadata"]["labels"]["role"];
+    const std::optional<std::string> want = RoleLabelAfterCallback(c.action, c.role);
+    EXPECT_EQ(label.is_null() ? std::nullopt : std::optional<std::string>(label), want);
+  }
+}
+
+TEST_F(RoleCallbackTest, RetriesWhileTheApiServerFails) {
+  failures_left_ = 2;
+  EXPECT_EQ(Run("on_role_change", "primary"), 0);
+  EXPECT_EQ(Requests().size(), 3u);
+}
+
+TEST_F(RoleCallbackTest, GivesUpAfterTheConfiguredAttempts) {
+  failures_left_ = 100;
+  EXPECT_EQ(Run("on_role_change", "primary", "", "QUORUM_CALLBACK_ATTEMPTS=2"), 1);
+  EXPECT_EQ(Requests().size(), 2u);
+}
+
+TEST_F(RoleCallbackTest, StopsAtOnceWhenThePodIsGone) {
+  answer_ = 404;
+  EXPECT_EQ(Run("on_start", "replica"), 1);
+  EXPECT_EQ(Requests().size(), 1u);
+}
+
+TEST_F(RoleCallbackTest, FailsWhenNothingAnswers) {
+  EXPECT_EQ(Run("on_start", "replica", "http://127.0.0.1:1", "QUORUM_CALLBACK_ATTEMPTS=2"), 1);
+  EXPECT_TRUE(Requests().empty());
+}
+
+TEST(RoleCallbackScriptTest, EmbeddedTextIsTheScriptFile) {
+  std::ifstream in(std::string(QUORUM_SOURCE_DIR) + "/src/patroni/role-callback.sh",
+                   std::ios::binary);
+  std::stringstream file;
+  file << in.rdbuf();
+  EXPECT_EQ(RoleCallbackScript(), file.str());
+  EXPECT_EQ(RoleCallbackScript().substr(0, 10), "#!/bin/sh\n");
+}
+
+}  // namespace
+}  // namespace quorum::patroni
