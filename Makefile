@@ -31,10 +31,11 @@ define controlplane_up
 	@echo "Stop it with: make controlplane-down"
 endef
 
-.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench demo clean
+.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench demo demo-down clean
 
 help:
-	@echo "make demo               start the local control plane and show how to use it"
+	@echo "make demo               control plane + node runtime + operator + a sample EtcdCluster and PostgresCluster"
+	@echo "make demo-down          stop everything make demo started"
 	@echo "make test               install what is missing, build, run every test (ctest)"
 	@echo "make deps               install missing Debian packages and build the pinned control-plane binaries"
 	@echo "make build              configure and build with CMake + Ninja into $(BUILD_DIR)/"
@@ -80,14 +81,13 @@ bench:
 	source "$(DEV_CONTROLPLANE)/env" && $(BUILD_DIR)/bench/kube_client_bench $(BENCH_ARGS)
 	@echo "(the dev control plane is still running: make controlplane-down stops it)"
 
-demo:
-	$(controlplane_up)
-	@echo
-	@echo "For now the demo is only this: a real local Kubernetes control plane (etcd,"
-	@echo "kube-apiserver, kube-controller-manager) on 127.0.0.1. To run the operator"
-	@echo "against it (EtcdCluster CRD, webhooks, controller), see README.md, 'Running the"
-	@echo "operator against the dev control plane'. Pods stay Pending until the local node"
-	@echo "runtime lands; PostgresCluster comes with a later issue."
+demo: deps
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target quorum-operator quorum-localnode
+	hack/localnode-demo.sh up "$(BUILD_DIR)" "$(DEV_CONTROLPLANE)"
+
+demo-down:
+	hack/localnode-demo.sh down "$(DEV_CONTROLPLANE)"
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -244,17 +244,21 @@ Json Status() {
       {"x-kubernetes-list-type", "map"},
       {"x-kubernetes-list-map-keys", Json::array({"type"})},
   };
-  Json member = Object("One etcd member as Quorum last saw it.",
-                       {
-                           {"name", String("Member name (the pod's name).")},
-                           {"id", String("Member ID, in hexadecimal as etcdctl prints it.")},
-                           {"peerURL", String("URL the other members reach it on.")},
-                           {"clientURL", String("URL clients reach it on.")},
-                           {"isLearner", Bool("A learner receives the log but does not vote yet.")},
-                           {"isLeader", Bool("This member is the Raft leader.")},
-                           {"healthy", Bool("The member answered its health check.")},
-                           {"version", String("etcd server version the member reports.")},
-                       });
+  Json member =
+      Object("One etcd member as Quorum last saw it.",
+             {
+                 {"name", String("Member name (the pod's name).")},
+                 {"id", String("Member ID, in hexadecimal as etcdctl prints it.")},
+                 {"peerURL", String("URL the other members reach it on.")},
+                 {"clientURL", String("URL clients reach it on.")},
+                 {"isLearner", Bool("A learner receives the log but does not vote yet.")},
+                 {"isLeader", Bool("This member is the Raft leader.")},
+                 {"healthy", Bool("The member answered its health check.")},
+                 {"version", String("etcd server version the member reports.")},
+                 {"dataUID", String("UID of the storage (PVC, or the pod for emptyDir) the member "
+                                    "first started on; a different UID later means its data is "
+                                    "gone and the member is replaced.")},
+             });
   return Object(
       "What Quorum observed. Written by Quorum only.",
       {

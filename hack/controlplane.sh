@@ -36,7 +36,8 @@ self="$here/$(basename "${BASH_SOURCE[0]}")"
 
 components=(etcd kube-apiserver kube-controller-manager)
 kcm_controllers="garbage-collector-controller,namespace-controller,statefulset-controller"
-kcm_controllers+=",endpointslice-controller,endpoints-controller,serviceaccount-controller"
+kcm_controllers+=",endpointslice-controller,endpointslice-mirroring-controller,endpoints-controller"
+kcm_controllers+=",serviceaccount-controller"
 kcm_controllers+=",serviceaccount-token-controller,disruption-controller,replicaset-controller"
 kcm_controllers+=",deployment-controller"
 ready_timeout="${QUORUM_CONTROLPLANE_TIMEOUT:-120}"

@@ -44,6 +44,11 @@ json KubernetesSection(const KubernetesDcs& k) {
   // A standby leader is routed like a primary (API.md).
   s["standby_leader_label_value"] = k.leader_label_value;
   s["use_endpoints"] = k.use_endpoints;
+  // Named like the Service port, so the leader's Endpoints match a
+  // selectorless primary Service (an unnamed port matches nothing there).
+  if (!k.port_name.empty()) {
+    s["ports"] = json::array({{{"name", k.port_name}, {"port", k.port}}});
+  }
   return s;
 }
 

@@ -52,6 +52,10 @@ struct KubernetesDcs {
   std::string leader_label_value = "primary";
   std::string follower_label_value = "replica";
   bool use_endpoints = true;  // false: ConfigMaps
+  // The port Patroni writes into the leader Endpoints; "" leaves Patroni's
+  // default (5432, unnamed).
+  std::string port_name;
+  int port = 5432;
 };
 
 struct ConfigInput {

@@ -76,7 +76,7 @@ Json PodEnvJson(const Json& cluster, const patroni::ConfigInput& input, const Dc
 }
 
 Json ServicePorts(bool with_patroni) {
-  Json ports = Json::array({{{"name", "postgresql"},
+  Json ports = Json::array({{{"name", kPostgresPortName},
                              {"port", kPostgresPort},
                              {"targetPort", kPostgresPort},
                              {"protocol", "TCP"}}});

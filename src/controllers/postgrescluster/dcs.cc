@@ -104,6 +104,8 @@ DcsResolution ResolveDcs(const Json& cluster, const Lookup& lookup) {
     k8s.scope_label = "postgres.quorum.dev/cluster";
     k8s.role_label = std::string(patroni::kRoleLabel);
     k8s.use_endpoints = true;
+    k8s.port_name = kPostgresPortName;
+    k8s.port = kPostgresPort;
     out.dcs = k8s;
     out.ready = true;
     out.reason = "Resolved";

@@ -19,6 +19,8 @@ using Json = nlohmann::json;
 
 inline constexpr int kPostgresPort = 5432;
 inline constexpr int kPatroniPort = 8008;
+// The PostgreSQL port's name in Services and in Patroni's leader Endpoints.
+inline constexpr char kPostgresPortName[] = "postgresql";
 inline constexpr char kFieldManager[] = "quorum-operator";
 inline constexpr char kContainerName[] = "database";
 // Paths inside the member pods.

@@ -1,0 +1,238 @@
+#include "test/e2e/e2e_env.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+
+namespace quorum::e2e {
+namespace {
+
+const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
+const kube::GroupVersionResource kPods{"", "v1", "pods"};
+const kube::GroupVersionResource kEvents{"", "v1", "events"};
+
+std::string Env(const char* name, const std::string& fallback = "") {
+  const char* v = getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+std::string Localnode() { return Env("QUORUM_LOCALNODE", QUORUM_LOCALNODE_BIN); }
+
+}  // namespace
+
+std::string LocalnodeStateDir() { return testenv::GetControlPlane()->dir + "/localnode"; }
+std::string OperatorBinary() { return Env("QUORUM_OPERATOR_BIN", QUORUM_OPERATOR_BIN); }
+
+CommandResult RunCommand(const std::vector<std::string>& argv, absl::Duration timeout) {
+  CommandResult r;
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return r;
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    dup2(p[1], 1);
+    dup2(p[1], 2);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(p[1]);
+  const absl::Time deadline = absl::Now() + timeout;
+  char buf[4096];
+  while (true) {
+    const int ms = std::max<int64_t>(0, absl::ToInt64Milliseconds(deadline - absl::Now()));
+    pollfd pfd{p[0], POLLIN, 0};
+    int rc = poll(&pfd, 1, ms);
+    if (rc == 0) {
+      kill(-pid, SIGKILL);
+      r.output += "\n(timed out)";
+      break;
+    }
+    if (rc < 0) continue;
+    ssize_t n = read(p[0], buf, sizeof(buf));
+    if (n <= 0) break;
+    r.output.append(buf, n);
+  }
+  close(p[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+CommandResult NodeExec(const std::vector<std::string>& argv, absl::Duration timeout) {
+  std::vector<std::string> full = {Localnode(), "exec", "--state-dir", LocalnodeStateDir(), "--"};
+  full.insert(full.end(), argv.begin(), argv.end());
+  return RunCommand(full, timeout);
+}
+
+std::string OperatorProcess::log_path() const {
+  return absl::StrCat(testenv::GetControlPlane()->dir, "/operator-", ns_, ".log");
+}
+
+void OperatorProcess::Start() {
+  const testenv::ControlPlane* cp = testenv::GetControlPlane();
+  std::vector<std::string> argv = {Localnode(),
+                                   "exec",
+                                   "--state-dir",
+                                   LocalnodeStateDir(),
+                                   "--",
+                                   OperatorBinary(),
+                                   "--kubeconfig=" + cp->kubeconfig,
+                                   "--namespaces=" + ns_,
+                                   "--leader-elect=false",
+                                   "--metrics-bind-address=0",
+                                   "--health-probe-bind-address=0",
+                                   "--log-level=debug"};
+  const std::string log = log_path();
+  pid_ = fork();
+  if (pid_ == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    const std::string msg = "cannot start " + argv[0] + "\n";
+    ssize_t ignored = write(2, msg.data(), msg.size());
+    (void)ignored;
+    _exit(127);
+  }
+}
+
+void OperatorProcess::Kill() {
+  if (pid_ <= 0) return;
+  kill(-pid_, SIGKILL);
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = 0;
+}
+
+void OperatorProcess::Stop() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGTERM);
+  for (int i = 0; i < 100; ++i) {
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      pid_ = 0;
+      return;
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  Kill();
+}
+
+CommandResult Etcdctl(const std::string& ns, const std::string& name,
+                      const std::vector<std::string>& args, const std::vector<std::string>& flags,
+                      const std::string& scheme) {
+  std::vector<std::string> argv = {
+      testenv::GetControlPlane()->bin_dir + "/etcdctl",
+      absl::StrCat("--endpoints=", scheme, "://", name, ".", ns, ".svc:2379"), "--dial-timeout=3s",
+      "--command-timeout=10s"};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), args.begin(), args.end());
+  return NodeExec(argv, absl::Seconds(30));
+}
+
+std::vector<Member> MemberList(const std::string& ns, const std::string& name,
+                               const std::vector<std::string>& flags, const std::string& scheme) {
+  std::vector<Member> out;
+  CommandResult r = Etcdctl(ns, name, {"member", "list", "-w", "json"}, flags, scheme);
+  if (r.exit_code != 0) return out;
+  Json j = Json::parse(r.output, nullptr, false);
+  if (j.is_discarded()) return out;
+  for (const Json& m : j.value("members", Json::array())) {
+    Member mem;
+    mem.name = m.value("name", "");
+    mem.id = m.value("ID", uint64_t{0});
+    mem.learner = m.value("isLearner", false);
+    for (const Json& u : m.value("clientURLs", Json::array())) mem.client_urls.push_back(u);
+    out.push_back(mem);
+  }
+  return out;
+}
+
+void E2ETest::SetUp() {
+  testenv::IntegrationTest::SetUp();
+  // QUORUM_E2E_ETCD_CRD: another CRD file (e.g. one being regenerated).
+  const std::string crd =
+      Env("QUORUM_E2E_ETCD_CRD",
+          std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/etcd.aenix.io_etcdclusters.yaml");
+  absl::Status installed = testenv::InstallCrd(client(), crd);
+  ASSERT_TRUE(installed.ok()) << installed;
+}
+
+void E2ETest::TearDown() {
+  if (HasFailure()) {
+    for (const auto& obj : client().List(kEtcdClusters, ns())->value("items", Json::array()))
+      Dump(obj["metadata"]["name"]);
+  }
+  testenv::IntegrationTest::TearDown();
+}
+
+absl::StatusOr<Json> E2ETest::GetEtcdCluster(const std::string& name) {
+  return client().Get(kEtcdClusters, ns(), name);
+}
+
+bool E2ETest::EtcdClusterReady(const std::string& name) {
+  auto c = GetEtcdCluster(name);
+  if (!c.ok()) return false;
+  const Json& status = c->value("status", Json::object());
+  if (status.value("observedGeneration", int64_t{-1}) !=
+      (*c)["metadata"].value("generation", int64_t{0}))
+    return false;
+  for (const Json& cond : status.value("conditions", Json::array()))
+    if (cond.value("type", "") == "Ready") return cond.value("status", "") == "True";
+  return false;
+}
+
+std::vector<std::pair<std::string, std::string>> E2ETest::EtcdPods(const std::string& name) {
+  std::vector<std::pair<std::string, std::string>> out;
+  auto pods = client().List(kPods, ns(), {.label_selector = "app.kubernetes.io/instance=" + name});
+  if (!pods.ok()) return out;
+  for (const Json& p : pods->value("items", Json::array()))
+    out.emplace_back(p["metadata"]["name"], p["metadata"]["uid"]);
+  return out;
+}
+
+void E2ETest::Dump(const std::string& name) {
+  auto c = GetEtcdCluster(name);
+  if (c.ok())
+    std::cerr << "EtcdCluster " << name << " status: " << c->value("status", Json()).dump(2)
+              << "\n";
+  auto pods = client().List(kPods, ns());
+  if (pods.ok()) {
+    for (const Json& p : pods->value("items", Json::array())) {
+      std::cerr << "pod " << p["metadata"]["name"].get<std::string>() << ": phase "
+                << p["status"].value("phase", "") << " ip " << p["status"].value("podIP", "")
+                << " containers " << p["status"].value("containerStatuses", Json()).dump() << "\n";
+    }
+  }
+  auto events = client().List(kEvents, ns());
+  if (events.ok()) {
+    for (const Json& e : events->value("items", Json::array())) {
+      std::cerr << "event " << e.value("type", "") << " " << e.value("reason", "") << " "
+                << e["involvedObject"].value("name", "") << ": " << e.value("message", "") << "\n";
+    }
+  }
+  std::cerr << "operator log: " << ns() << " (see " << testenv::GetControlPlane()->dir
+            << "/operator-" << ns() << ".log), pod logs under " << LocalnodeStateDir()
+            << "/pods/\n";
+}
+
+}  // namespace quorum::e2e

@@ -1,0 +1,86 @@
+// Helpers for the end-to-end tests: commands on the host with the node's
+// names (hack/localnode.sh exec), the operator as a host process that a test
+// can kill and restart, etcdctl against an EtcdCluster, and the E2ETest
+// fixture (an IntegrationTest with the EtcdCluster CRD installed).
+#ifndef QUORUM_TEST_E2E_E2E_ENV_H_
+#define QUORUM_TEST_E2E_E2E_ENV_H_
+
+#include <sys/types.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "test/integration/testenv.h"
+
+namespace quorum::e2e {
+
+using kube::Json;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs argv (argv[0] looked up in PATH) with a timeout.
+CommandResult RunCommand(const std::vector<std::string>& argv,
+                         absl::Duration timeout = absl::Seconds(60));
+// The same through `quorum-localnode exec`: cluster names resolve.
+CommandResult NodeExec(const std::vector<std::string>& argv,
+                       absl::Duration timeout = absl::Seconds(60));
+
+std::string LocalnodeStateDir();
+std::string OperatorBinary();
+
+// quorum-operator on the host, watching one namespace, log in the build dir.
+class OperatorProcess {
+ public:
+  explicit OperatorProcess(std::string ns) : ns_(std::move(ns)) {}
+  ~OperatorProcess() { Stop(); }
+  void Start();
+  void Kill();  // SIGKILL, as a crash
+  void Stop();  // SIGTERM, then SIGKILL after 10 s
+  bool running() const { return pid_ > 0; }
+  std::string log_path() const;
+
+ private:
+  std::string ns_;
+  pid_t pid_ = 0;
+};
+
+// etcdctl with `args` against the client Service of EtcdCluster `name`
+// (plus `flags`, e.g. TLS files and --user).
+CommandResult Etcdctl(const std::string& ns, const std::string& name,
+                      const std::vector<std::string>& args,
+                      const std::vector<std::string>& flags = {},
+                      const std::string& scheme = "http");
+
+// Parsed `etcdctl member list -w json`; empty on failure.
+struct Member {
+  std::string name;
+  uint64_t id = 0;
+  bool learner = false;
+  std::vector<std::string> client_urls;
+};
+std::vector<Member> MemberList(const std::string& ns, const std::string& name,
+                               const std::vector<std::string>& flags = {},
+                               const std::string& scheme = "http");
+
+class E2ETest : public testenv::IntegrationTest {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // The EtcdCluster's Ready condition is True for the current generation.
+  bool EtcdClusterReady(const std::string& name);
+  absl::StatusOr<Json> GetEtcdCluster(const std::string& name);
+  // Pod names and uids of the cluster (via the API).
+  std::vector<std::pair<std::string, std::string>> EtcdPods(const std::string& name);
+  // Logs what helps a failure: the EtcdCluster, its pods, recent events.
+  void Dump(const std::string& name);
+};
+
+}  // namespace quorum::e2e
+
+#endif  // QUORUM_TEST_E2E_E2E_ENV_H_

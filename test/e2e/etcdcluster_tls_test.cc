@@ -1,0 +1,171 @@
+// Scenario 2 of issue 6: an EtcdCluster with peer, server and client TLS and
+// etcd authentication becomes Ready on real etcd pods; a client without a
+// certificate, and one with a certificate but no credentials, are refused;
+// the root credentials the operator keeps work.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "test/e2e/e2e_env.h"
+
+namespace quorum::e2e {
+namespace {
+
+const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
+const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class EtcdClusterTlsE2E : public E2ETest {
+ protected:
+  void SetUp() override {
+    E2ETest::SetUp();
+    char tmpl[] = "/tmp/quorum-e2e-pki-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    E2ETest::TearDown();
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  // Issues NAME.crt/.key signed by the test CA with `subject` and `ext`.
+  void Issue(const std::string& name, const std::string& subject, const std::string& ext) {
+    const std::string d = dir_ + "/";
+    std::ofstream(d + name + ".ext") << ext;
+    for (const std::vector<std::string>& cmd : std::vector<std::vector<std::string>>{
+             {"openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+              "-out", d + name + ".key"},
+             {"openssl", "req", "-new", "-key", d + name + ".key", "-subj", subject, "-out",
+              d + name + ".csr"},
+             {"openssl", "x509", "-req", "-in", d + name + ".csr", "-CA", d + "ca.crt", "-CAkey",
+              d + "ca.key", "-CAcreateserial", "-days", "30", "-sha256", "-extfile",
+              d + name + ".ext", "-out", d + name + ".crt"}}) {
+      CommandResult r = RunCommand(cmd);
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+    }
+  }
+
+  void MakePki(const std::string& cluster) {
+    const std::string d = dir_ + "/";
+    for (const std::vector<std::string>& cmd : std::vector<std::vector<std::string>>{
+             {"openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+              "-out", d + "ca.key"},
+             {"openssl", "req", "-x509", "-new", "-key", d + "ca.key", "-subj", "/CN=e2e-etcd-ca",
+              "-days", "30", "-out", d + "ca.crt"}}) {
+      CommandResult r = RunCommand(cmd);
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+    }
+    const std::string svc = absl::StrCat(cluster, ".", ns(), ".svc");
+    const std::string headless = absl::StrCat("*.", cluster, "-headless.", ns(), ".svc");
+    const std::string san =
+        absl::StrCat("subjectAltName=DNS:", headless, ",DNS:", headless, ".cluster.local,DNS:", svc,
+                     ",DNS:", svc, ".cluster.local,DNS:localhost,IP:127.0.0.1\n");
+    const std::string both = "extendedKeyUsage=serverAuth,clientAuth\n";
+    Issue("server", "/CN=etcd-server", both + san);
+    Issue("peer", "/CN=etcd-peer", both + san);
+    // The operator's client certificate: no CommonName, so etcd does not take
+    // it for a user name.
+    Issue("client", "/O=quorum", "extendedKeyUsage=clientAuth\n");
+    Issue("stranger", "/O=someone-else", "extendedKeyUsage=clientAuth\n");
+    auto secret = [&](const std::string& name, bool with_pair, const std::string& pair) {
+      Json data = {{"ca.crt", absl::Base64Escape(ReadFile(d + "ca.crt"))}};
+      if (with_pair) {
+        data["tls.crt"] = absl::Base64Escape(ReadFile(d + pair + ".crt"));
+        data["tls.key"] = absl::Base64Escape(ReadFile(d + pair + ".key"));
+      }
+      auto r = client().Create(kSecrets, ns(),
+                               {{"apiVersion", "v1"},
+                                {"kind", "Secret"},
+                                {"metadata", {{"name", name}}},
+                                {"data", data}});
+      ASSERT_TRUE(r.ok()) << r.status();
+    };
+    secret(cluster + "-peer-ca", false, "");
+    secret(cluster + "-peer", true, "peer");
+    secret(cluster + "-server-ca", false, "");
+    secret(cluster + "-server", true, "server");
+    secret(cluster + "-client-ca", false, "");
+    secret(cluster + "-client", true, "client");
+  }
+
+  std::vector<std::string> Tls(const std::string& who) {
+    std::vector<std::string> flags = {"--cacert=" + dir_ + "/ca.crt"};
+    if (!who.empty()) {
+      flags.push_back("--cert=" + dir_ + "/" + who + ".crt");
+      flags.push_back("--key=" + dir_ + "/" + who + ".key");
+    }
+    return flags;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(EtcdClusterTlsE2E, TlsAndAuthReadyAndStrangersRefused) {
+  const std::string name = "sec";
+  MakePki(name);
+  OperatorProcess op(ns());
+  op.Start();
+  Json cluster = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                  {"kind", "EtcdCluster"},
+                  {"metadata", {{"name", name}, {"namespace", ns()}}},
+                  {"spec",
+                   {{"replicas", 3},
+                    {"storage", {{"emptyDir", Json::object()}}},
+                    {"security",
+                     {{"enableAuth", true},
+                      {"tls",
+                       {{"peerTrustedCASecret", name + "-peer-ca"},
+                        {"peerSecret", name + "-peer"},
+                        {"serverTrustedCASecret", name + "-server-ca"},
+                        {"serverSecret", name + "-server"},
+                        {"clientTrustedCASecret", name + "-client-ca"},
+                        {"clientSecret", name + "-client"}}}}}}}};
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        if (!EtcdClusterReady(name)) return false;
+        std::vector<Member> members = MemberList(ns(), name, Tls("client"), "https");
+        int voters = 0;
+        for (const Member& m : members) voters += m.learner ? 0 : 1;
+        return voters == 3;
+      },
+      absl::Minutes(5)))
+      << "the TLS cluster did not become Ready with 3 voters";
+
+  // Auth is on: a valid certificate without credentials cannot write ...
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        CommandResult r = Etcdctl(ns(), name, {"put", "k", "v"}, Tls("stranger"), "https");
+        return r.exit_code != 0;
+      },
+      absl::Minutes(3)))
+      << "auth was never enabled: a client without credentials can still write";
+  CommandResult anon = Etcdctl(ns(), name, {"put", "k", "v"}, Tls("stranger"), "https");
+  EXPECT_NE(anon.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(anon.output, "user name is empty") ||
+              absl::StrContains(anon.output, "permission denied") ||
+              absl::StrContains(anon.output, "authentication"))
+      << anon.output;
+  // ... and a client without a certificate does not get through TLS.
+  CommandResult nocert = Etcdctl(ns(), name, {"get", "k"}, Tls(""), "https");
+  EXPECT_NE(nocert.exit_code, 0) << nocert.output;
+  // Plain HTTP is not served at all.
+  CommandResult plain = Etcdctl(ns(), name, {"get", "k"}, {}, "http");
+  EXPECT_NE(plain.exit_code, 0) << plain.output;
+}
+
+}  // namespace
+}  // namespace quorum::e2e
