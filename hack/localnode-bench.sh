@@ -30,7 +30,8 @@ QUORUM_OWNER_PID=$$ "$here/controlplane.sh" start "$cp" >/dev/null
 source "$cp/env"
 QUORUM_OWNER_PID=$$ "$here/localnode.sh" start "$cp"
 "$QUORUM_BIN/kubectl" apply --server-side --force-conflicts -f "${QUORUM_BENCH_CRDS:-$here/../deploy/crds/}" >/dev/null
-"$QUORUM_BIN/kubectl" wait --for condition=established --timeout=60s crd/etcdclusters.etcd.aenix.io >/dev/null
+"$QUORUM_BIN/kubectl" wait --for condition=established --timeout=60s \
+  crd/etcdclusters.etcd.aenix.io crd/postgresclusters.postgres.quorum.dev >/dev/null
 "$build/tools/localnode/quorum-localnode" exec --state-dir "$cp/localnode" -- \
   "$build/cmd/quorum-operator" --kubeconfig="$KUBECONFIG" --leader-elect=false \
   --metrics-bind-address=0 --health-probe-bind-address=0 >"$cp/operator.log" 2>&1 &
