@@ -125,8 +125,9 @@ TEST_F(CrdTest, HasEveryFieldOfTheApi) {
   for (const auto& [k, v] : At("status.members")["items"]["properties"].items()) {
     member_fields.push_back(k);
   }
-  EXPECT_EQ(member_fields, (std::vector<std::string>{"clientURL", "healthy", "id", "isLeader",
-                                                     "isLearner", "name", "peerURL", "version"}));
+  EXPECT_EQ(member_fields,
+            (std::vector<std::string>{"clientURL", "dataUID", "healthy", "id", "isLeader",
+                                      "isLearner", "name", "peerURL", "version"}));
 }
 
 TEST_F(CrdTest, DefaultsAndLimits) {
