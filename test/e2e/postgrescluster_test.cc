@@ -145,7 +145,6 @@ TEST_F(PostgresClusterE2E, KubernetesDcsUsersAndSwitchoverThroughTheSpec) {
   ASSERT_TRUE(testenv::Eventually([&] { return Ready("kpg") && !Primary("kpg").empty(); },
                                   absl::Minutes(6)))
       << "the PostgresCluster did not become Ready with a primary";
-  const std::string first = Primary("kpg");
   const std::string primary_svc = absl::StrCat("kpg.", ns(), ".svc");
 
   // spec.users: the app user logs in to its own database through the primary Service.
@@ -161,7 +160,8 @@ TEST_F(PostgresClusterE2E, KubernetesDcsUsersAndSwitchoverThroughTheSpec) {
       << "the app user cannot write through the primary Service: " << last.output;
 
   // Switchover through the spec: target the other member, then pull the trigger.
-  const std::string target = first == "kpg-main-0" ? "kpg-main-1" : "kpg-main-0";
+  const std::string current = Primary("kpg");
+  const std::string target = current == "kpg-main-0" ? "kpg-main-1" : "kpg-main-0";
   ASSERT_TRUE(
       client()
           .Patch(

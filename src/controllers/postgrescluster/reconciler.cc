@@ -94,6 +94,13 @@ Json Switchover(const Json& cluster, const Members& members, patroni::RestClient
     }
   } else {
     if (members.primary.empty()) return nullptr;  // wait for a leader to move from
+    if (target == members.primary) {
+      record["result"] = "Succeeded";
+      record["message"] = target + " is the primary already";
+      recorder.Normal(stored, type,
+                      "trigger " + trigger + ": " + target + " is the primary already");
+      return record;
+    }
     s = rest.Switchover(members.urls.at(members.primary), members.primary, target);
   }
   record["result"] = s.ok() ? "Succeeded" : "Failed";
