@@ -103,7 +103,7 @@ TEST_F(SamplesTest, EtcdClusterSamplesAreAcceptedByTheApiServer) {
 }
 
 TEST_F(SamplesTest, PostgresClusterSamplesAreAcceptedByTheApiServer) {
-  if (!HaveCrd(kPostgresCrd)) GTEST_SKIP() << "deploy/crds/" << kPostgresCrd << " not yet there";
+  ASSERT_TRUE(HaveCrd(kPostgresCrd)) << "deploy/crds/" << kPostgresCrd << " is missing";
   for (const std::string& f : kPostgresSamples) DryRunApply(f);
 }
 
@@ -132,7 +132,7 @@ TEST_F(SamplesTest, KubectlExplainDescribesEtcdClusterTls) {
 }
 
 TEST_F(SamplesTest, KubectlExplainDescribesPostgresClusterDcs) {
-  if (!HaveCrd(kPostgresCrd)) GTEST_SKIP() << "deploy/crds/" << kPostgresCrd << " not yet there";
+  ASSERT_TRUE(HaveCrd(kPostgresCrd)) << "deploy/crds/" << kPostgresCrd << " is missing";
   int code = -1;
   const std::string out = Explain("postgrescluster.spec.patroni.dcs", &code);
   EXPECT_EQ(code, 0) << out;
