@@ -13,6 +13,7 @@
 
 #include "src/kube/errors.h"
 #include "test/examples/examples.h"
+#include "test/integration/controllers/api_writes.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::etcdcluster {
@@ -51,14 +52,7 @@ class EtcdClusterControllerTest : public testenv::IntegrationTest {
     if (runner_.joinable()) runner_.join();
     IntegrationTest::TearDown();
   }
-  double Writes() {
-    auto& c = manager_->metrics().Counter("rest_client_requests_total", "", {});
-    double n = 0;
-    for (const char* verb : {"create", "update", "patch", "delete"}) {
-      for (const char* code : {"200", "201", "409", "422"}) n += c.Value({verb, code});
-    }
-    return n;
-  }
+  double Writes() { return testenv::ApiWrites(*manager_); }
   double Reconciles() {
     return manager_->metrics()
         .Counter("controller_runtime_reconcile_total", "", {})

@@ -17,6 +17,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "src/kube/errors.h"
+#include "test/integration/controllers/api_writes.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::postgrescluster {
@@ -120,14 +121,7 @@ class PostgresClusterControllerTest : public testenv::IntegrationTest {
     }
     return false;
   }
-  double Writes() {
-    auto& c = manager_->metrics().Counter("rest_client_requests_total", "", {});
-    double n = 0;
-    for (const char* verb : {"create", "update", "patch", "delete"}) {
-      for (const char* code : {"200", "201", "409", "422"}) n += c.Value({verb, code});
-    }
-    return n;
-  }
+  double Writes() { return testenv::ApiWrites(*manager_); }
   double Reconciles() {
     auto& c = manager_->metrics().Counter("controller_runtime_reconcile_total", "", {});
     return c.Value({"postgrescluster", "requeue_after"}) + c.Value({"postgrescluster", "success"});
