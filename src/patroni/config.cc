@@ -74,6 +74,10 @@ json BuildConfig(const ConfigInput& in) {
                         {"loop_wait", in.loop_wait},
                         {"retry_timeout", in.retry_timeout},
                         {"postgresql", dcs_pg}};
+  // With the etcd DCS, an etcd outage must not demote a primary that every
+  // member can still reach (Patroni's failsafe mode); the user may turn it off
+  // through dynamicConfiguration.
+  if (std::holds_alternative<EtcdDcs>(in.dcs)) bootstrap_dcs["failsafe_mode"] = true;
   if (in.dynamic_configuration.is_object()) DeepMerge(bootstrap_dcs, in.dynamic_configuration);
 
   json auth = json::object();

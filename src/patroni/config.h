@@ -9,9 +9,10 @@
 // Layout of the rendered file (Patroni 4.1 names):
 //   scope, namespace (the etcd key prefix; the Kubernetes namespace with the
 //     kubernetes DCS), restapi.listen,
-//   bootstrap.dcs {ttl, loop_wait, retry_timeout, postgresql {use_pg_rewind,
-//     use_slots, parameters, pg_hba}} deep-merged with dynamic_configuration
-//     (the user's values win), bootstrap.initdb,
+//   bootstrap.dcs {ttl, loop_wait, retry_timeout, failsafe_mode (true with the
+//     etcd DCS), postgresql {use_pg_rewind, use_slots, parameters, pg_hba}}
+//     deep-merged with dynamic_configuration (the user's values win),
+//     bootstrap.initdb,
 //   postgresql {listen, data_dir, bin_dir, pgpass, authentication usernames,
 //     callbacks on_start/on_role_change/on_stop, parameters (local)},
 //   tags, and exactly one of kubernetes: / etcd3:.

@@ -278,7 +278,6 @@ bool PodWorker::StartContainer(Container& c) {
   spec.netns_path = netns_path_;
   spec.hostname = hostname_;
   spec.mounts = *mounts;
-  spec.stage_dir = pod_dir_ + "/stage";
   const Json& psc = pod_["spec"].value("securityContext", Json::object());
   const Json& csc = c.spec.value("securityContext", Json::object());
   auto uid = OptInt(csc, "runAsUser");

@@ -87,23 +87,21 @@ absl::StatusOr<pid_t> Spawn(const SpawnSpec& spec) {
   const std::string out = spec.output_path.empty() ? "/dev/null" : spec.output_path;
   const std::string workdir = spec.workdir.empty() ? "/" : spec.workdir;
 
-  // /root exposure: stage each directory, hide /root, re-create the paths.
+  // /root exposure: each directory is opened (O_PATH) in the child before /root
+  // is hidden, then bound back from its descriptor. Nothing is staged on the host,
+  // so the pod's own state may live under /root too (the demo keeps it in
+  // $HOME/.cache/quorum).
   struct Exposed {
-    std::string dir, stage;
+    std::string dir;
     std::vector<std::string> mkdirs;
   };
   std::vector<Exposed> exposed;
-  for (size_t i = 0; i < spec.root_exposed.size(); ++i) {
-    Exposed e{spec.root_exposed[i], spec.stage_dir + "/" + std::to_string(i),
-              DirsBelowRoot(spec.root_exposed[i])};
-    std::error_code ec;
-    std::filesystem::create_directories(e.stage, ec);
-    exposed.push_back(std::move(e));
-  }
+  for (const std::string& dir : spec.root_exposed) exposed.push_back({dir, DirsBelowRoot(dir)});
+  std::vector<int> exposed_fds(exposed.size(), -1);
 
   // Mount sources are opened (in the child, once in its own mount namespace)
-  // before anything is mounted: a volume mounted at /tmp must not hide the
-  // source of a later mount that lives under /tmp.
+  // before anything is mounted: neither the tmpfs over /root nor a volume
+  // mounted at /tmp may hide the source of a later mount.
   std::vector<int> source_fds(spec.mounts.size(), -1);
 
   // Opened here: the pod's mounts may hide the log's folder (a volume at /tmp).
@@ -149,22 +147,24 @@ absl::StatusOr<pid_t> Spawn(const SpawnSpec& spec) {
     if (unshare(CLONE_NEWNS | CLONE_NEWUTS) != 0) ChildFail(fd, "unshare");
     if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
       ChildFail(fd, "make / private");
-    for (const Exposed& e : exposed) {
-      if (mount(e.dir.c_str(), e.stage.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
-        ChildFail(fd, "stage exposed dir");
+    for (size_t i = 0; i < spec.mounts.size(); ++i) {
+      source_fds[i] = open(spec.mounts[i].source.c_str(), O_PATH | O_CLOEXEC);
+      if (source_fds[i] < 0) ChildFail(fd, spec.mounts[i].source.c_str());
+    }
+    for (size_t i = 0; i < exposed.size(); ++i) {
+      exposed_fds[i] = open(exposed[i].dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (exposed_fds[i] < 0) ChildFail(fd, exposed[i].dir.c_str());
     }
     if (!exposed.empty()) {
       if (mount("tmpfs", "/root", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") != 0)
         ChildFail(fd, "tmpfs over /root");
-      for (const Exposed& e : exposed) {
-        for (const std::string& d : e.mkdirs) mkdir(d.c_str(), 0755);
-        if (mount(e.stage.c_str(), e.dir.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+      for (size_t i = 0; i < exposed.size(); ++i) {
+        for (const std::string& d : exposed[i].mkdirs) mkdir(d.c_str(), 0755);
+        char source[64];
+        FdPath(exposed_fds[i], source);
+        if (mount(source, exposed[i].dir.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
           ChildFail(fd, "bind exposed dir");
       }
-    }
-    for (size_t i = 0; i < spec.mounts.size(); ++i) {
-      source_fds[i] = open(spec.mounts[i].source.c_str(), O_PATH | O_CLOEXEC);
-      if (source_fds[i] < 0) ChildFail(fd, spec.mounts[i].source.c_str());
     }
     for (size_t i = 0; i < spec.mounts.size(); ++i) {
       const BindMount& m = spec.mounts[i];

@@ -35,9 +35,9 @@ struct SpawnSpec {
   std::string hostname;           // empty: keep
   std::vector<BindMount> mounts;  // in order; targets are created by the parent
   // Directories that stay visible under an otherwise hidden /root (programs of
-  // the image table living in root's 0700 home): bound via `stage_dir`.
+  // the image table living in root's 0700 home). Mount sources may live under
+  // /root as well: they are opened before /root is hidden.
   std::vector<std::string> root_exposed;
-  std::string stage_dir;  // an empty host directory the child may mount on
   std::optional<uid_t> uid;
   std::optional<gid_t> gid;
   std::vector<gid_t> groups;

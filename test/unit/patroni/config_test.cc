@@ -106,6 +106,20 @@ TEST(ConfigTest, UserDynamicConfigurationWinsAndMergesDeeply) {
   EXPECT_EQ(dcs["ttl"], 30);
 }
 
+TEST(ConfigTest, EtcdDcsTurnsFailsafeModeOnUnlessTheUserSaysOtherwise) {
+  ConfigInput in = Base();
+  in.dcs = EtcdDcs{.hosts = {"h:1"}};
+  EXPECT_EQ(BuildConfig(in)["bootstrap"]["dcs"]["failsafe_mode"], true);
+  in.dynamic_configuration = {{"failsafe_mode", false}};
+  EXPECT_EQ(BuildConfig(in)["bootstrap"]["dcs"]["failsafe_mode"], false);
+}
+
+TEST(ConfigTest, KubernetesDcsLeavesFailsafeModeToTheUser) {
+  ConfigInput in = Base();
+  in.dcs = KubernetesDcs{};
+  EXPECT_FALSE(BuildConfig(in)["bootstrap"]["dcs"].contains("failsafe_mode"));
+}
+
 TEST(ConfigTest, NoSecretOrPerPodValueIsInTheFile) {
   ConfigInput in = Base();
   in.dcs = EtcdDcs{.hosts = {"h:1"}, .auth = true};

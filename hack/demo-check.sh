@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Runs the README's demo the way a newcomer does and checks what it promises:
+# both resources Ready, the printed psql command reaches a writable primary,
+# and the demo's `down` leaves no process, network namespace, bridge or mount.
+#
+#   hack/demo-check.sh                    `make demo`, the checks, `make demo-down` (CI: the
+#                                         README's commands with their default paths)
+#   hack/demo-check.sh BUILD_DIR STATE    the same through hack/localnode-demo.sh with the
+#                                         state in STATE (the e2e test puts it under a hidden
+#                                         home directory)
+#
+# Exit 0 only when every check holds; each failure names what is wrong. Never reads stdin.
+set -euo pipefail
+exec </dev/null
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+ns=quorum-demo
+
+log() { echo "demo-check: $*" >&2; }
+die() { log "FAIL: $*"; exit 1; }
+
+# On a failure after the demo started: what a user would look at, then take it
+# down so that a failed check leaves nothing running either.
+started=0
+on_exit() {
+  local rc=$?
+  rm -f "$out"
+  ((rc != 0 && started)) || return 0
+  if [[ -f "$state/env" ]]; then
+    # shellcheck source=/dev/null
+    source "$state/env"
+    log "--- resources, pods and warning events in $ns"
+    "$QUORUM_BIN/kubectl" -n "$ns" get etcdclusters,postgresclusters,pods -o wide >&2 || true
+    "$QUORUM_BIN/kubectl" -n "$ns" get events --field-selector type=Warning >&2 || true
+    log "--- operator log (tail)"
+    tail -n 40 "$state/operator.log" >&2 || true
+  fi
+  log "--- taking the demo down"
+  demo_down >&2 || true
+}
+
+if (($# == 0)); then
+  mode=make
+  state="${QUORUM_CACHE:-$HOME/.cache/quorum}/dev-controlplane"
+elif (($# == 2)); then
+  mode=script
+  build="$(realpath -m "$1")"
+  state="$(realpath -m "$2")"
+else
+  die "usage: $0 [BUILD_DIR STATE_DIR]"
+fi
+instance="${QUORUM_LOCALNODE_INSTANCE:-qln}"
+out="$(mktemp)"
+trap on_exit EXIT
+
+demo_up() {
+  if [[ "$mode" == make ]]; then
+    (cd "$root" && make demo)
+  else
+    "$here/localnode-demo.sh" up "$build" "$state"
+  fi
+}
+
+demo_down() {
+  if [[ "$mode" == make ]]; then
+    (cd "$root" && make demo-down)
+  else
+    "$here/localnode-demo.sh" down "$state"
+  fi
+}
+
+# Every process the demo started: the descendants of the control plane, node and
+# operator processes, and whatever runs in the node's network namespaces.
+demo_pids() {
+  local seeds=() f pid name
+  for f in "$state"/*.pid "$state"/pids/*.pid "$state"/localnode/pid "$state"/localnode/watchdog.pid; do
+    [[ -f "$f" ]] && seeds+=("$(<"$f")")
+  done
+  for name in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$instance-" || true); do
+    while read -r pid; do [[ -n "$pid" ]] && seeds+=("$pid"); done < <(ip netns pids "$name" 2>/dev/null)
+  done
+  ((${#seeds[@]})) || return 0
+  # Walk the process tree downwards from the seeds.
+  local -A children=()
+  local p pp
+  for p in /proc/[0-9]*; do
+    pp="$(awk '{print $4}' "$p/stat" 2>/dev/null)" || continue
+    children[$pp]+=" ${p#/proc/}"
+  done
+  local queue=("${seeds[@]}") seen=" "
+  while ((${#queue[@]})); do
+    p="${queue[0]}"
+    queue=("${queue[@]:1}")
+    [[ "$seen" == *" $p "* ]] && continue
+    seen+="$p "
+    echo "$p"
+    # shellcheck disable=SC2206
+    queue+=(${children[$p]:-})
+  done
+}
+
+started=1
+if ! demo_up 2>&1 | tee "$out"; then
+  die "the demo did not come up (output above)"
+fi
+
+# shellcheck source=/dev/null
+source "$state/env"
+kubectl=("$QUORUM_BIN/kubectl")
+for r in etcdcluster/demo-etcd postgrescluster/demo-pg; do
+  ready="$("${kubectl[@]}" -n "$ns" get "$r" \
+    -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')"
+  [[ "$ready" == True ]] || die "$r is not Ready (Ready=$ready)"
+  log "$r is Ready"
+done
+
+# The psql lines exactly as printed, run as a user pasting them would, with SQL
+# on stdin: it must reach a primary (not in recovery) and be able to write.
+psql_lines="$(sed -n '/psql through the primary Service/,/^Stop everything/p' "$out" | grep '^    ' || true)"
+[[ -n "$psql_lines" ]] || die "the demo printed no psql command"
+sql="CREATE TABLE IF NOT EXISTS demo_check (id int);
+INSERT INTO demo_check VALUES (42);
+SELECT 'in_recovery=' || pg_is_in_recovery() AS r;
+SELECT 'rows=' || count(*) AS n FROM demo_check WHERE id = 42;"
+result="$(printf '%s\n' "$sql" | bash -euo pipefail -c "$psql_lines" 2>&1)" ||
+  die "the printed psql command failed: $result"
+grep -q 'in_recovery=false' <<<"$result" || die "psql did not reach a writable primary: $result"
+grep -Eq 'rows=[1-9]' <<<"$result" || die "the row written through psql is not there: $result"
+log "the printed psql command reaches a writable primary"
+
+pids="$(demo_pids | sort -un)"
+started=0  # from here on, `down` is what is being checked
+declare -A names=()
+for p in $pids; do names[$p]="$(cat "/proc/$p/comm" 2>/dev/null || echo gone)"; done
+log "$(wc -w <<<"$pids") demo processes before demo-down"
+demo_down
+
+# `down` may return while a process it signalled is still exiting: allow a few
+# seconds, then whatever still runs (zombies aside) is a leftover.
+alive_pids() {
+  local p st
+  for p in $pids; do
+    st="$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" || continue
+    [[ "$st" != Z ]] && echo "$p"
+  done
+}
+still="$(alive_pids)"
+if [[ -n "$still" ]]; then
+  log "still running right after demo-down:$(for p in $still; do printf ' %s(%s)' "$p" "${names[$p]:-?}"; done)"
+fi
+for _ in $(seq 30); do
+  [[ -z "$(alive_pids)" ]] && break
+  sleep 0.5
+done
+leftover=()
+for p in $(alive_pids); do
+  leftover+=("$p ${names[$p]:-?}: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-120)")
+done
+((${#leftover[@]} == 0)) || die "processes left after demo-down: $(printf '\n  %s' "${leftover[@]}")"
+netns="$(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$instance-" || true)"
+[[ -z "$netns" ]] || die "network namespaces left after demo-down: $netns"
+if ip link show "$instance-br" >/dev/null 2>&1; then die "bridge $instance-br left after demo-down"; fi
+mounts="$(grep -F " $state" /proc/mounts || true)"
+[[ -z "$mounts" ]] || die "mounts left after demo-down: $mounts"
+log "demo-down left no process, network namespace, bridge or mount"
+log "OK"
