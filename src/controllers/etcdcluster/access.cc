@@ -42,6 +42,18 @@ absl::Status CheckClientCertificate(const std::string& cert_pem) {
 
 }  // namespace
 
+std::vector<std::string> ReadSecrets(const EtcdCluster& cluster) {
+  const TlsMode tls = TlsOf(cluster);
+  const api::EtcdTlsSpec& spec = cluster.spec.security.tls;
+  std::vector<std::string> out;
+  if (tls.server && !spec.server_trusted_ca_secret.empty()) {
+    out.push_back(spec.server_trusted_ca_secret);
+  }
+  if (tls.client && !spec.client_secret.empty()) out.push_back(spec.client_secret);
+  if (AuthEnabledInSpec(cluster)) out.push_back(AuthSecretName(cluster));
+  return out;
+}
+
 absl::Status ReadTlsMaterial(const runtime::Cache& cache, const EtcdCluster& cluster,
                              etcd::ClientConfig& cfg) {
   const TlsMode tls = TlsOf(cluster);

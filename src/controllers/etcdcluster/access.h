@@ -4,12 +4,15 @@
 // observe phase; the only write is creating that Secret once.
 //
 // Problems come back as FailedPrecondition naming the Secret and the spec
-// field, never with secret data; the reconciler waits (with backoff) until
-// they are fixed.
+// field, never with secret data; the reconciler waits for the Secret to
+// change (the controller watches the Secrets ReadSecrets names).
 //
 // Thread-safety: safe for different clusters concurrently.
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_ACCESS_H_
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_ACCESS_H_
+
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "src/controllers/etcdcluster/names.h"
@@ -18,6 +21,10 @@
 #include "src/runtime/cache.h"
 
 namespace quorum::etcdcluster {
+
+// The Secrets the functions below read for `cluster` (not the pods' own TLS
+// Secrets, which only the kubelet reads).
+std::vector<std::string> ReadSecrets(const EtcdCluster& cluster);
 
 // Fills cfg's CA, client certificate and key from the cache.
 absl::Status ReadTlsMaterial(const runtime::Cache& cache, const EtcdCluster& cluster,

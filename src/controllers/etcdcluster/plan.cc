@@ -22,9 +22,13 @@ WaitFor WaitForAfter(const etcd::Action& action, const PlanInput& in) {
     case etcd::Action::kDeletePod:
       return WaitFor::kEvent;
     case etcd::Action::kWait:
+      // A Secret to fix: the Secret watch brings the change. Another access
+      // error (the API server refused to create the root Secret) is retried.
+      if (!in.access.ok()) {
+        return absl::IsFailedPrecondition(in.access) ? WaitFor::kEvent : WaitFor::kEtcd;
+      }
       // No pod can answer yet: the next change is a pod getting its IP.
-      return in.access.ok() && !in.view.members_known && !AnyPodHasIp(in.world) ? WaitFor::kEvent
-                                                                                : WaitFor::kEtcd;
+      return !in.view.members_known && !AnyPodHasIp(in.world) ? WaitFor::kEvent : WaitFor::kEtcd;
     default:
       return WaitFor::kEtcd;
   }

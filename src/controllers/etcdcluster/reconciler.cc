@@ -154,8 +154,16 @@ absl::StatusOr<Result> EtcdClusterReconciler::Next(const runtime::Request& req, 
 runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
                                                 EtcdClusterReconciler& reconciler, int workers) {
   runtime::Cache& cache = manager.cache();
+  runtime::SharedInformer& clusters = cache.Informer(kEtcdClusters);
+  clusters.AddIndex(kSecretIndex, [](const Json& obj) {
+    std::vector<std::string> keys;
+    absl::StatusOr<EtcdCluster> c = api::DecodeEtcdCluster(obj);
+    if (!c.ok()) return keys;
+    for (const std::string& s : ReadSecrets(*c)) keys.push_back(c->metadata.ns + "/" + s);
+    return keys;
+  });
   runtime::Controller& c = manager.AddController("etcdcluster", reconciler, {.workers = workers});
-  c.Watch(cache.Informer(kEtcdClusters), runtime::EnqueueRequestForObject(),
+  c.Watch(clusters, runtime::EnqueueRequestForObject(),
           {runtime::ResourceVersionChangedPredicate()});
   auto owner = runtime::EnqueueRequestForOwner("etcd.aenix.io", "EtcdCluster");
   for (const auto& gvr : {kStatefulSets, kServices, kConfigMaps, kPdbs}) {
@@ -171,7 +179,21 @@ runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
                                                   labels.value("app.kubernetes.io/instance", "")}};
           },
           {runtime::ResourceVersionChangedPredicate()});
-  cache.Informer(kSecrets);
+  // A Secret the operator reads (TLS material, the root credentials) that
+  // appears or changes reconciles the clusters that name it: a missing
+  // Secret is waited for, not polled.
+  auto key_of = [](const Json& o) {
+    return std::vector<std::string>{o["metadata"].value("namespace", "") + "/" +
+                                    o["metadata"].value("name", "")};
+  };
+  c.Watch(cache.Informer(kSecrets),
+          [owner, index = runtime::EnqueueRequestsFromIndex(clusters.store(), kSecretIndex,
+                                                            key_of)](const Json& secret) {
+            std::vector<runtime::Request> out = index(secret);
+            for (runtime::Request& r : owner(secret)) out.push_back(std::move(r));
+            return out;
+          },
+          {runtime::ResourceVersionChangedPredicate()});
   cache.Informer(kPvcs);
   return c;
 }

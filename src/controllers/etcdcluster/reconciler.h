@@ -28,6 +28,10 @@
 
 namespace quorum::etcdcluster {
 
+// Index on the EtcdCluster informer: "<ns>/<secret>" for each Secret the
+// operator reads for the cluster (access.h ReadSecrets).
+inline constexpr char kSecretIndex[] = "etcdcluster-secrets";
+
 // How long a converged cluster goes before its member health is refreshed.
 inline constexpr absl::Duration kHealthRefresh = absl::Seconds(60);
 

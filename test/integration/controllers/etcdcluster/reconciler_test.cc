@@ -144,6 +144,39 @@ TEST_F(EtcdClusterControllerTest, AClusterWaitingForItsPodsIsNotRequeuedByTime) 
   EXPECT_EQ(r->requeue_after, absl::ZeroDuration());
 }
 
+// A Secret the operator needs is waited for through the Secret watch, not
+// polled: creating it reconciles the cluster.
+TEST_F(EtcdClusterControllerTest, AMissingSecretIsWaitedForAndItsCreationReconciles) {
+  Json obj = Example("tls");
+  obj["spec"]["security"] = {
+      {"tls", {{"serverSecret", "srv"}, {"serverTrustedCASecret", "srv-ca"}}}};
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), obj).ok());
+  auto ready_reason = [&] {
+    auto got = client().Get(kEtcdClusters, ns(), "tls");
+    if (!got.ok()) return std::string();
+    for (const Json& c : got->value("status", Json::object()).value("conditions", Json::array())) {
+      if (c.value("type", "") == "Ready") return c.value("reason", "");
+    }
+    return std::string();
+  };
+  ASSERT_TRUE(
+      Eventually([&] { return ready_reason() == "ConfigurationProblem"; }, absl::Seconds(30)));
+  absl::StatusOr<runtime::Result> r = reconciler_->Reconcile({ns(), "tls"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->requeue_after, absl::ZeroDuration()) << "waits for the Secret's event";
+  EXPECT_FALSE(r->requeue);
+
+  ASSERT_TRUE(client()
+                  .Create(kSecrets, ns(),
+                          {{"apiVersion", "v1"},
+                           {"kind", "Secret"},
+                           {"metadata", {{"name", "srv-ca"}}},
+                           {"data", {{"ca.crt", "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="}}}})
+                  .ok());
+  EXPECT_TRUE(
+      Eventually([&] { return ready_reason() == "WaitingForFirstQuorum"; }, absl::Seconds(30)));
+}
+
 TEST_F(EtcdClusterControllerTest, DeletingTheClusterRemovesItsObjects) {
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("doomed")).ok());
   ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "doomed").ok(); },
