@@ -11,6 +11,35 @@
 namespace quorum {
 namespace {
 
+thread_local LogFields tls_fields;
+
+// The text pattern, then " key=value" for each scoped field.
+class TextFormatter : public spdlog::formatter {
+ public:
+  TextFormatter()
+      : inner_(std::make_unique<spdlog::pattern_formatter>("%Y-%m-%dT%H:%M:%S.%fZ %^%-5l%$ %v",
+                                                           spdlog::pattern_time_type::utc)) {}
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+    inner_->format(msg, dest);
+    if (tls_fields.empty()) return;
+    size_t end = dest.size();
+    while (end > 0 && (dest[end - 1] == '\n' || dest[end - 1] == '\r')) --end;
+    std::string tail(dest.data() + end, dest.size() - end);
+    dest.resize(end);
+    for (const auto& [k, v] : tls_fields) {
+      const std::string field = " " + k + "=" + v;
+      dest.append(field.data(), field.data() + field.size());
+    }
+    dest.append(tail.data(), tail.data() + tail.size());
+  }
+  std::unique_ptr<spdlog::formatter> clone() const override {
+    return std::make_unique<TextFormatter>();
+  }
+
+ private:
+  std::unique_ptr<spdlog::formatter> inner_;
+};
+
 // {"ts":"...","level":"info","logger":"quorum","msg":"..."}
 class JsonFormatter : public spdlog::formatter {
  public:
@@ -33,7 +62,11 @@ class JsonFormatter : public spdlog::formatter {
     line.append(level.data(), level.size());
     line += "\",\"msg\":\"";
     line += JsonEscape(std::string_view(msg.payload.data(), msg.payload.size()));
-    line += "\"}\n";
+    line += "\"";
+    for (const auto& [k, v] : tls_fields) {
+      line += ",\"" + JsonEscape(k) + "\":\"" + JsonEscape(v) + "\"";
+    }
+    line += "}\n";
     dest.append(line.data(), line.data() + line.size());
   }
   std::unique_ptr<spdlog::formatter> clone() const override {
@@ -76,6 +109,14 @@ std::string JsonEscape(std::string_view s) {
   return out;
 }
 
+ScopedLogFields::ScopedLogFields(LogFields fields) : previous_size_(tls_fields.size()) {
+  for (auto& f : fields) tls_fields.push_back(std::move(f));
+}
+
+ScopedLogFields::~ScopedLogFields() { tls_fields.resize(previous_size_); }
+
+const LogFields& CurrentLogFields() { return tls_fields; }
+
 absl::Status SetupLogging(std::string_view format, std::string_view level) {
   const spdlog::level::level_enum lvl = spdlog::level::from_str(std::string(level));
   if (lvl == spdlog::level::off && level != "off") {
@@ -87,7 +128,7 @@ absl::Status SetupLogging(std::string_view format, std::string_view level) {
   if (format == "json") {
     logger->set_formatter(std::make_unique<JsonFormatter>());
   } else if (format == "text") {
-    logger->set_pattern("%Y-%m-%dT%H:%M:%S.%fZ %^%-5l%$ %v", spdlog::pattern_time_type::utc);
+    logger->set_formatter(std::make_unique<TextFormatter>());
   } else {
     return absl::InvalidArgumentError("--log-format: want text or json, got \"" +
                                       std::string(format) + "\"");

@@ -1,18 +1,16 @@
 #include "src/controllers/etcdcluster/auth.h"
 
 #include "absl/strings/escaping.h"
-#include "src/controllers/etcdcluster/json_path.h"
 
 namespace quorum::etcdcluster {
 
-bool AuthEnabledInSpec(const Json& cluster) {
-  const Json& v = At(cluster, {"spec", "security", "enableAuth"});
-  return v.is_boolean() && v.get<bool>();
+bool AuthEnabledInSpec(const EtcdCluster& cluster) { return cluster.spec.security.enable_auth; }
+
+std::string AuthSecretName(const EtcdCluster& cluster) {
+  return NamesOf(cluster).cluster + "-root-auth";
 }
 
-std::string AuthSecretName(const Json& cluster) { return NamesOf(cluster).cluster + "-root-auth"; }
-
-Json BuildAuthSecret(const Json& cluster, const std::string& password) {
+Json BuildAuthSecret(const EtcdCluster& cluster, const std::string& password) {
   const Names n = NamesOf(cluster);
   Json labels = Json::object();
   for (const auto& [k, v] : CommonLabels(cluster)) labels[k] = v;

@@ -27,13 +27,13 @@ namespace quorum::etcdcluster {
 
 inline constexpr char kRootUser[] = "root";
 
-bool AuthEnabledInSpec(const Json& cluster);
+bool AuthEnabledInSpec(const EtcdCluster& cluster);
 
 // <cluster>-root-auth
-std::string AuthSecretName(const Json& cluster);
+std::string AuthSecretName(const EtcdCluster& cluster);
 
 // The owned Secret holding the root credentials.
-Json BuildAuthSecret(const Json& cluster, const std::string& password);
+Json BuildAuthSecret(const EtcdCluster& cluster, const std::string& password);
 
 // Idempotent: when auth is off, adds (or re-passwords) the root user, the root
 // role and the grant, then enables auth. Returns true when it enabled auth,

@@ -2,7 +2,6 @@
 
 #include <map>
 
-#include "src/controllers/etcdcluster/json_path.h"
 #include "src/controllers/etcdcluster/pod_merge.h"
 
 namespace quorum::etcdcluster {
@@ -10,29 +9,20 @@ namespace {
 
 constexpr char kPki[] = "/etc/etcd/pki";
 
-Json StringMap(const Json& j) {
-  Json out = Json::object();
-  if (!j.is_object()) return out;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it->is_string()) out[it.key()] = *it;
-  }
-  return out;
-}
-
 // metadata for an owned object: user labels/annotations first, ours win.
-Json Metadata(const Json& cluster, const std::string& name, const Json& user_meta = Json()) {
-  Json labels = StringMap(At(user_meta, {"labels"}));
+Json Metadata(const EtcdCluster& cluster, const std::string& name,
+              const api::TemplateMeta& user = {}) {
+  Json labels = user.labels;
   for (const auto& [k, v] : CommonLabels(cluster)) labels[k] = v;
   Json meta = {{"name", name},
                {"namespace", NamesOf(cluster).ns},
                {"labels", labels},
                {"ownerReferences", Json::array({OwnerReference(cluster)})}};
-  Json annotations = StringMap(At(user_meta, {"annotations"}));
-  if (!annotations.empty()) meta["annotations"] = annotations;
+  if (!user.annotations.empty()) meta["annotations"] = user.annotations;
   return meta;
 }
 
-Json Selector(const Json& cluster) {
+Json Selector(const EtcdCluster& cluster) {
   Json s = Json::object();
   for (const auto& [k, v] : SelectorLabels(cluster)) s[k] = v;
   return s;
@@ -60,7 +50,7 @@ Json Probe(const std::string& path, int period, int failures) {
 
 }  // namespace
 
-std::vector<std::string> BuildEtcdArgs(const Json& cluster) {
+std::vector<std::string> BuildEtcdArgs(const EtcdCluster& cluster) {
   const Names n = NamesOf(cluster);
   const TlsMode tls = TlsOf(cluster);
   const std::string peer = tls.peer ? "https" : "http";
@@ -89,57 +79,51 @@ std::vector<std::string> BuildEtcdArgs(const Json& cluster) {
     args.push_back(std::string("--trusted-ca-file=") + kPki + "/client-ca/ca.crt");
     args.push_back("--client-cert-auth");
   }
-  const Json& options = At(cluster, {"spec", "options"});
-  if (options.is_object()) {
-    std::map<std::string, std::string> sorted;
-    for (auto it = options.begin(); it != options.end(); ++it) sorted[it.key()] = Str(*it);
-    for (const auto& [k, v] : sorted) args.push_back(v.empty() ? "--" + k : "--" + k + "=" + v);
+  for (const auto& [k, v] : cluster.spec.options) {  // a std::map: sorted by key
+    args.push_back(v.empty() ? "--" + k : "--" + k + "=" + v);
   }
   return args;
 }
 
-Json BuildHeadlessService(const Json& cluster) {
+Json BuildHeadlessService(const EtcdCluster& cluster) {
   const Names n = NamesOf(cluster);
-  return {{"apiVersion", "v1"},
-          {"kind", "Service"},
-          {"metadata", Metadata(cluster, n.headless_service,
-                                At(cluster, {"spec", "headlessServiceTemplate", "metadata"}))},
-          {"spec",
-           {{"clusterIP", "None"},
-            // Peers must resolve each other before they are ready, or the
-            // first quorum never forms.
-            {"publishNotReadyAddresses", true},
-            {"selector", Selector(cluster)},
-            {"ports", Ports()}}}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata", Metadata(cluster, n.headless_service, cluster.spec.headless_service_metadata)},
+      {"spec",
+       {{"clusterIP", "None"},
+        // Peers must resolve each other before they are ready, or the
+        // first quorum never forms.
+        {"publishNotReadyAddresses", true},
+        {"selector", Selector(cluster)},
+        {"ports", Ports()}}}};
 }
 
-Json BuildClientService(const Json& cluster) {
+Json BuildClientService(const EtcdCluster& cluster) {
   const Names n = NamesOf(cluster);
-  const Json& tmpl = At(cluster, {"spec", "serviceTemplate"});
+  const api::ObjectTemplate& tmpl = cluster.spec.service_template;
   Json spec = {{"selector", Selector(cluster)},
                {"ports", Json::array({{{"name", "client"},
                                        {"port", kClientPort},
                                        {"targetPort", kClientPort},
                                        {"protocol", "TCP"}}})}};
-  const Json& user = At(tmpl, {"spec"});
-  if (user.is_object()) {
-    for (auto it = user.begin(); it != user.end(); ++it) {
-      if (it.key() != "selector") spec[it.key()] = *it;  // the selector stays ours
-    }
+  for (auto it = tmpl.spec.begin(); it != tmpl.spec.end(); ++it) {
+    if (it.key() != "selector") spec[it.key()] = *it;  // the selector stays ours
   }
   return {{"apiVersion", "v1"},
           {"kind", "Service"},
-          {"metadata", Metadata(cluster, n.client_service, At(tmpl, {"metadata"}))},
+          {"metadata", Metadata(cluster, n.client_service, tmpl.metadata)},
           {"spec", spec}};
 }
 
-Json BuildStateConfigMap(const Json& cluster, const BootstrapState& state) {
+Json BuildStateConfigMap(const EtcdCluster& cluster, const BootstrapState& state) {
   const Names n = NamesOf(cluster);
   std::string initial;
   for (const auto& [name, url] : state.members) {
     initial += (initial.empty() ? "" : ",") + name + "=" + url;
   }
-  const std::string uid = Str(At(cluster, {"metadata", "uid"}));
+  const std::string& uid = cluster.metadata.uid;
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
           {"metadata", Metadata(cluster, n.state_configmap)},
@@ -149,30 +133,11 @@ Json BuildStateConfigMap(const Json& cluster, const BootstrapState& state) {
             {"ETCD_INITIAL_CLUSTER_TOKEN", n.cluster + "-" + uid.substr(0, 8)}}}};
 }
 
-Json BuildStatefulSet(const Json& cluster, int replicas) {
-  const Names n = NamesOf(cluster);
-  const TlsMode tls = TlsOf(cluster);
-  const Json& spec = At(cluster, {"spec"});
-  const Json& pod_meta = At(spec, {"podTemplate", "metadata"});
+namespace {
 
-  Json mounts = Json::array({{{"name", kDataVolume}, {"mountPath", kDataDir}}});
-  Json volumes = Json::array();
-  const Json& sec = At(spec, {"security", "tls"});
-  auto add_secret = [&](const char* volume, const char* secret_field, const char* dir) {
-    const std::string secret = Str(At(sec, {secret_field}));
-    if (secret.empty()) return;
-    volumes.push_back(SecretVolume(volume, secret));
-    mounts.push_back(
-        {{"name", volume}, {"mountPath", std::string(kPki) + "/" + dir}, {"readOnly", true}});
-  };
-  if (tls.peer) {
-    add_secret("peer-tls", "peerSecret", "peer");
-    add_secret("peer-ca", "peerTrustedCASecret", "peer-ca");
-  }
-  if (tls.server) add_secret("server-tls", "serverSecret", "server");
-  if (tls.client) add_secret("client-ca", "clientTrustedCASecret", "client-ca");
-
-  Json container = {
+// The etcd container, mounting `mounts`.
+Json EtcdContainer(const EtcdCluster& cluster, Json mounts) {
+  return {
       {"name", kContainerName},
       {"image", kDefaultImage},
       {"imagePullPolicy", "IfNotPresent"},
@@ -183,11 +148,11 @@ Json BuildStatefulSet(const Json& cluster, int replicas) {
            {{{"name", "POD_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
             {{"name", "POD_NAMESPACE"},
              {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}})},
-      {"envFrom", Json::array({{{"configMapRef", {{"name", n.state_configmap}}}}})},
+      {"envFrom", Json::array({{{"configMapRef", {{"name", NamesOf(cluster).state_configmap}}}}})},
       {"ports", Json::array({{{"name", "client"}, {"containerPort", kClientPort}},
                              {{"name", "peer"}, {"containerPort", kPeerPort}},
                              {{"name", "metrics"}, {"containerPort", kMetricsPort}}})},
-      {"volumeMounts", mounts},
+      {"volumeMounts", std::move(mounts)},
       {"startupProbe", Probe("/livez", 2, 60)},
       {"livenessProbe", Probe("/livez", 10, 3)},
       {"readinessProbe", Probe("/readyz", 5, 3)},
@@ -198,22 +163,60 @@ Json BuildStatefulSet(const Json& cluster, int replicas) {
         {"readOnlyRootFilesystem", true},
         {"capabilities", {{"drop", Json::array({"ALL"})}}}}},
   };
-  Json pod_spec = {{"containers", Json::array({container})},
+}
+
+// The member pod's spec: our container and volumes, the user's podTemplate
+// spec merged over them.
+Json PodSpec(const EtcdCluster& cluster) {
+  const TlsMode tls = TlsOf(cluster);
+  Json mounts = Json::array({{{"name", kDataVolume}, {"mountPath", kDataDir}}});
+  Json volumes = Json::array();
+  const api::EtcdTlsSpec& sec = cluster.spec.security.tls;
+  auto add_secret = [&](const char* volume, const std::string& secret, const char* dir) {
+    if (secret.empty()) return;
+    volumes.push_back(SecretVolume(volume, secret));
+    mounts.push_back(
+        {{"name", volume}, {"mountPath", std::string(kPki) + "/" + dir}, {"readOnly", true}});
+  };
+  if (tls.peer) {
+    add_secret("peer-tls", sec.peer_secret, "peer");
+    add_secret("peer-ca", sec.peer_trusted_ca_secret, "peer-ca");
+  }
+  if (tls.server) add_secret("server-tls", sec.server_secret, "server");
+  if (tls.client) add_secret("client-ca", sec.client_trusted_ca_secret, "client-ca");
+
+  Json pod_spec = {{"containers", Json::array({EtcdContainer(cluster, std::move(mounts))})},
                    {"securityContext",
                     {{"runAsNonRoot", true},
                      {"fsGroup", 65532},
                      {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
-  const Json& storage = At(spec, {"storage"});
-  const Json& empty_dir = At(storage, {"emptyDir"});
-  if (empty_dir.is_object()) volumes.push_back({{"name", kDataVolume}, {"emptyDir", empty_dir}});
+  const std::optional<Json>& empty_dir = cluster.spec.storage.empty_dir;
+  if (empty_dir) volumes.push_back({{"name", kDataVolume}, {"emptyDir", *empty_dir}});
   if (!volumes.empty()) pod_spec["volumes"] = volumes;
-  pod_spec = MergePodSpec(std::move(pod_spec), At(spec, {"podTemplate", "spec"}));
+  return MergePodSpec(std::move(pod_spec), cluster.spec.pod_template.spec);
+}
 
-  Json pod_labels = StringMap(At(pod_meta, {"labels"}));
+// The data PVC template, as parsed: api::ParseEtcdCluster applied the defaults.
+Json ClaimTemplate(const EtcdCluster& cluster) {
+  const api::ObjectTemplate& vct = cluster.spec.storage.volume_claim_template;
+  Json claim_meta = {{"name", kDataVolume}};
+  if (!vct.metadata.labels.empty()) claim_meta["labels"] = vct.metadata.labels;
+  if (!vct.metadata.annotations.empty()) claim_meta["annotations"] = vct.metadata.annotations;
+  return {{"apiVersion", "v1"},
+          {"kind", "PersistentVolumeClaim"},
+          {"metadata", claim_meta},
+          {"spec", vct.spec}};
+}
+
+}  // namespace
+
+Json BuildStatefulSet(const EtcdCluster& cluster, int replicas) {
+  const Names n = NamesOf(cluster);
+  const api::TemplateMeta& pod_meta = cluster.spec.pod_template.metadata;
+  Json pod_labels = pod_meta.labels;
   for (const auto& [k, v] : SelectorLabels(cluster)) pod_labels[k] = v;
   Json pod_template_meta = {{"labels", pod_labels}};
-  Json pod_annotations = StringMap(At(pod_meta, {"annotations"}));
-  if (!pod_annotations.empty()) pod_template_meta["annotations"] = pod_annotations;
+  if (!pod_meta.annotations.empty()) pod_template_meta["annotations"] = pod_meta.annotations;
 
   Json sts_spec = {{"replicas", replicas},
                    {"serviceName", n.headless_service},
@@ -221,23 +224,9 @@ Json BuildStatefulSet(const Json& cluster, int replicas) {
                    // ordered start would block behind a learner that is not ready.
                    {"podManagementPolicy", "Parallel"},
                    {"selector", {{"matchLabels", Selector(cluster)}}},
-                   {"template", {{"metadata", pod_template_meta}, {"spec", pod_spec}}}};
-  if (!empty_dir.is_object()) {
-    const Json& vct = At(storage, {"volumeClaimTemplate"});
-    Json claim_spec = At(vct, {"spec"});
-    if (!claim_spec.is_object()) {
-      claim_spec = {{"accessModes", Json::array({"ReadWriteOnce"})},
-                    {"resources", {{"requests", {{"storage", "4Gi"}}}}}};
-    }
-    Json claim_meta = {{"name", kDataVolume}};
-    const Json labels = StringMap(At(vct, {"metadata", "labels"}));
-    const Json annotations = StringMap(At(vct, {"metadata", "annotations"}));
-    if (!labels.empty()) claim_meta["labels"] = labels;
-    if (!annotations.empty()) claim_meta["annotations"] = annotations;
-    sts_spec["volumeClaimTemplates"] = Json::array({{{"apiVersion", "v1"},
-                                                     {"kind", "PersistentVolumeClaim"},
-                                                     {"metadata", claim_meta},
-                                                     {"spec", claim_spec}}});
+                   {"template", {{"metadata", pod_template_meta}, {"spec", PodSpec(cluster)}}}};
+  if (!cluster.spec.storage.empty_dir) {
+    sts_spec["volumeClaimTemplates"] = Json::array({ClaimTemplate(cluster)});
   }
   return {{"apiVersion", "apps/v1"},
           {"kind", "StatefulSet"},
@@ -245,19 +234,18 @@ Json BuildStatefulSet(const Json& cluster, int replicas) {
           {"spec", sts_spec}};
 }
 
-std::optional<Json> BuildPodDisruptionBudget(const Json& cluster, int voting_members) {
-  const Json& tmpl = At(cluster, {"spec", "podDisruptionBudgetTemplate"});
-  if (!tmpl.is_object()) return std::nullopt;
+std::optional<Json> BuildPodDisruptionBudget(const EtcdCluster& cluster, int voting_members) {
+  const std::optional<api::EtcdPdbTemplate>& tmpl = cluster.spec.pdb_template;
+  if (!tmpl) return std::nullopt;
   Json spec = {{"selector", {{"matchLabels", Selector(cluster)}}}};
-  const Json& user = At(tmpl, {"spec"});
-  const bool has_min = user.is_object() && user.contains("minAvailable");
-  const bool has_max = user.is_object() && user.contains("maxUnavailable");
-  if (has_min) spec["minAvailable"] = user["minAvailable"];
-  if (has_max) spec["maxUnavailable"] = user["maxUnavailable"];
-  if (!has_min && !has_max) spec["minAvailable"] = voting_members / 2 + 1;
+  if (tmpl->min_available) spec["minAvailable"] = *tmpl->min_available;
+  if (tmpl->max_unavailable) spec["maxUnavailable"] = *tmpl->max_unavailable;
+  if (!tmpl->min_available && !tmpl->max_unavailable) {
+    spec["minAvailable"] = voting_members / 2 + 1;
+  }
   return Json{{"apiVersion", "policy/v1"},
               {"kind", "PodDisruptionBudget"},
-              {"metadata", Metadata(cluster, NamesOf(cluster).pdb, At(tmpl, {"metadata"}))},
+              {"metadata", Metadata(cluster, NamesOf(cluster).pdb, tmpl->metadata)},
               {"spec", spec}};
 }
 

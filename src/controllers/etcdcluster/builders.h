@@ -1,6 +1,6 @@
-// Pure builders: from an EtcdCluster (as stored: defaulted by the webhook,
-// but every builder also copes with missing fields) to the objects the
-// reconciler applies with server-side apply. Each result carries apiVersion,
+// Pure builders: from a parsed EtcdCluster (api/etcdcluster_types.h:
+// defaulted and validated) to the objects the reconciler applies with
+// server-side apply. Each result carries apiVersion,
 // kind, metadata (name, namespace, labels, owner reference) and only the
 // fields Quorum owns, so applying it twice writes nothing.
 // No client, clock or logger here; thread-safe.
@@ -23,22 +23,23 @@ namespace quorum::etcdcluster {
 struct BootstrapState {
   std::string state = "new";  // "new" for the first member, then "existing"
   std::vector<std::pair<std::string, std::string>> members;  // {name, peer URL}
+  bool operator==(const BootstrapState&) const = default;
 };
 
 // The etcd command line: identity and URLs from the pod's name and
 // namespace ($(POD_NAME) expansion by the kubelet), data dir, metrics
 // listener for probes, TLS file flags, then spec.options sorted by key
 // ("--key=value", or "--key" for an empty value).
-std::vector<std::string> BuildEtcdArgs(const Json& cluster);
+std::vector<std::string> BuildEtcdArgs(const EtcdCluster& cluster);
 
-Json BuildHeadlessService(const Json& cluster);
-Json BuildClientService(const Json& cluster);
-Json BuildStateConfigMap(const Json& cluster, const BootstrapState& state);
+Json BuildHeadlessService(const EtcdCluster& cluster);
+Json BuildClientService(const EtcdCluster& cluster);
+Json BuildStateConfigMap(const EtcdCluster& cluster, const BootstrapState& state);
 // The member StatefulSet with `replicas` pods (the planner decides how many).
-Json BuildStatefulSet(const Json& cluster, int replicas);
+Json BuildStatefulSet(const EtcdCluster& cluster, int replicas);
 // nullopt when spec.podDisruptionBudgetTemplate is absent. An empty template
 // spec means minAvailable = quorum of `voting_members`.
-std::optional<Json> BuildPodDisruptionBudget(const Json& cluster, int voting_members);
+std::optional<Json> BuildPodDisruptionBudget(const EtcdCluster& cluster, int voting_members);
 
 }  // namespace quorum::etcdcluster
 

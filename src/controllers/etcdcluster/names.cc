@@ -1,80 +1,75 @@
 #include "src/controllers/etcdcluster/names.h"
 
+#include <algorithm>
+
 #include "api/etcdcluster.h"
-#include "src/controllers/etcdcluster/json_path.h"
 
 namespace quorum::etcdcluster {
 
-Names NamesOf(const Json& cluster) {
+Names NamesOf(const EtcdCluster& cluster) {
   Names n;
-  n.cluster = Str(At(cluster, {"metadata", "name"}));
-  n.ns = Str(At(cluster, {"metadata", "namespace"}));
+  n.cluster = cluster.metadata.name;
+  n.ns = cluster.metadata.ns;
   n.statefulset = n.cluster;
   n.headless_service = n.cluster + "-headless";
-  n.client_service = Str(At(cluster, {"spec", "serviceTemplate", "metadata", "name"}));
+  n.client_service = cluster.spec.service_template.metadata.name;
   if (n.client_service.empty()) n.client_service = n.cluster;
   n.state_configmap = n.cluster + "-cluster-state";
   n.pdb = n.cluster;
   return n;
 }
 
-TlsMode TlsOf(const Json& cluster) {
-  const Json& tls = At(cluster, {"spec", "security", "tls"});
-  TlsMode m;
-  m.peer = !Str(At(tls, {"peerSecret"})).empty();
-  m.server = !Str(At(tls, {"serverSecret"})).empty();
-  m.client = !Str(At(tls, {"clientTrustedCASecret"})).empty();
-  return m;
+TlsMode TlsOf(const EtcdCluster& cluster) {
+  const api::EtcdTlsSpec& tls = cluster.spec.security.tls;
+  return {.peer = !tls.peer_secret.empty(),
+          .server = !tls.server_secret.empty(),
+          .client = !tls.client_trusted_ca_secret.empty()};
 }
 
-std::string MemberName(const Json& cluster, int ordinal) {
-  return NamesOf(cluster).cluster + "-" + std::to_string(ordinal);
+std::string MemberName(const EtcdCluster& cluster, int ordinal) {
+  return cluster.metadata.name + "-" + std::to_string(ordinal);
 }
 
-std::string PeerUrl(const Json& cluster, int ordinal) {
+std::string PeerUrl(const EtcdCluster& cluster, int ordinal) {
   const Names n = NamesOf(cluster);
   return std::string(TlsOf(cluster).peer ? "https" : "http") + "://" +
          MemberName(cluster, ordinal) + "." + n.headless_service + "." + n.ns +
          ".svc:" + std::to_string(kPeerPort);
 }
 
-std::string MemberClientUrl(const Json& cluster, int ordinal) {
+std::string MemberClientUrl(const EtcdCluster& cluster, int ordinal) {
   const Names n = NamesOf(cluster);
   return std::string(TlsOf(cluster).server ? "https" : "http") + "://" +
          MemberName(cluster, ordinal) + "." + n.headless_service + "." + n.ns +
          ".svc:" + std::to_string(kClientPort);
 }
 
-std::string ServiceClientUrl(const Json& cluster) {
+std::string ServiceClientUrl(const EtcdCluster& cluster) {
   const Names n = NamesOf(cluster);
   return std::string(TlsOf(cluster).server ? "https" : "http") + "://" + n.client_service + "." +
          n.ns + ".svc:" + std::to_string(kClientPort);
 }
 
-std::map<std::string, std::string> SelectorLabels(const Json& cluster) {
+std::map<std::string, std::string> SelectorLabels(const EtcdCluster& cluster) {
   return {{"app.kubernetes.io/name", "etcd"},
-          {"app.kubernetes.io/instance", NamesOf(cluster).cluster}};
+          {"app.kubernetes.io/instance", cluster.metadata.name}};
 }
 
-std::map<std::string, std::string> CommonLabels(const Json& cluster) {
+std::map<std::string, std::string> CommonLabels(const EtcdCluster& cluster) {
   auto labels = SelectorLabels(cluster);
   labels["app.kubernetes.io/managed-by"] = "quorum-operator";
   return labels;
 }
 
-Json OwnerReference(const Json& cluster) {
+Json OwnerReference(const EtcdCluster& cluster) {
   return {{"apiVersion", std::string(api::kEtcdApiVersion)},
           {"kind", std::string(api::kEtcdClusterKind)},
-          {"name", Str(At(cluster, {"metadata", "name"}))},
-          {"uid", Str(At(cluster, {"metadata", "uid"}))},
+          {"name", cluster.metadata.name},
+          {"uid", cluster.metadata.uid},
           {"controller", true},
           {"blockOwnerDeletion", true}};
 }
 
-int DesiredReplicas(const Json& cluster) {
-  const Json& r = At(cluster, {"spec", "replicas"});
-  if (!r.is_number_integer()) return api::kDefaultReplicas;
-  return std::max<int>(0, r.get<int>());
-}
+int DesiredReplicas(const EtcdCluster& cluster) { return std::max(0, cluster.spec.replicas); }
 
 }  // namespace quorum::etcdcluster

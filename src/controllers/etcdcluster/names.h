@@ -1,5 +1,5 @@
 // Deterministic names and URLs of everything an EtcdCluster owns, derived
-// from the cluster object alone (pure; thread-safe).
+// from the typed cluster alone (pure; thread-safe).
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_NAMES_H_
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_NAMES_H_
 
@@ -7,9 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/etcdcluster_types.h"
+
 namespace quorum::etcdcluster {
 
 using Json = nlohmann::json;
+using api::EtcdCluster;
 
 inline constexpr int kClientPort = 2379;
 inline constexpr int kPeerPort = 2380;
@@ -30,7 +33,7 @@ struct Names {
   std::string pdb;               // <cluster>
 };
 
-Names NamesOf(const Json& cluster);
+Names NamesOf(const EtcdCluster& cluster);
 
 // Which TLS the spec asks for (API.md security.tls).
 struct TlsMode {
@@ -38,25 +41,25 @@ struct TlsMode {
   bool server = false;  // serverSecret
   bool client = false;  // clientTrustedCASecret (+ operator's clientSecret)
 };
-TlsMode TlsOf(const Json& cluster);
+TlsMode TlsOf(const EtcdCluster& cluster);
 
-std::string MemberName(const Json& cluster, int ordinal);  // <cluster>-<ordinal>
+std::string MemberName(const EtcdCluster& cluster, int ordinal);  // <cluster>-<ordinal>
 // https://<cluster>-<n>.<cluster>-headless.<ns>.svc:2380 (http without peer TLS)
-std::string PeerUrl(const Json& cluster, int ordinal);
+std::string PeerUrl(const EtcdCluster& cluster, int ordinal);
 // The client URL of one member, and of the client Service.
-std::string MemberClientUrl(const Json& cluster, int ordinal);
-std::string ServiceClientUrl(const Json& cluster);
+std::string MemberClientUrl(const EtcdCluster& cluster, int ordinal);
+std::string ServiceClientUrl(const EtcdCluster& cluster);
 
 // Labels every owned object carries; the selector is the subset that
 // identifies the member pods.
-std::map<std::string, std::string> CommonLabels(const Json& cluster);
-std::map<std::string, std::string> SelectorLabels(const Json& cluster);
+std::map<std::string, std::string> CommonLabels(const EtcdCluster& cluster);
+std::map<std::string, std::string> SelectorLabels(const EtcdCluster& cluster);
 
 // The controller owner reference to put on owned objects.
-Json OwnerReference(const Json& cluster);
+Json OwnerReference(const EtcdCluster& cluster);
 
-// spec.replicas, defaulted and clamped at 0.
-int DesiredReplicas(const Json& cluster);
+// spec.replicas clamped at 0.
+int DesiredReplicas(const EtcdCluster& cluster);
 
 }  // namespace quorum::etcdcluster
 

@@ -1,8 +1,81 @@
 #include "src/controllers/etcdcluster/observe.h"
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "src/controllers/etcdcluster/resources.h"
 
 namespace quorum::etcdcluster {
+namespace {
+
+PodInfo PodInfoOf(const Json& pod, const std::string& cluster) {
+  const Json meta = pod.value("metadata", Json::object());
+  const Json status = pod.value("status", Json::object());
+  PodInfo p{.name = meta.value("name", ""),
+            .uid = meta.value("uid", ""),
+            .has_ip = status.contains("podIP"),
+            .deleting = meta.contains("deletionTimestamp")};
+  p.ordinal = PodOrdinal(cluster, p.name);
+  for (const Json& c : status.value("conditions", Json::array())) {
+    if (c.value("type", "") == "Ready") p.ready = c.value("status", "") == "True";
+  }
+  for (const Json& cs : status.value("containerStatuses", Json::array())) {
+    if (cs.value("name", "") != kContainerName) continue;
+    const std::string waiting =
+        cs.value("state", Json::object()).value("waiting", Json::object()).value("reason", "");
+    p.crash_looping = waiting == "CrashLoopBackOff" || cs.value("restartCount", 0) >= 3;
+  }
+  return p;
+}
+
+std::optional<BootstrapState> StateOf(const runtime::ObjectPtr& configmap) {
+  if (configmap == nullptr) return std::nullopt;
+  const Json data = configmap->value("data", Json::object());
+  BootstrapState state{.state = data.value("ETCD_INITIAL_CLUSTER_STATE", "new")};
+  for (absl::string_view entry :
+       absl::StrSplit(data.value("ETCD_INITIAL_CLUSTER", ""), ',', absl::SkipEmpty())) {
+    const size_t eq = entry.find('=');
+    if (eq != absl::string_view::npos) {
+      state.members.emplace_back(std::string(entry.substr(0, eq)),
+                                 std::string(entry.substr(eq + 1)));
+    }
+  }
+  return state;
+}
+
+}  // namespace
+
+World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster) {
+  const Names n = NamesOf(cluster);
+  World w;
+  if (runtime::ObjectPtr sts = cache.Get(kStatefulSets, n.ns, n.statefulset)) {
+    w.statefulset_replicas = sts->value("spec", Json::object()).value("replicas", 0);
+  }
+  for (const runtime::ObjectPtr& pod : cache.List(kPods, n.ns)) {
+    const Json labels = (*pod)["metadata"].value("labels", Json::object());
+    if (labels.value("app.kubernetes.io/instance", "") != n.cluster ||
+        labels.value("app.kubernetes.io/name", "") != "etcd") {
+      continue;
+    }
+    PodInfo p = PodInfoOf(*pod, n.cluster);
+    if (p.ordinal >= 0 && cluster.spec.storage.empty_dir) {
+      w.storage_uids[p.ordinal] = p.uid;
+    } else if (p.ordinal >= 0) {
+      const std::string claim = std::string(kDataVolume) + "-" + p.name;
+      if (runtime::ObjectPtr pvc = cache.Get(kPvcs, n.ns, claim)) {
+        w.storage_uids[p.ordinal] = (*pvc)["metadata"].value("uid", "");
+      }
+    }
+    w.pods.push_back(std::move(p));
+  }
+  w.state_configmap = StateOf(cache.Get(kConfigMaps, n.ns, n.state_configmap));
+  return w;
+}
+
+Topology TopologyOf(const EtcdCluster& cluster) {
+  return {.member_name = [cluster](int k) { return MemberName(cluster, k); },
+          .peer_url = [cluster](int k) { return PeerUrl(cluster, k); },
+          .client_url = [cluster](int k) { return MemberClientUrl(cluster, k); }};
+}
 
 EtcdView ObserveEtcd(etcd::Client& client) {
   EtcdView view;
@@ -30,6 +103,21 @@ EtcdView ObserveEtcd(etcd::Client& client) {
   return view;
 }
 
+EtcdConnection ObserveMembers(const EtcdClientFactory& factory, etcd::ClientConfig config,
+                              const Topology& topology, int ordinals) {
+  for (int k = 0; k < std::max(ordinals, 1); ++k)
+    config.endpoints.push_back(topology.client_url(k));
+  EtcdConnection out;
+  absl::StatusOr<std::unique_ptr<etcd::Client>> c = factory(std::move(config));
+  if (!c.ok()) {
+    out.view.error = std::string(c.status().message());
+    return out;
+  }
+  out.client = *std::move(c);
+  out.view = ObserveEtcd(*out.client);
+  return out;
+}
+
 int PodOrdinal(const std::string& cluster, const std::string& pod_name) {
   if (pod_name.size() <= cluster.size() + 1 || pod_name.compare(0, cluster.size(), cluster) != 0 ||
       pod_name[cluster.size()] != '-') {
@@ -40,30 +128,20 @@ int PodOrdinal(const std::string& cluster, const std::string& pod_name) {
   return ordinal;
 }
 
-std::vector<etcd::PodView> ObservePods(const Json& cluster,
-                                       const std::vector<runtime::ObjectPtr>& pods,
+std::vector<etcd::PodView> ObservePods(const std::vector<PodInfo>& pods,
                                        const std::map<int, std::string>& storage_uids,
                                        const std::map<int, std::string>& recorded_uids, int count) {
   std::vector<etcd::PodView> out;
   for (int k = 0; k < count; ++k) out.push_back({.ordinal = k});
-  const std::string name = NamesOf(cluster).cluster;
-  for (const runtime::ObjectPtr& pod : pods) {
-    const int k = PodOrdinal(name, (*pod)["metadata"].value("name", ""));
+  for (const PodInfo& pod : pods) {
+    const int k = pod.ordinal;
     if (k < 0) continue;
-    while (static_cast<int>(out.size()) <= k)
+    while (static_cast<int>(out.size()) <= k) {
       out.push_back({.ordinal = static_cast<int>(out.size())});
-    etcd::PodView& v = out[k];
-    v.exists = !(*pod)["metadata"].contains("deletionTimestamp");
-    const Json status = pod->value("status", Json::object());
-    for (const Json& c : status.value("conditions", Json::array())) {
-      if (c.value("type", "") == "Ready") v.ready = c.value("status", "") == "True";
     }
-    for (const Json& cs : status.value("containerStatuses", Json::array())) {
-      if (cs.value("name", "") != kContainerName) continue;
-      const std::string waiting =
-          cs.value("state", Json::object()).value("waiting", Json::object()).value("reason", "");
-      v.crash_looping = waiting == "CrashLoopBackOff" || cs.value("restartCount", 0) >= 3;
-    }
+    out[k].exists = !pod.deleting;
+    out[k].ready = pod.ready;
+    out[k].crash_looping = pod.crash_looping;
   }
   for (etcd::PodView& v : out) {
     auto now = storage_uids.find(v.ordinal);
@@ -74,10 +152,11 @@ std::vector<etcd::PodView> ObservePods(const Json& cluster,
   return out;
 }
 
-etcd::Observation BuildObservation(const Json& cluster, int statefulset_replicas, bool bootstrapped,
+etcd::Observation BuildObservation(const Topology& topology, int desired_replicas,
+                                   int statefulset_replicas, bool bootstrapped,
                                    const EtcdView& view, std::vector<etcd::PodView> pods) {
   etcd::Observation o;
-  o.desired_replicas = DesiredReplicas(cluster);
+  o.desired_replicas = desired_replicas;
   o.statefulset_replicas = statefulset_replicas;
   o.bootstrapped = bootstrapped || view.members_known;
   o.members_known = view.members_known;
@@ -92,8 +171,8 @@ etcd::Observation BuildObservation(const Json& cluster, int statefulset_replicas
     o.members.push_back(std::move(m));
   }
   o.pods = std::move(pods);
-  o.member_name = [cluster](int k) { return MemberName(cluster, k); };
-  o.peer_url = [cluster](int k) { return PeerUrl(cluster, k); };
+  o.member_name = topology.member_name;
+  o.peer_url = topology.peer_url;
   return o;
 }
 

@@ -1,20 +1,26 @@
 // EtcdClusterReconciler: makes one EtcdCluster's objects and membership
-// match its spec. Each reconcile, level-triggered and safe to repeat or to
-// crash in:
-//   1. read the cluster and everything it owns from the cache;
-//   2. observe the etcd members (member list, per-member status) when pods run;
-//   3. ask the planner (src/etcd/planner.h) for the next single safe step;
-//   4. apply the owned objects (Services, state ConfigMap, StatefulSet, PDB)
-//      with server-side apply — only those that differ from the cache;
-//   5. take the step (with an Event), then write status last, only when it
-//      changed.
+// match its spec. Level-triggered and safe to repeat or to crash in; each
+// reconcile is the same list of phases, each in its own file:
+//   parse    api::ParseEtcdCluster: defaults, admission rules, typed values
+//   observe  observe.h, access.h: the cache (pods, StatefulSet, ConfigMap,
+//            PVCs) and etcd (member list, each member's status)
+//   plan     plan.h: pure; the next single safe step (src/etcd/planner.h)
+//            and the objects for it
+//   act      act.h: the step (on etcd or Kubernetes), then the owned objects
+//            applied with server-side apply, only those that differ
+//   status   status.h: pure; written last, only when it changed
+//   wait     plan.h WaitFor: nothing after a Kubernetes step (the pod and
+//            StatefulSet watches requeue), capped backoff (1 s .. 5 min)
+//            for what only etcd shows, a slow refresh once converged
 // An already-converged cluster costs zero API writes.
 // Thread-safety: Reconcile may run concurrently for different clusters.
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_RECONCILER_H_
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_RECONCILER_H_
 
-#include "src/etcd/client.h"
-#include "src/etcd/planner.h"
+#include "src/controllers/common/wait.h"
+#include "src/controllers/etcdcluster/observe.h"
+#include "src/controllers/etcdcluster/plan.h"
+#include "src/controllers/etcdcluster/resources.h"
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
 #include "src/runtime/manager.h"
@@ -22,17 +28,12 @@
 
 namespace quorum::etcdcluster {
 
-inline const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
-inline const kube::GroupVersionResource kStatefulSets{"apps", "v1", "statefulsets"};
-inline const kube::GroupVersionResource kServices{"", "v1", "services"};
-inline const kube::GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
-inline const kube::GroupVersionResource kPods{"", "v1", "pods"};
-inline const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
-inline const kube::GroupVersionResource kPdbs{"policy", "v1", "poddisruptionbudgets"};
+// Index on the EtcdCluster informer: "<ns>/<secret>" for each Secret the
+// operator reads for the cluster (access.h ReadSecrets).
+inline constexpr char kSecretIndex[] = "etcdcluster-secrets";
 
-// How the reconciler reaches etcd; tests substitute endpoints.
-using EtcdClientFactory =
-    std::function<absl::StatusOr<std::unique_ptr<etcd::Client>>(etcd::ClientConfig)>;
+// How long a converged cluster goes before its member health is refreshed.
+inline constexpr absl::Duration kHealthRefresh = absl::Seconds(60);
 
 class EtcdClusterReconciler : public runtime::Reconciler {
  public:
@@ -41,10 +42,24 @@ class EtcdClusterReconciler : public runtime::Reconciler {
   absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
 
  private:
+  // Observe: TLS material and credentials into `cfg`; a problem is evented
+  // and returned (the plan waits on it).
+  absl::Status ResolveAccess(const Json& stored, const EtcdCluster& cluster,
+                             etcd::ClientConfig& cfg);
+  // Act: the planned step; enables auth once converged.
+  absl::Status TakeStep(const Json& stored, const EtcdCluster& cluster, const Plan& plan,
+                        etcd::Client* etcd_client, const std::string& root_password);
+  // Logs and events the step's outcome.
+  void RecordStep(const Json& stored, const Plan& plan, const absl::Status& step);
+  // Wait: what to return after the step.
+  absl::StatusOr<runtime::Result> Next(const runtime::Request& request, const Plan& plan,
+                                       const absl::Status& step);
+
   kube::Client& client_;
   runtime::Cache& cache_;
   runtime::EventRecorder& recorder_;
   EtcdClientFactory factory_;
+  controllers::WaitBackoff backoff_;
 };
 
 // Registers the informers, the controller and its watches on `manager`.

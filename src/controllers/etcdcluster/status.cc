@@ -7,111 +7,112 @@
 namespace quorum::etcdcluster {
 namespace {
 
-Json Condition(const Json& cluster, const std::string& type, bool ok, const std::string& reason,
-               const std::string& message, absl::Time now) {
-  return runtime::MakeCondition(cluster, type, ok, reason, message, now);
+// The condition at `now`, keeping the old transition time while its status
+// stays the same.
+api::Condition MakeCondition(const EtcdCluster& cluster, const std::string& type, bool ok,
+                             const std::string& reason, const std::string& message,
+                             absl::Time now) {
+  api::Condition c{.type = type,
+                   .status = ok ? "True" : "False",
+                   .reason = reason,
+                   .message = message,
+                   .observed_generation = cluster.metadata.generation,
+                   .last_transition_time = runtime::Rfc3339(now)};
+  const api::Condition* old = api::FindCondition(cluster.status, type);
+  if (old != nullptr && old->status == c.status && !old->last_transition_time.empty()) {
+    c.last_transition_time = old->last_transition_time;
+  }
+  return c;
 }
 
 std::string Hex(uint64_t id) { return absl::StrFormat("%x", id); }
 
+api::EtcdMemberStatus MemberOf(const MemberStatus& ms, const EtcdView& etcd) {
+  return {.name = ms.member.name,
+          .id = Hex(ms.member.id),
+          .peer_url = ms.member.peer_urls.empty() ? "" : ms.member.peer_urls.front(),
+          .is_learner = ms.member.is_learner,
+          .is_leader = etcd.leader_id && *etcd.leader_id == ms.member.id,
+          .healthy = ms.status.has_value() && ms.status->leader != 0 && ms.status->errors.empty(),
+          .version = ms.status ? ms.status->version : ""};
+}
+
+// Ready's reason and message, and whether it is true.
+struct Readiness {
+  bool ready = false;
+  std::string reason;
+  std::string message;
+};
+
+Readiness ReadinessOf(const StatusInput& in, int healthy_voters) {
+  const int desired = DesiredReplicas(*in.cluster);
+  if (!in.problem.empty()) return {false, "ConfigurationProblem", in.problem};
+  if (!in.etcd->members_known) {
+    return {false, "WaitingForFirstQuorum",
+            in.etcd->error.empty() ? "No member has answered yet"
+                                   : "No quorum answered: " + in.etcd->error};
+  }
+  const std::string count = absl::StrFormat("%d of %d members healthy", healthy_voters, desired);
+  if (in.converged && healthy_voters == desired && in.ready_pods >= desired) {
+    return {true, "StatefulSetReady", count};
+  }
+  return {false, "StatefulSetNotReady", in.action_reason.empty() ? count : in.action_reason};
+}
+
 }  // namespace
 
-std::map<int, std::string> RecordedStorageUids(const Json& cluster) {
+std::map<int, std::string> RecordedStorageUids(const EtcdCluster& cluster) {
   std::map<int, std::string> out;
-  const Json status = cluster.value("status", Json::object());
-  const std::string name = NamesOf(cluster).cluster;
-  for (const Json& m : status.value("members", Json::array())) {
-    const int k = PodOrdinal(name, m.value("name", ""));
-    if (k >= 0 && !m.value("dataUID", "").empty()) out[k] = m.value("dataUID", "");
+  for (const api::EtcdMemberStatus& m : cluster.status.members) {
+    const int k = PodOrdinal(cluster.metadata.name, m.name);
+    if (k >= 0 && !m.data_uid.empty()) out[k] = m.data_uid;
   }
   return out;
 }
 
-bool StatusInitialized(const Json& cluster) {
-  const Json c = runtime::FindCondition(cluster, "Initialized");
-  return c.is_object() && c.value("status", "") == "True";
+bool StatusInitialized(const EtcdCluster& cluster) {
+  const api::Condition* c = api::FindCondition(cluster.status, "Initialized");
+  return c != nullptr && c->status == "True";
 }
 
-Json BuildStatus(const StatusInput& in) {
-  const Json& cluster = *in.cluster;
-  const EtcdView& etcd = *in.etcd;
-  const int desired = DesiredReplicas(cluster);
-  const std::string name = NamesOf(cluster).cluster;
+api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
+  const EtcdCluster& cluster = *in.cluster;
   const std::map<int, std::string> recorded = RecordedStorageUids(cluster);
-
-  Json members = Json::array();
-  std::string leader;
+  api::EtcdClusterStatus s{.observed_generation = cluster.metadata.generation,
+                           .ready_replicas = in.ready_pods,
+                           .client_endpoint = ServiceClientUrl(cluster)};
   int healthy_voters = 0;
-  for (const MemberStatus& ms : etcd.members) {
-    const bool healthy =
-        ms.status.has_value() && ms.status->leader != 0 && ms.status->errors.empty();
-    const bool is_leader = etcd.leader_id && *etcd.leader_id == ms.member.id;
-    Json m = {{"name", ms.member.name},
-              {"id", Hex(ms.member.id)},
-              {"peerURL", ms.member.peer_urls.empty() ? "" : ms.member.peer_urls.front()},
-              {"isLearner", ms.member.is_learner},
-              {"isLeader", is_leader},
-              {"healthy", healthy}};
-    if (ms.status) m["version"] = ms.status->version;
-    const int k = PodOrdinal(name, ms.member.name);
+  for (const MemberStatus& ms : in.etcd->members) {
+    api::EtcdMemberStatus m = MemberOf(ms, *in.etcd);
     // Record the storage identity the member started on; keep the first one
     // seen so a recreated volume shows up as data loss.
-    if (k >= 0) {
+    if (const int k = PodOrdinal(cluster.metadata.name, m.name); k >= 0) {
       if (auto r = recorded.find(k); r != recorded.end()) {
-        m["dataUID"] = r->second;
-      } else if (auto s = in.storage_uids.find(k); s != in.storage_uids.end() && healthy) {
-        m["dataUID"] = s->second;
+        m.data_uid = r->second;
+      } else if (auto u = in.storage_uids.find(k); u != in.storage_uids.end() && m.healthy) {
+        m.data_uid = u->second;
       }
     }
-    if (is_leader) leader = ms.member.name;
-    if (healthy && !ms.member.is_learner) ++healthy_voters;
-    members.push_back(std::move(m));
+    if (m.is_leader) s.leader = m.name;
+    if (m.healthy && !m.is_learner) ++healthy_voters;
+    s.members.push_back(std::move(m));
   }
-
-  const bool initialized = etcd.members_known || StatusInitialized(cluster);
-  Json conditions = Json::array();
-  conditions.push_back(Condition(cluster, "Initialized", initialized,
-                                 initialized ? "InitializationComplete" : "InitializationStarted",
-                                 initialized ? "The cluster has formed its first quorum"
-                                             : "Waiting for the first member to start",
-                                 in.now));
-  std::string reason, message;
-  bool ready = false;
-  if (!in.problem.empty()) {
-    reason = "ConfigurationProblem";
-    message = in.problem;
-  } else if (!etcd.members_known) {
-    reason = "WaitingForFirstQuorum";
-    message =
-        etcd.error.empty() ? "No member has answered yet" : "No quorum answered: " + etcd.error;
-  } else if (in.converged && healthy_voters == desired && in.ready_pods >= desired) {
-    ready = true;
-    reason = "StatefulSetReady";
-    message = absl::StrFormat("%d of %d members healthy", healthy_voters, desired);
-  } else {
-    reason = "StatefulSetNotReady";
-    message = in.action_reason.empty()
-                  ? absl::StrFormat("%d of %d members healthy", healthy_voters, desired)
-                  : in.action_reason;
+  const bool initialized = in.etcd->members_known || StatusInitialized(cluster);
+  s.conditions.push_back(
+      MakeCondition(cluster, "Initialized", initialized,
+                    initialized ? "InitializationComplete" : "InitializationStarted",
+                    initialized ? "The cluster has formed its first quorum"
+                                : "Waiting for the first member to start",
+                    in.now));
+  const Readiness r = ReadinessOf(in, healthy_voters);
+  s.conditions.push_back(MakeCondition(cluster, "Ready", r.ready, r.reason, r.message, in.now));
+  if (in.etcd->split_brain) {
+    s.conditions.push_back(MakeCondition(cluster, "Error", true, "Splitbrain",
+                                         "Members report different cluster IDs", in.now));
   }
-  conditions.push_back(Condition(cluster, "Ready", ready, reason, message, in.now));
-  if (etcd.split_brain) {
-    conditions.push_back(Condition(cluster, "Error", true, "Splitbrain",
-                                   "Members report different cluster IDs", in.now));
-  }
-
-  Json status = {{"observedGeneration", cluster["metadata"].value("generation", 0)},
-                 {"conditions", conditions},
-                 {"readyReplicas", in.ready_pods},
-                 {"members", members},
-                 {"clientEndpoint", ServiceClientUrl(cluster)}};
-  if (!leader.empty()) status["leader"] = leader;
-  const Json tls = cluster.value("spec", Json::object())
-                       .value("security", Json::object())
-                       .value("tls", Json::object());
-  if (!tls.value("clientSecret", "").empty()) status["clientSecretName"] = tls["clientSecret"];
-  if (AuthEnabledInSpec(cluster)) status["authSecretName"] = AuthSecretName(cluster);
-  return status;
+  s.client_secret_name = cluster.spec.security.tls.client_secret;
+  if (AuthEnabledInSpec(cluster)) s.auth_secret_name = AuthSecretName(cluster);
+  return s;
 }
 
 }  // namespace quorum::etcdcluster

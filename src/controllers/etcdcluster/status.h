@@ -1,7 +1,8 @@
-// The EtcdCluster status (API.md): conditions Initialized, Ready and Error,
-// observedGeneration, readyReplicas, members, leader, clientEndpoint and
-// clientSecretName. Pure: the caller passes the time used for condition
-// transitions, and transition times are kept when a condition is unchanged.
+// Status phase of the EtcdCluster reconciler (API.md): conditions
+// Initialized, Ready and Error, observedGeneration, readyReplicas, members,
+// leader, clientEndpoint, clientSecretName and authSecretName. Pure: the
+// caller passes the time used for condition transitions, and transition
+// times are kept when a condition is unchanged.
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_STATUS_H_
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_STATUS_H_
 
@@ -9,12 +10,13 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "api/etcdcluster_types.h"
 #include "src/controllers/etcdcluster/observe.h"
 
 namespace quorum::etcdcluster {
 
 struct StatusInput {
-  const Json* cluster = nullptr;  // the EtcdCluster as read (its old status included)
+  const EtcdCluster* cluster = nullptr;  // as read (its old status included)
   const EtcdView* etcd = nullptr;
   int ready_pods = 0;
   std::string action_reason;                // the planner's current sentence
@@ -24,13 +26,13 @@ struct StatusInput {
   absl::Time now;
 };
 
-Json BuildStatus(const StatusInput& in);
+api::EtcdClusterStatus BuildStatus(const StatusInput& in);
 
 // Storage identities recorded in status.members[].dataUID by ordinal.
-std::map<int, std::string> RecordedStorageUids(const Json& cluster);
+std::map<int, std::string> RecordedStorageUids(const EtcdCluster& cluster);
 
 // Whether status says the cluster was initialized.
-bool StatusInitialized(const Json& cluster);
+bool StatusInitialized(const EtcdCluster& cluster);
 
 }  // namespace quorum::etcdcluster
 

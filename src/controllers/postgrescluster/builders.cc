@@ -3,15 +3,12 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
-#include "src/controllers/etcdcluster/json_path.h"
+#include "src/controllers/postgrescluster/json_path.h"
 #include "src/patroni/role.h"
 #include "src/patroni/role_callback.h"
 
 namespace quorum::postgrescluster {
 namespace {
-
-using etcdcluster::At;
-using etcdcluster::Str;
 
 Json LabelsJson(const std::map<std::string, std::string>& labels) {
   Json out = Json::object();

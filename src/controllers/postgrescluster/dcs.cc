@@ -3,14 +3,11 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
-#include "src/controllers/etcdcluster/json_path.h"
+#include "src/controllers/postgrescluster/json_path.h"
 #include "src/patroni/role.h"
 
 namespace quorum::postgrescluster {
 namespace {
-
-using etcdcluster::At;
-using etcdcluster::Str;
 
 const Json& EtcdSpec(const Json& cluster) {
   return At(cluster, {"spec", "patroni", "dcs", "etcd"});
@@ -94,81 +91,89 @@ std::string ReferencedEtcdCluster(const Json& cluster) {
   return Str(At(EtcdSpec(cluster), {"clusterRef", "name"}));
 }
 
-DcsResolution ResolveDcs(const Json& cluster, const Lookup& lookup) {
+namespace {
+
+// Patroni on the Kubernetes API: always usable.
+DcsResolution ResolveKubernetesDcs(const Json& cluster) {
   DcsResolution out;
   const Names n = NamesOf(cluster);
-  if (!UsesEtcd(cluster)) {
-    patroni::KubernetesDcs k8s;
-    k8s.namespace_ = n.ns;
-    for (const auto& [key, value] : CommonLabels(cluster)) k8s.labels[key] = value;
-    k8s.scope_label = "postgres.quorum.dev/cluster";
-    k8s.role_label = std::string(patroni::kRoleLabel);
-    k8s.use_endpoints = true;
-    k8s.port_name = kPostgresPortName;
-    k8s.port = kPostgresPort;
-    out.dcs = k8s;
-    out.ready = true;
-    out.reason = "Resolved";
+  patroni::KubernetesDcs k8s;
+  k8s.namespace_ = n.ns;
+  for (const auto& [key, value] : CommonLabels(cluster)) k8s.labels[key] = value;
+  k8s.scope_label = "postgres.quorum.dev/cluster";
+  k8s.role_label = std::string(patroni::kRoleLabel);
+  k8s.use_endpoints = true;
+  k8s.port_name = kPostgresPortName;
+  k8s.port = kPostgresPort;
+  out.dcs = k8s;
+  out.ready = true;
+  out.reason = "Resolved";
+  out.message =
+      "Patroni keeps its leader lock in the Kubernetes API (Endpoints " + n.primary_service + ")";
+  return out;
+}
+
+// spec.patroni.dcs.etcd.clusterRef: the EtcdCluster `ref`, Ready, with the
+// Secrets its status names.
+DcsResolution ResolveEtcdClusterRef(const std::string& ref, const Lookup& lookup) {
+  DcsResolution out;
+  std::shared_ptr<const Json> etcd_cluster = lookup("EtcdCluster", ref);
+  if (etcd_cluster == nullptr) {
+    out.reason = "EtcdClusterNotFound";
+    out.message = "EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) does not exist";
+    return out;
+  }
+  if (!IsReady(*etcd_cluster)) {
+    out.reason = "EtcdClusterNotReady";
     out.message =
-        "Patroni keeps its leader lock in the Kubernetes API (Endpoints " + n.primary_service + ")";
+        "waiting for EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) to be Ready";
     return out;
   }
-  const Json& spec = EtcdSpec(cluster);
-  const std::string ref = ReferencedEtcdCluster(cluster);
-  if (!ref.empty()) {
-    std::shared_ptr<const Json> etcd_cluster = lookup("EtcdCluster", ref);
-    if (etcd_cluster == nullptr) {
-      out.reason = "EtcdClusterNotFound";
-      out.message = "EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) does not exist";
-      return out;
-    }
-    if (!IsReady(*etcd_cluster)) {
-      out.reason = "EtcdClusterNotReady";
-      out.message =
-          "waiting for EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) to be Ready";
-      return out;
-    }
-    const std::string endpoint = Str(At(*etcd_cluster, {"status", "clientEndpoint"}));
-    const std::string client_secret = Str(At(*etcd_cluster, {"status", "clientSecretName"}));
-    const std::string auth_secret = Str(At(*etcd_cluster, {"status", "authSecretName"}));
-    const std::string server_ca =
-        Str(At(*etcd_cluster, {"spec", "security", "tls", "serverTrustedCASecret"}));
-    const std::string field = "EtcdCluster " + ref + " status";
-    if (endpoint.empty()) {
-      out.reason = "EtcdClusterNotReady";
-      out.message = "EtcdCluster " + ref + " reports no clientEndpoint yet";
-      return out;
-    }
-    const bool https = absl::StartsWith(endpoint, "https://");
-    if (!client_secret.empty()) {
-      if (!CheckSecret(lookup, client_secret, field + ".clientSecretName",
-                       {"ca.crt", "tls.crt", "tls.key"}, out)) {
-        return out;
-      }
-      out.tls_secret = client_secret;
-    } else if (https && !server_ca.empty()) {
-      if (!CheckSecret(lookup, server_ca, "EtcdCluster " + ref + " serverTrustedCASecret",
-                       {"ca.crt"}, out)) {
-        return out;
-      }
-      out.tls_secret = server_ca;
-    }
-    if (!auth_secret.empty()) {
-      if (!CheckSecret(lookup, auth_secret, field + ".authSecretName", {"username", "password"},
-                       out)) {
-        return out;
-      }
-      out.auth_secret = auth_secret;
-    }
-    out.etcd_urls = {endpoint};
-    out.dcs = EtcdFrom(out.etcd_urls, !out.tls_secret.empty(), client_secret.empty(),
-                       !out.auth_secret.empty());
-    out.ready = true;
-    out.reason = "Resolved";
-    out.message = "Patroni uses EtcdCluster " + ref + " at " + endpoint;
+  const std::string endpoint = Str(At(*etcd_cluster, {"status", "clientEndpoint"}));
+  const std::string client_secret = Str(At(*etcd_cluster, {"status", "clientSecretName"}));
+  const std::string auth_secret = Str(At(*etcd_cluster, {"status", "authSecretName"}));
+  const std::string server_ca =
+      Str(At(*etcd_cluster, {"spec", "security", "tls", "serverTrustedCASecret"}));
+  const std::string field = "EtcdCluster " + ref + " status";
+  if (endpoint.empty()) {
+    out.reason = "EtcdClusterNotReady";
+    out.message = "EtcdCluster " + ref + " reports no clientEndpoint yet";
     return out;
   }
-  // Endpoints the user gives.
+  const bool https = absl::StartsWith(endpoint, "https://");
+  if (!client_secret.empty()) {
+    if (!CheckSecret(lookup, client_secret, field + ".clientSecretName",
+                     {"ca.crt", "tls.crt", "tls.key"}, out)) {
+      return out;
+    }
+    out.tls_secret = client_secret;
+  } else if (https && !server_ca.empty()) {
+    if (!CheckSecret(lookup, server_ca, "EtcdCluster " + ref + " serverTrustedCASecret", {"ca.crt"},
+                     out)) {
+      return out;
+    }
+    out.tls_secret = server_ca;
+  }
+  if (!auth_secret.empty()) {
+    if (!CheckSecret(lookup, auth_secret, field + ".authSecretName", {"username", "password"},
+                     out)) {
+      return out;
+    }
+    out.auth_secret = auth_secret;
+  }
+  out.etcd_urls = {endpoint};
+  out.dcs = EtcdFrom(out.etcd_urls, !out.tls_secret.empty(), client_secret.empty(),
+                     !out.auth_secret.empty());
+  out.ready = true;
+  out.reason = "Resolved";
+  out.message = "Patroni uses EtcdCluster " + ref + " at " + endpoint;
+  return out;
+}
+
+// spec.patroni.dcs.etcd.endpoints: etcd the user runs, with the Secrets the
+// spec names.
+DcsResolution ResolveEtcdEndpoints(const Json& spec, const Lookup& lookup) {
+  DcsResolution out;
   const std::string tls = Str(At(spec, {"tlsSecret"}));
   const std::string auth = Str(At(spec, {"authSecret"}));
   if (!tls.empty() && !CheckSecret(lookup, tls, "spec.patroni.dcs.etcd.tlsSecret",
@@ -190,6 +195,15 @@ DcsResolution ResolveDcs(const Json& cluster, const Lookup& lookup) {
   out.reason = "Resolved";
   out.message = "Patroni uses etcd at " + absl::StrJoin(out.etcd_urls, ",");
   return out;
+}
+
+}  // namespace
+
+DcsResolution ResolveDcs(const Json& cluster, const Lookup& lookup) {
+  if (!UsesEtcd(cluster)) return ResolveKubernetesDcs(cluster);
+  const std::string ref = ReferencedEtcdCluster(cluster);
+  if (!ref.empty()) return ResolveEtcdClusterRef(ref, lookup);
+  return ResolveEtcdEndpoints(EtcdSpec(cluster), lookup);
 }
 
 }  // namespace quorum::postgrescluster

@@ -2,12 +2,9 @@
 
 #include "absl/strings/str_replace.h"
 #include "api/postgrescluster.h"
-#include "src/controllers/etcdcluster/json_path.h"
+#include "src/controllers/postgrescluster/json_path.h"
 
 namespace quorum::postgrescluster {
-
-using etcdcluster::At;
-using etcdcluster::Str;
 
 Names NamesOf(const Json& cluster) {
   Names n;

@@ -9,9 +9,10 @@
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_defaults.h"
 #include "api/postgrescluster_validation.h"
-#include "src/controllers/etcdcluster/json_path.h"
+#include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/dcs.h"
+#include "src/controllers/postgrescluster/json_path.h"
 #include "src/controllers/postgrescluster/rollout.h"
 #include "src/controllers/postgrescluster/status.h"
 #include "src/controllers/postgrescluster/users.h"
@@ -24,8 +25,6 @@
 namespace quorum::postgrescluster {
 namespace {
 
-using etcdcluster::At;
-using etcdcluster::Str;
 using runtime::ObjectPtr;
 using runtime::Result;
 
@@ -137,6 +136,202 @@ std::vector<MemberPod> MemberPods(const Json& cluster, const runtime::Cache& cac
   return out;
 }
 
+// Everything a phase of one reconcile needs.
+struct Phase {
+  kube::Client& client;
+  runtime::Cache& cache;
+  runtime::EventRecorder& recorder;
+  const Json& stored;   // as read from the cache
+  const Json& cluster;  // defaulted and validated
+  Names n;
+};
+
+// The stored cluster defaulted (in case the defaulting webhook is not
+// installed) and validated; InvalidArgument naming the fields.
+absl::StatusOr<Json> ParseCluster(const Json& stored) {
+  Json cluster = stored;
+  api::DefaultPostgresCluster(cluster);
+  if (std::vector<api::FieldError> errors = api::ValidatePostgresCluster(cluster, nullptr);
+      !errors.empty()) {
+    return absl::InvalidArgumentError(api::JoinFieldErrors(errors));
+  }
+  return cluster;
+}
+
+// The DCS (Secrets checked, clusterRef followed); a problem is a Warning
+// event and DCSReady=False, never a crash loop.
+DcsResolution ObserveDcs(const Phase& p) {
+  const DcsResolution dcs =
+      ResolveDcs(p.cluster, [&](const std::string& kind, const std::string& name) -> ObjectPtr {
+        return p.cache.Get(kind == "Secret" ? kSecrets : kEtcdClusters, p.n.ns, name);
+      });
+  if (!dcs.ready) p.recorder.Warning(p.stored, dcs.reason, dcs.message);
+  return dcs;
+}
+
+// Creates the credential Secrets that are missing (once; never rewritten).
+absl::Status EnsureCredentials(const Phase& p) {
+  for (const CredentialSpec& c : CredentialSecrets(p.cluster)) {
+    if (p.cache.Get(kSecrets, p.n.ns, c.secret) != nullptr) continue;
+    absl::StatusOr<std::string> password = runtime::RandomPassword();
+    if (!password.ok()) return password.status();
+    absl::StatusOr<Json> made = p.client.Create(
+        kSecrets, p.n.ns,
+        BuildCredentialSecret(p.cluster, c.secret, c.username, *password, c.dbname));
+    if (!made.ok() && !absl::IsAlreadyExists(made.status())) return made.status();
+    if (made.ok()) p.recorder.Normal(p.stored, "SecretCreated", "created Secret " + c.secret);
+  }
+  return absl::OkStatus();
+}
+
+kube::GroupVersionResource RbacResource(const Json& o) {
+  const std::string kind = o["kind"];
+  return kind == "ServiceAccount" ? kServiceAccounts : kind == "Role" ? kRoles : kRoleBindings;
+}
+
+// Applies the owned objects that differ from the cache. Without a usable DCS
+// the members' configuration cannot be written, and members already running
+// keep theirs. The pods' API rights go when the spec turns them off (or the
+// DCS changes what they need): what BuildRbac no longer wants is deleted.
+absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs) {
+  std::vector<std::pair<kube::GroupVersionResource, Json>> desired;
+  for (Json& s : BuildServices(p.cluster)) desired.emplace_back(kServices, std::move(s));
+  const std::vector<Json> rbac = BuildRbac(p.cluster);
+  for (const Json& o : rbac) desired.emplace_back(RbacResource(o), o);
+  if (auto pdb = BuildPodDisruptionBudget(p.cluster)) desired.emplace_back(kPdbs, *pdb);
+  if (dcs.ready) {
+    const patroni::ConfigInput input = BuildPatroniInput(p.cluster, dcs);
+    desired.emplace_back(kConfigMaps, BuildConfigMap(p.cluster, input));
+    for (const Json& set : At(p.cluster, {"spec", "instances"}))
+      desired.emplace_back(kStatefulSets, BuildStatefulSet(p.cluster, set, input, dcs));
+  }
+  for (const auto& [gvr, obj] : desired) {
+    absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(
+        p.client, gvr, obj, p.cache.Get(gvr, p.n.ns, obj["metadata"]["name"].get<std::string>()),
+        kFieldManager);
+    if (!wrote.ok()) return wrote.status();
+  }
+  if (!rbac.empty()) return absl::OkStatus();
+  for (const auto& [gvr, name] : {std::pair{kRoleBindings, p.n.role}, std::pair{kRoles, p.n.role},
+                                  std::pair{kServiceAccounts, p.n.service_account}}) {
+    if (p.cache.Get(gvr, p.n.ns, name) == nullptr) continue;
+    absl::Status s = p.client.Delete(gvr, p.n.ns, name);
+    if (!s.ok() && !absl::IsNotFound(s)) return s;
+  }
+  return absl::OkStatus();
+}
+
+// The cluster's member pods that are not being deleted.
+std::vector<ObjectPtr> ObservePods(const Phase& p) {
+  std::vector<ObjectPtr> pods;
+  for (const ObjectPtr& pod : p.cache.List(kPods, p.n.ns)) {
+    if (Str(At(*pod, {"metadata", "labels", std::string(api::kClusterLabel).c_str()})) ==
+            p.n.cluster &&
+        !(*pod)["metadata"].contains("deletionTimestamp")) {
+      pods.push_back(pod);
+    }
+  }
+  return pods;
+}
+
+// With the etcd DCS, corrects the pods' role labels from the members' own
+// word (with the kubernetes DCS, Patroni labels its pods itself). Returns a
+// problem sentence or "".
+std::string CorrectRoleLabels(const Phase& p, const std::vector<ObjectPtr>& pods,
+                              const Members& members) {
+  if (!UsesEtcd(p.cluster)) return "";
+  std::vector<patroni::PodRoleLabel> current;
+  for (const ObjectPtr& pod : pods) {
+    const Json& label = At(*pod, {"metadata", "labels", std::string(patroni::kRoleLabel).c_str()});
+    current.push_back({Str(At(*pod, {"metadata", "name"})),
+                       label.is_string() ? std::optional(label.get<std::string>()) : std::nullopt});
+  }
+  const std::vector<patroni::LabelPatch> patches = patroni::PlanRoleLabels(current, members.roles);
+  absl::Status s = patroni::ApplyRoleLabels(p.client, p.n.ns, patches);
+  for (const patroni::LabelPatch& patch : patches) {
+    spdlog::info("pod {} role label -> {}", patch.pod, patch.label.value_or("(none)"));
+  }
+  return s.ok() ? "" : "correcting role labels: " + std::string(s.message());
+}
+
+// Rolls outdated members, one step at a time (the StatefulSets are OnDelete).
+void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, const Members& members,
+                         patroni::RestClient& rest) {
+  const RollStep step = NextRollStep(MemberPods(p.cluster, p.cache, pods, members.primary),
+                                     DesiredMembers(p.cluster));
+  if (step.kind != RollStep::kDeletePod && step.kind != RollStep::kSwitchover) return;
+  absl::Status s;
+  if (step.kind == RollStep::kDeletePod) {
+    s = p.client.Delete(kPods, p.n.ns, step.pod);
+    if (absl::IsNotFound(s)) s = absl::OkStatus();
+  } else {
+    s = rest.Switchover(members.urls.at(step.pod), step.pod, "");
+  }
+  if (s.ok()) {
+    spdlog::info("rolling update: {}", step.reason);
+    p.recorder.Normal(p.stored, "RollingUpdate", step.reason);
+  } else {
+    spdlog::warn("rolling update failed: {}: {}", step.reason, std::string(s.message()));
+    p.recorder.Warning(p.stored, "RollingUpdateFailed",
+                       step.reason + ": " + std::string(s.message()));
+  }
+}
+
+// Builds the status and applies it only when it changed.
+absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members& members,
+                         const Json& switchover, const std::string& problem) {
+  std::map<std::string, Json> statefulsets;
+  for (const Json& set : At(p.cluster, {"spec", "instances"})) {
+    const std::string name = Str(At(set, {"name"}));
+    ObjectPtr sts = p.cache.Get(kStatefulSets, p.n.ns, StatefulSetName(p.cluster, name));
+    statefulsets[name] = sts ? *sts : Json();
+  }
+  const Json status = BuildStatus({.cluster = &p.stored,
+                                   .dcs = &dcs,
+                                   .statefulsets = statefulsets,
+                                   .primary = members.primary,
+                                   .system_identifier = members.system_identifier,
+                                   .switchover = switchover,
+                                   .problem = problem,
+                                   .now = absl::Now()});
+  const Json old = p.stored.value("status", Json::object());
+  if (runtime::IsSubset(status, old) && runtime::IsSubset(old, status)) return absl::OkStatus();
+  auto wrote = p.client.ApplyStatus(kPostgresClusters, p.n.ns,
+                                    {{"apiVersion", std::string(api::kPostgresApiVersion)},
+                                     {"kind", std::string(api::kPostgresClusterKind)},
+                                     {"metadata", {{"name", p.n.cluster}, {"namespace", p.n.ns}}},
+                                     {"status", status}},
+                                    {.field_manager = kFieldManager, .force = true});
+  return wrote.ok() || absl::IsNotFound(wrote.status()) ? absl::OkStatus() : wrote.status();
+}
+
+// What the members said, as one string: the backoff restarts when it changes.
+std::string RolesSignature(const Members& members) {
+  std::string out = members.primary;
+  for (const auto& [pod, role] : members.roles) {
+    absl::StrAppend(&out, "|", pod, "=", role.reachable ? role.role : "(unreachable)");
+  }
+  return out;
+}
+
+// Wait: nothing while a watch signals the next change, capped backoff for
+// what only the members' REST APIs show.
+Result NextWait(controllers::WaitBackoff& backoff, const runtime::Request& req,
+                const DcsResolution& dcs, const Members& members) {
+  // Without a usable DCS the referenced Secret or EtcdCluster must change
+  // (watched through the informer indexes); without a reachable member, a
+  // pod must start (watched). Neither is polled.
+  if (!dcs.ready || members.urls.empty()) {
+    backoff.Reset(req.Key());
+    return Result{};
+  }
+  // Members run. Patroni's role callbacks (etcd DCS) or Patroni itself
+  // (kubernetes DCS) relabel the pods, and those events reconcile; the
+  // roles are also re-read with capped backoff, for a member that cannot
+  // reach the API server. A change of roles restarts the backoff.
+  return Result{.requeue_after = backoff.Next(req.Key(), RolesSignature(members))};
+}
+
 }  // namespace
 
 std::string PostgresClusterReconciler::EnsureUsersOnce(const Json& cluster,
@@ -200,161 +395,35 @@ PostgresClusterReconciler::PostgresClusterReconciler(kube::Client& client, runti
       rest_(patroni::RestClientConfig{.timeout = absl::Seconds(3)}) {}
 
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
+  controllers::ReconcileLogScope log("postgrescluster", req);
   ObjectPtr stored = cache_.Get(kPostgresClusters, req.ns, req.name);
-  if (stored == nullptr || (*stored)["metadata"].contains("deletionTimestamp")) return Result{};
-  Json cluster = *stored;
-  api::DefaultPostgresCluster(cluster);  // in case the defaulting webhook is not installed
-  const Names n = NamesOf(cluster);
-  if (std::vector<api::FieldError> errors = api::ValidatePostgresCluster(cluster, nullptr);
-      !errors.empty()) {
-    const std::string message = api::JoinFieldErrors(errors);
-    recorder_.Warning(*stored, "InvalidSpec", message);
-    return runtime::TerminalError(absl::InvalidArgumentError(message));
+  if (stored == nullptr || (*stored)["metadata"].contains("deletionTimestamp")) {
+    backoff_.Reset(req.Key());
+    return Result{};
   }
-
-  // 1. The DCS.
-  const DcsResolution dcs =
-      ResolveDcs(cluster, [&](const std::string& kind, const std::string& name) -> ObjectPtr {
-        return cache_.Get(kind == "Secret" ? kSecrets : kEtcdClusters, n.ns, name);
-      });
-  if (!dcs.ready) recorder_.Warning(*stored, dcs.reason, dcs.message);
-
-  // 2. Credentials, created once.
-  for (const CredentialSpec& c : CredentialSecrets(cluster)) {
-    if (cache_.Get(kSecrets, n.ns, c.secret) != nullptr) continue;
-    absl::StatusOr<std::string> password = runtime::RandomPassword();
-    if (!password.ok()) return password.status();
-    absl::StatusOr<Json> made = client_.Create(
-        kSecrets, n.ns, BuildCredentialSecret(cluster, c.secret, c.username, *password, c.dbname));
-    if (!made.ok() && !absl::IsAlreadyExists(made.status())) return made.status();
-    if (made.ok()) recorder_.Normal(*stored, "SecretCreated", "created Secret " + c.secret);
+  // Parse.
+  absl::StatusOr<Json> cluster = ParseCluster(*stored);
+  if (!cluster.ok()) {
+    recorder_.Warning(*stored, "InvalidSpec", std::string(cluster.status().message()));
+    return runtime::TerminalError(cluster.status());
   }
-
-  // 3. Owned objects. Without a usable DCS the members' configuration cannot
-  // be written, and members already running keep theirs.
-  std::vector<std::pair<kube::GroupVersionResource, Json>> desired;
-  for (Json& s : BuildServices(cluster)) desired.emplace_back(kServices, std::move(s));
-  const std::vector<Json> rbac = BuildRbac(cluster);
-  for (const Json& o : rbac) {
-    const std::string kind = o["kind"];
-    desired.emplace_back(kind == "ServiceAccount" ? kServiceAccounts
-                         : kind == "Role"         ? kRoles
-                                                  : kRoleBindings,
-                         o);
-  }
-  if (auto pdb = BuildPodDisruptionBudget(cluster)) desired.emplace_back(kPdbs, *pdb);
-  if (dcs.ready) {
-    const patroni::ConfigInput input = BuildPatroniInput(cluster, dcs);
-    desired.emplace_back(kConfigMaps, BuildConfigMap(cluster, input));
-    for (const Json& set : At(cluster, {"spec", "instances"}))
-      desired.emplace_back(kStatefulSets, BuildStatefulSet(cluster, set, input, dcs));
-  }
-  for (const auto& [gvr, obj] : desired) {
-    absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(
-        client_, gvr, obj, cache_.Get(gvr, n.ns, obj["metadata"]["name"].get<std::string>()),
-        kFieldManager);
-    if (!wrote.ok()) return wrote.status();
-  }
-  // The pods' API rights go when the spec turns them off (or the DCS changes
-  // what they need): delete what BuildRbac no longer wants.
-  if (rbac.empty()) {
-    for (const auto& [gvr, name] : {std::pair{kRoleBindings, n.role}, std::pair{kRoles, n.role},
-                                    std::pair{kServiceAccounts, n.service_account}}) {
-      if (cache_.Get(gvr, n.ns, name) == nullptr) continue;
-      absl::Status s = client_.Delete(gvr, n.ns, name);
-      if (!s.ok() && !absl::IsNotFound(s)) return s;
-    }
-  }
-
-  // 4. Roles, from the members themselves.
-  std::vector<ObjectPtr> pods;
-  for (const ObjectPtr& pod : cache_.List(kPods, n.ns)) {
-    if (Str(At(*pod, {"metadata", "labels", std::string(api::kClusterLabel).c_str()})) ==
-            n.cluster &&
-        !(*pod)["metadata"].contains("deletionTimestamp")) {
-      pods.push_back(pod);
-    }
-  }
+  const Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster)};
+  // Observe the DCS; act on what Kubernetes holds.
+  const DcsResolution dcs = ObserveDcs(ctx);
+  if (absl::Status s = EnsureCredentials(ctx); !s.ok()) return s;
+  if (absl::Status s = ApplyOwnedObjects(ctx, dcs); !s.ok()) return s;
+  // Observe the members; act on them.
+  const std::vector<ObjectPtr> pods = ObservePods(ctx);
   const Members members = Observe(rest_, pods, member_url_);
-  std::string problem;
-  if (UsesEtcd(cluster)) {  // with the kubernetes DCS, Patroni labels its pods itself
-    std::vector<patroni::PodRoleLabel> current;
-    for (const ObjectPtr& pod : pods) {
-      const Json& label =
-          At(*pod, {"metadata", "labels", std::string(patroni::kRoleLabel).c_str()});
-      current.push_back(
-          {Str(At(*pod, {"metadata", "name"})),
-           label.is_string() ? std::optional(label.get<std::string>()) : std::nullopt});
-    }
-    const std::vector<patroni::LabelPatch> patches =
-        patroni::PlanRoleLabels(current, members.roles);
-    if (absl::Status s = patroni::ApplyRoleLabels(client_, n.ns, patches); !s.ok()) {
-      problem = "correcting role labels: " + std::string(s.message());
-    }
-    for (const patroni::LabelPatch& p : patches) {
-      spdlog::info("postgrescluster {}/{}: pod {} role label -> {}", n.ns, n.cluster, p.pod,
-                   p.label.value_or("(none)"));
-    }
-  }
-
-  // 4b. Roll outdated members (the StatefulSets are OnDelete).
-  if (problem.empty()) {
-    const RollStep step =
-        NextRollStep(MemberPods(cluster, cache_, pods, members.primary), DesiredMembers(cluster));
-    absl::Status s;
-    if (step.kind == RollStep::kDeletePod) {
-      s = client_.Delete(kPods, n.ns, step.pod);
-      if (absl::IsNotFound(s)) s = absl::OkStatus();
-    } else if (step.kind == RollStep::kSwitchover) {
-      s = rest_.Switchover(members.urls.at(step.pod), step.pod, "");
-    }
-    if (step.kind == RollStep::kDeletePod || step.kind == RollStep::kSwitchover) {
-      if (s.ok()) {
-        recorder_.Normal(*stored, "RollingUpdate", step.reason);
-      } else {
-        recorder_.Warning(*stored, "RollingUpdateFailed",
-                          step.reason + ": " + std::string(s.message()));
-      }
-    }
-  }
-
-  // 5. Users inside PostgreSQL.
+  std::string problem = CorrectRoleLabels(ctx, pods, members);
+  if (problem.empty()) RollOutdatedMembers(ctx, pods, members, rest_);
   if (!members.primary.empty() && problem.empty()) {
-    problem = EnsureUsersOnce(cluster, members.primary, pods, *stored);
+    problem = EnsureUsersOnce(*cluster, members.primary, pods, *stored);
   }
-
-  // 6. Switchover.
-  const Json switchover = Switchover(cluster, members, rest_, recorder_, *stored);
-
-  // 7. Status last, only when it changed.
-  std::map<std::string, Json> statefulsets;
-  for (const Json& set : At(cluster, {"spec", "instances"})) {
-    const std::string name = Str(At(set, {"name"}));
-    ObjectPtr sts = cache_.Get(kStatefulSets, n.ns, StatefulSetName(cluster, name));
-    statefulsets[name] = sts ? *sts : Json();
-  }
-  Json status = BuildStatus({.cluster = stored.get(),
-                             .dcs = &dcs,
-                             .statefulsets = statefulsets,
-                             .primary = members.primary,
-                             .system_identifier = members.system_identifier,
-                             .switchover = switchover,
-                             .problem = problem,
-                             .now = absl::Now()});
-  const Json old = stored->value("status", Json::object());
-  if (!runtime::IsSubset(status, old) || !runtime::IsSubset(old, status)) {
-    auto wrote = client_.ApplyStatus(kPostgresClusters, n.ns,
-                                     {{"apiVersion", std::string(api::kPostgresApiVersion)},
-                                      {"kind", std::string(api::kPostgresClusterKind)},
-                                      {"metadata", {{"name", n.cluster}, {"namespace", n.ns}}},
-                                      {"status", status}},
-                                     {.field_manager = kFieldManager, .force = true});
-    if (!wrote.ok() && !absl::IsNotFound(wrote.status())) return wrote.status();
-  }
-  if (!dcs.ready) return Result{.requeue_after = absl::Seconds(30)};
-  // Members run: poll their roles often, so labels follow a failover quickly.
-  if (!members.urls.empty()) return Result{.requeue_after = absl::Seconds(2)};
-  return Result{.requeue_after = absl::Seconds(30)};
+  const Json switchover = Switchover(*cluster, members, rest_, recorder_, *stored);
+  // Status last, only when it changed; then wait.
+  if (absl::Status s = WriteStatus(ctx, dcs, members, switchover, problem); !s.ok()) return s;
+  return NextWait(backoff_, req, dcs, members);
 }
 
 runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,

@@ -12,7 +12,12 @@
 //   5. make spec.users exist inside PostgreSQL (through the primary, only
 //      when the users, their Secrets or the primary changed);
 //   6. act on a new switchover trigger annotation, once;
-//   7. write status last, only when it changed.
+//   7. write status last, only when it changed;
+//   8. wait: nothing while a watch signals the next change (a referenced
+//      Secret or EtcdCluster, a pod starting, a role label set by Patroni or
+//      its callback); capped backoff (1 s .. 5 min, restarted when the roles
+//      change) for re-reading the members' roles.
+// Reconcile lists these phases; each is a function in reconciler.cc.
 // An already-converged cluster costs zero API writes.
 // Thread-safety: Reconcile may run concurrently for different clusters.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_RECONCILER_H_
@@ -23,6 +28,7 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "src/controllers/common/wait.h"
 #include "src/patroni/rest_client.h"
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
@@ -74,6 +80,7 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   // (primary, users, Secret versions), so unchanged users cost no SQL.
   absl::Mutex mu_;
   std::map<std::string, std::string> users_applied_ ABSL_GUARDED_BY(mu_);
+  controllers::WaitBackoff backoff_;  // re-reading the members' roles
 };
 
 // Registers the informers (with the Secret and EtcdCluster indexes), the

@@ -2,14 +2,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
-#include "src/controllers/etcdcluster/json_path.h"
 #include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/json_path.h"
 #include "src/runtime/conditions.h"
 
 namespace quorum::postgrescluster {
-
-using etcdcluster::At;
-using etcdcluster::Str;
 
 namespace {
 int IntAt(const Json& j, std::initializer_list<const char*> path, int fallback = 0) {

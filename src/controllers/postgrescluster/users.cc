@@ -7,13 +7,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "src/controllers/etcdcluster/json_path.h"
+#include "src/controllers/postgrescluster/json_path.h"
 
 namespace quorum::postgrescluster {
 namespace {
-
-using etcdcluster::At;
-using etcdcluster::Str;
 
 std::string Quote(const std::string& identifier) { return "\"" + identifier + "\""; }
 

@@ -53,10 +53,11 @@ class EtcdClusterControllerTest : public testenv::IntegrationTest {
     IntegrationTest::TearDown();
   }
   double Writes() { return testenv::ApiWrites(*manager_); }
+  // Reconciles that ended without error: "success" (waiting for an event)
+  // or "requeue_after" (waiting for time).
   double Reconciles() {
-    return manager_->metrics()
-        .Counter("controller_runtime_reconcile_total", "", {})
-        .Value({"etcdcluster", "requeue_after"});
+    auto& total = manager_->metrics().Counter("controller_runtime_reconcile_total", "", {});
+    return total.Value({"etcdcluster", "requeue_after"}) + total.Value({"etcdcluster", "success"});
   }
 
   std::unique_ptr<kube::Client> operator_client_;
@@ -129,6 +130,51 @@ TEST_F(EtcdClusterControllerTest, ReconcilingAnUnchangedClusterWritesNothing) {
   EXPECT_EQ(Writes(), writes) << "a no-op reconcile must not write";
   std::printf("API writes during %.0f no-op reconcile(s): %.0f\n", Reconciles() - reconciles,
               Writes() - writes);
+}
+
+// Nothing polls a cluster whose pods are pending: their events bring the
+// next change (the reconciler used to requeue it every 5 s).
+TEST_F(EtcdClusterControllerTest, AClusterWaitingForItsPodsIsNotRequeuedByTime) {
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("pending")).ok());
+  ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "pending").ok(); },
+                         absl::Seconds(30)));
+  absl::StatusOr<runtime::Result> r = reconciler_->Reconcile({ns(), "pending"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->requeue);
+  EXPECT_EQ(r->requeue_after, absl::ZeroDuration());
+}
+
+// A Secret the operator needs is waited for through the Secret watch, not
+// polled: creating it reconciles the cluster.
+TEST_F(EtcdClusterControllerTest, AMissingSecretIsWaitedForAndItsCreationReconciles) {
+  Json obj = Example("tls");
+  obj["spec"]["security"] = {
+      {"tls", {{"serverSecret", "srv"}, {"serverTrustedCASecret", "srv-ca"}}}};
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), obj).ok());
+  auto ready_reason = [&] {
+    auto got = client().Get(kEtcdClusters, ns(), "tls");
+    if (!got.ok()) return std::string();
+    for (const Json& c : got->value("status", Json::object()).value("conditions", Json::array())) {
+      if (c.value("type", "") == "Ready") return c.value("reason", "");
+    }
+    return std::string();
+  };
+  ASSERT_TRUE(
+      Eventually([&] { return ready_reason() == "ConfigurationProblem"; }, absl::Seconds(30)));
+  absl::StatusOr<runtime::Result> r = reconciler_->Reconcile({ns(), "tls"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->requeue_after, absl::ZeroDuration()) << "waits for the Secret's event";
+  EXPECT_FALSE(r->requeue);
+
+  ASSERT_TRUE(client()
+                  .Create(kSecrets, ns(),
+                          {{"apiVersion", "v1"},
+                           {"kind", "Secret"},
+                           {"metadata", {{"name", "srv-ca"}}},
+                           {"data", {{"ca.crt", "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="}}}})
+                  .ok());
+  EXPECT_TRUE(
+      Eventually([&] { return ready_reason() == "WaitingForFirstQuorum"; }, absl::Seconds(30)));
 }
 
 TEST_F(EtcdClusterControllerTest, DeletingTheClusterRemovesItsObjects) {

@@ -11,19 +11,23 @@
 namespace quorum::etcdcluster {
 namespace {
 
-Json Cluster(bool enable_auth) {
-  return {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-          {"kind", "EtcdCluster"},
-          {"metadata", {{"name", "dcs"}, {"namespace", "db"}, {"uid", "u-1"}, {"generation", 2}}},
-          {"spec",
-           {{"replicas", 3},
-            {"security",
-             {{"enableAuth", enable_auth},
-              {"tls",
-               {{"serverSecret", "srv"},
-                {"serverTrustedCASecret", "srv-ca"},
-                {"clientTrustedCASecret", "cli-ca"},
-                {"clientSecret", "cli"}}}}}}}};
+EtcdCluster Cluster(bool enable_auth) {
+  const Json obj = {
+      {"apiVersion", "etcd.aenix.io/v1alpha1"},
+      {"kind", "EtcdCluster"},
+      {"metadata", {{"name", "dcs"}, {"namespace", "db"}, {"uid", "u-1"}, {"generation", 2}}},
+      {"spec",
+       {{"replicas", 3},
+        {"security",
+         {{"enableAuth", enable_auth},
+          {"tls",
+           {{"serverSecret", "srv"},
+            {"serverTrustedCASecret", "srv-ca"},
+            {"clientTrustedCASecret", "cli-ca"},
+            {"clientSecret", "cli"}}}}}}}};
+  absl::StatusOr<EtcdCluster> c = api::ParseEtcdCluster(obj);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *c : EtcdCluster{};
 }
 
 TEST(AuthTest, SecretIsOwnedBasicAuthWithRoot) {
@@ -42,8 +46,9 @@ TEST(AuthTest, SecretIsOwnedBasicAuthWithRoot) {
 TEST(AuthTest, StatusNamesTheAuthSecretOnlyWithEnableAuth) {
   EtcdView view;
   for (bool on : {true, false}) {
-    const Json cluster = Cluster(on);
-    const Json status = BuildStatus({.cluster = &cluster, .etcd = &view, .now = absl::Now()});
+    const EtcdCluster cluster = Cluster(on);
+    const Json status =
+        api::ToJson(BuildStatus({.cluster = &cluster, .etcd = &view, .now = absl::Now()}));
     EXPECT_EQ(status.contains("authSecretName"), on);
     if (on) {
       EXPECT_EQ(status["authSecretName"], "dcs-root-auth");

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/etcdcluster_defaults.h"
 #include "src/controllers/etcdcluster/pod_merge.h"
 #include "test/examples/examples.h"
 #include "test/unit/golden.h"
@@ -15,17 +16,25 @@ namespace {
 const std::string kTestdata =
     std::string(QUORUM_SOURCE_DIR) + "/test/unit/controllers/etcdcluster/testdata/";
 
-Json Cluster(Json spec) {
-  return {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-          {"kind", "EtcdCluster"},
-          {"metadata", {{"name", "test"}, {"namespace", "default"}, {"uid", "0b9a1c2d-3e4f-5a6b"}}},
-          {"spec", std::move(spec)}};
+// The cluster with `spec`, defaulted as the webhook (and ParseEtcdCluster)
+// would, then decoded; not validated, so tests may pass values admission
+// refuses.
+EtcdCluster Cluster(Json spec) {
+  Json obj = {
+      {"apiVersion", "etcd.aenix.io/v1alpha1"},
+      {"kind", "EtcdCluster"},
+      {"metadata", {{"name", "test"}, {"namespace", "default"}, {"uid", "0b9a1c2d-3e4f-5a6b"}}},
+      {"spec", std::move(spec)}};
+  api::DefaultEtcdCluster(obj);
+  absl::StatusOr<EtcdCluster> c = api::DecodeEtcdCluster(obj);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *c : EtcdCluster{};
 }
 
 // API.md's example manifest.
-Json DesignExample() { return Cluster(examples::EtcdClusterDesignExample()["spec"]); }
+EtcdCluster DesignExample() { return Cluster(examples::EtcdClusterDesignExample()["spec"]); }
 
-Json BuildAll(const Json& cluster, int replicas) {
+Json BuildAll(const EtcdCluster& cluster, int replicas) {
   BootstrapState state{
       .state = "existing",
       .members = {{"test-0", PeerUrl(cluster, 0)}, {"test-1", PeerUrl(cluster, 1)}}};
@@ -110,11 +119,11 @@ TEST(BuildEtcdArgsTest, TlsTurnsOnSchemesAndFileFlags) {
 }
 
 TEST(NamesTest, UrlsFollowTheTlsMode) {
-  Json plain = Cluster(Json::object());
+  EtcdCluster plain = Cluster(Json::object());
   EXPECT_EQ(PeerUrl(plain, 2), "http://test-2.test-headless.default.svc:2380");
   EXPECT_EQ(ServiceClientUrl(plain), "http://test.default.svc:2379");
-  Json tls = Cluster({{"security", {{"tls", {{"peerSecret", "p"}, {"serverSecret", "s"}}}}},
-                      {"serviceTemplate", {{"metadata", {{"name", "etcd-client"}}}}}});
+  EtcdCluster tls = Cluster({{"security", {{"tls", {{"peerSecret", "p"}, {"serverSecret", "s"}}}}},
+                             {"serviceTemplate", {{"metadata", {{"name", "etcd-client"}}}}}});
   EXPECT_EQ(PeerUrl(tls, 0), "https://test-0.test-headless.default.svc:2380");
   EXPECT_EQ(ServiceClientUrl(tls), "https://etcd-client.default.svc:2379");
   EXPECT_EQ(DesiredReplicas(Cluster(Json::object())), 3);
@@ -163,10 +172,11 @@ TEST(PodMergeTest, UserVolumeWithOurNameReplacesOurs) {
 
 TEST(PdbTest, EmptyTemplateMeansQuorumAndAbsentMeansNone) {
   EXPECT_FALSE(BuildPodDisruptionBudget(Cluster(Json::object()), 3).has_value());
-  Json empty = Cluster({{"podDisruptionBudgetTemplate", {{"spec", Json::object()}}}});
+  EtcdCluster empty = Cluster({{"podDisruptionBudgetTemplate", {{"spec", Json::object()}}}});
   EXPECT_EQ((*BuildPodDisruptionBudget(empty, 3))["spec"]["minAvailable"], 2);
   EXPECT_EQ((*BuildPodDisruptionBudget(empty, 5))["spec"]["minAvailable"], 3);
-  Json max = Cluster({{"podDisruptionBudgetTemplate", {{"spec", {{"maxUnavailable", "34%"}}}}}});
+  EtcdCluster max =
+      Cluster({{"podDisruptionBudgetTemplate", {{"spec", {{"maxUnavailable", "34%"}}}}}});
   const Json pdb = *BuildPodDisruptionBudget(max, 3);
   EXPECT_EQ(pdb["spec"]["maxUnavailable"], "34%");
   EXPECT_FALSE(pdb["spec"].contains("minAvailable"));

@@ -11,15 +11,18 @@ namespace quorum::etcdcluster {
 namespace {
 
 TEST(StatusSchemaTest, AFullStatusFitsTheCrd) {
-  const Json cluster = {{"metadata", {{"name", "kv"}, {"namespace", "db"}, {"generation", 3}}},
-                        {"spec",
-                         {{"replicas", 2},
-                          {"security",
-                           {{"enableAuth", true},
-                            {"tls",
-                             {{"clientSecret", "cli"},
-                              {"clientTrustedCASecret", "ca"},
-                              {"serverSecret", "srv"}}}}}}}};
+  const Json obj = {{"metadata", {{"name", "kv"}, {"namespace", "db"}, {"generation", 3}}},
+                    {"spec",
+                     {{"replicas", 2},
+                      {"security",
+                       {{"enableAuth", true},
+                        {"tls",
+                         {{"clientSecret", "cli"},
+                          {"clientTrustedCASecret", "ca"},
+                          {"serverSecret", "srv"}}}}}}}};
+  absl::StatusOr<EtcdCluster> decoded = api::DecodeEtcdCluster(obj);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  const EtcdCluster cluster = *decoded;
   EtcdView view;
   view.members_known = true;
   view.split_brain = true;
@@ -33,12 +36,12 @@ TEST(StatusSchemaTest, AFullStatusFitsTheCrd) {
                                        .peer_urls = {"https://kv-0.kv-headless.db.svc:2380"}},
                             .status = status});
   }
-  const Json status = BuildStatus({.cluster = &cluster,
-                                   .etcd = &view,
-                                   .ready_pods = 2,
-                                   .converged = true,
-                                   .storage_uids = {{0, "uid-0"}, {1, "uid-1"}},
-                                   .now = absl::Now()});
+  const Json status = api::ToJson(BuildStatus({.cluster = &cluster,
+                                               .etcd = &view,
+                                               .ready_pods = 2,
+                                               .converged = true,
+                                               .storage_uids = {{0, "uid-0"}, {1, "uid-1"}},
+                                               .now = absl::Now()}));
   ASSERT_TRUE(status["members"][0].contains("dataUID")) << status.dump();
   ASSERT_TRUE(status.contains("authSecretName"));
   const Json schema = api::EtcdClusterSchemaSource()["properties"]["status"];

@@ -1,24 +1,38 @@
-// The membership planner driving real etcd processes. An executor plays the
-// reconciler and Kubernetes: it observes the cluster (member list, each
-// member's status, which processes run), asks NextAction for one step and
-// carries it out on the processes, where the StatefulSet's replicas decide
-// which ordinals run and a deleted pod is a restarted process. After every
-// step, a key is written and every key written so far must still read back.
+// The EtcdCluster reconciler's membership phases driving real etcd
+// processes. Each round runs the production code (src/controllers/etcdcluster):
+// ObserveMembers through the client factory, PlanStep, ActOnEtcd for the
+// steps on etcd, StateAfterStep for the state ConfigMap and BuildStatus for
+// the status (which records each member's storage identity). The harness
+// plays Kubernetes: the StatefulSet's replicas decide which ordinals run, a
+// pod starts with the state ConfigMap as last applied, a deleted pod is a
+// restarted process, and a volume's identity changes when its data is wiped.
+// After every step, a key is written and every key written so far must
+// still read back.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <iostream>
 #include <set>
 
+#include "absl/strings/str_join.h"
+#include "src/controllers/etcdcluster/act.h"
+#include "src/controllers/etcdcluster/plan.h"
+#include "src/controllers/etcdcluster/status.h"
 #include "src/etcd/client.h"
 #include "src/etcd/errors.h"
-#include "src/etcd/planner.h"
 #include "test/integration/etcd/etcd_harness.h"
 
-namespace quorum::etcd {
+namespace quorum::etcdcluster {
 namespace {
 
-using testing::EtcdHarness;
+using etcd::Action;
+using etcd::Client;
+using etcd::ClientConfig;
+using etcd::GetResponse;
+using etcd::Member;
+using etcd::MemberListResponse;
+using etcd::StatusResponse;
+using etcd::testing::EtcdHarness;
 
 // Polls `f` every 50 ms until it returns OK or `timeout` passes.
 absl::Status Eventually(const std::function<absl::Status()>& f, absl::Duration timeout) {
@@ -38,66 +52,55 @@ struct ConvergeResult {
 
 class Executor {
  public:
-  Executor(EtcdHarness& harness, Client& client) : h_(harness), c_(client) {}
+  // `factory` makes the clients the production observe phase uses.
+  Executor(EtcdHarness& harness, Client& client, EtcdClientFactory factory)
+      : h_(harness), c_(client), factory_(std::move(factory)) {
+    cluster_.metadata = {.name = "test", .ns = "default", .uid = "u-1", .generation = 1};
+    topology_ = {.member_name = [this](int k) { return h_.Name(k); },
+                 .peer_url = [this](int k) { return h_.PeerUrl(k); },
+                 .client_url = [this](int k) { return h_.ClientUrl(k); }};
+  }
 
-  // For a cluster the test started by itself.
+  // For a cluster the test started by itself: its status says initialized.
   void Adopt(int replicas) {
     sts_ = replicas;
-    bootstrapped_ = true;
+    cluster_.status.conditions.push_back({.type = "Initialized", .status = "True"});
   }
   int statefulset_replicas() const { return sts_; }
   // Keep the data of pods that a scale-down stops (a retained PVC).
   void set_keep_volumes_on_scale_down(bool keep) { keep_volumes_ = keep; }
-  // Members whose pod lost its data (the reconciler's record, by member ID).
-  std::set<uint64_t>& lost_members() { return lost_; }
 
-  Observation Observe(int desired) {
-    Observation o;
-    o.desired_replicas = desired;
-    o.statefulset_replicas = sts_;
-    o.bootstrapped = bootstrapped_;
-    o.member_name = [this](int k) { return h_.Name(k); };
-    o.peer_url = [this](int k) { return h_.PeerUrl(k); };
-    absl::StatusOr<MemberListResponse> list = c_.MemberList(/*linearizable=*/true);
-    o.members_known = list.ok();
-    std::map<std::string, uint64_t> id_by_peer;
-    if (list.ok()) {
-      bootstrapped_ = true;
-      last_members_ = list->members;
-      for (const Member& m : list->members) {
-        MemberView v{.id = m.id,
-                     .name = m.name,
-                     .peer_url = m.peer_urls.empty() ? "" : m.peer_urls[0],
-                     .is_learner = m.is_learner,
-                     .started = !m.name.empty()};
-        if (v.started && !m.client_urls.empty()) {
-          absl::StatusOr<StatusResponse> st = c_.Status(m.client_urls[0]);
-          v.healthy = st.ok() && st->errors.empty() && st->leader != 0;
-          // A leader's own word beats a follower's possibly stale view.
-          if (st.ok() && st->leader != 0 &&
-              (!o.leader_id.has_value() || st->leader == st->member_id)) {
-            o.leader_id = st->leader;
-          }
-        }
-        id_by_peer[v.peer_url] = v.id;
-        o.members.push_back(std::move(v));
-      }
-    }
-    for (int k = 0; k < std::max(sts_, desired); ++k) {
-      const bool exists = k < sts_;
-      const bool runs = h_.Running(k);
-      const auto id = id_by_peer.find(h_.PeerUrl(k));
-      o.pods.push_back({.ordinal = k,
-                        .exists = exists,
-                        .ready = exists && runs,
-                        .crash_looping = exists && !runs,
-                        .data_lost = exists && id != id_by_peer.end() && lost_.count(id->second)});
-    }
-    return o;
+  // Wipes pod k's volume: as a recreated PVC, it gets a new identity.
+  void WipeData(int k) {
+    h_.WipeData(k);
+    ++volume_generation_[k];
   }
 
-  // Starts pod k's etcd as Kubernetes would after bootstrap: state existing,
-  // initial cluster from the member list (or the last one seen).
+  // The Kubernetes side as the production observe phase would see it.
+  World ObserveWorld() {
+    World w{.statefulset_replicas = sts_, .state_configmap = configmap_};
+    for (int k = 0; k < sts_; ++k) {
+      const bool runs = h_.Running(k);
+      w.pods.push_back({.name = h_.Name(k),
+                        .ordinal = k,
+                        .has_ip = true,
+                        .ready = runs,
+                        .crash_looping = !runs});
+      w.storage_uids[k] = absl::StrCat("pvc-", k, "-", volume_generation_[k]);
+    }
+    return w;
+  }
+
+  // Starts pod k's etcd as Kubernetes would: with the state ConfigMap.
+  absl::Status StartPod(int k) {
+    const BootstrapState state = configmap_.value_or(BootstrapState{});
+    std::vector<std::string> parts;
+    for (const auto& [name, url] : state.members) parts.push_back(name + "=" + url);
+    return h_.Start(k, /*new_cluster=*/state.state == "new", absl::StrJoin(parts, ","));
+  }
+
+  // Starts pod k's etcd with the member list (or the last one seen), for
+  // tests that restart a member by hand.
   absl::Status StartExisting(int k) {
     absl::StatusOr<MemberListResponse> list = c_.MemberList(/*linearizable=*/true);
     const std::vector<Member>& members = list.ok() ? list->members : last_members_;
@@ -117,50 +120,34 @@ class Executor {
     return h_.Start(k, /*new_cluster=*/false, absl::StrJoin(parts, ","));
   }
 
+  // The StatefulSet at `replicas`.
   absl::Status ScaleTo(int replicas) {
     for (int k = sts_ - 1; k >= replicas; --k) {
       h_.Stop(k);
       // The PVC of a removed member goes with its pod (stale data would stop
       // a later member of that ordinal); member 0's stays when scaling to 0.
-      if (k >= std::max(replicas, 1) && !keep_volumes_) h_.WipeData(k);
+      if (k >= std::max(replicas, 1) && !keep_volumes_) WipeData(k);
     }
     for (int k = sts_; k < replicas; ++k) {
-      if (absl::Status s = StartExisting(k); !s.ok()) return s;
+      if (absl::Status s = StartPod(k); !s.ok()) return s;
     }
     sts_ = replicas;
     return absl::OkStatus();
   }
 
-  absl::Status Execute(const Action& a) {
-    switch (a.kind) {
-      case Action::kBootstrap:
-        sts_ = 1;
-        return h_.Start(0, /*new_cluster=*/true, h_.InitialCluster({0}));
-      case Action::kAddLearner:
-        return c_.MemberAdd({a.peer_url}, /*is_learner=*/true).status();
-      case Action::kScaleStatefulSet:
-        return ScaleTo(a.replicas);
-      case Action::kPromote: {
-        absl::Status s = c_.MemberPromote(a.member_id);
-        if (IsLearnerNotReady(s)) {
-          absl::SleepFor(absl::Milliseconds(100));  // the planner asks again
-          return absl::OkStatus();
-        }
-        return s;
-      }
-      case Action::kMoveLeader:
-        return c_.MoveLeader(a.member_id);
-      case Action::kRemoveMember:
-        return c_.MemberRemove(a.member_id);
-      case Action::kDeletePod:  // with its volume: the learner never started
-        h_.Stop(a.ordinal);
-        h_.WipeData(a.ordinal);
-        return a.ordinal < sts_ ? StartExisting(a.ordinal) : absl::OkStatus();
-      case Action::kNone:
-      case Action::kWait:
-        return absl::OkStatus();
+  // The production act phase, with the harness for Kubernetes: the step on
+  // etcd, then the state ConfigMap and the StatefulSet as ApplyOwnedObjects
+  // would apply them.
+  absl::Status Act(const Plan& plan, Client* client) {
+    absl::Status step = ActOnEtcd(client, plan.action);
+    if (plan.action.kind == Action::kDeletePod) {  // with its volume: the learner never started
+      h_.Stop(plan.action.ordinal);
+      WipeData(plan.action.ordinal);
+      if (plan.action.ordinal < sts_) step = StartPod(plan.action.ordinal);
     }
-    return absl::OkStatus();
+    configmap_ = StateAfterStep(cluster_, plan, step.ok());
+    if (absl::Status s = ScaleTo(plan.statefulset_replicas); !s.ok()) return s;
+    return step;
   }
 
   // Writes one more key and reads back every key written so far.
@@ -184,16 +171,45 @@ class Executor {
     }
   }
 
-  // Observe → plan → execute until kNone (or the first kWait when
-  // `stop_at_wait`), checking the data after every step.
+  // One reconcile: observe, plan, act, status. Returns the plan and the
+  // step's outcome.
+  std::pair<Plan, absl::Status> Reconcile() {
+    World world = ObserveWorld();
+    EtcdConnection etcd;
+    if (world.statefulset_replicas > 0) {
+      etcd = ObserveMembers(factory_, ClientConfig{}, topology_, world.statefulset_replicas);
+      if (etcd.view.members_known) {
+        last_members_.clear();
+        for (const MemberStatus& ms : etcd.view.members) last_members_.push_back(ms.member);
+      }
+    }
+    PlanInput in = PlanInputFor(cluster_, world, etcd.view, absl::OkStatus());
+    in.topology = topology_;
+    const Plan plan = PlanStep(in);
+    // As the reconciler, apply the objects whatever the step (a wait too).
+    const absl::Status step = Act(plan, etcd.client.get());
+    cluster_.status = BuildStatus({.cluster = &cluster_,
+                                   .etcd = &etcd.view,
+                                   .ready_pods = plan.ready_pods,
+                                   .action_reason = plan.action.reason,
+                                   .converged = plan.action.kind == Action::kNone,
+                                   .storage_uids = world.storage_uids,
+                                   .now = absl::Now()});
+    return {plan, step};
+  }
+
+  // Reconciles until kNone (or the first kWait when `stop_at_wait`),
+  // checking the data after every step.
   ConvergeResult Converge(int desired, bool stop_at_wait = false,
                           absl::Duration timeout = absl::Seconds(90)) {
+    cluster_.spec.replicas = desired;
     ConvergeResult run;
     const absl::Time deadline = absl::Now() + timeout;
     int failures = 0;
     std::string last_failure, last_step;
     while (absl::Now() < deadline) {
-      const Action a = NextAction(Observe(desired));
+      const auto [plan, s] = Reconcile();
+      const Action& a = plan.action;
       if (a.kind == Action::kNone || (a.kind == Action::kWait && stop_at_wait)) {
         run.last = a;
         return run;
@@ -205,15 +221,14 @@ class Executor {
         continue;
       }
       if (a.reason != last_step)
-        std::cout << "  step: " << KindName(a.kind) << ": " << a.reason << "\n";
+        std::cout << "  step: " << etcd::KindName(a.kind) << ": " << a.reason << "\n";
       last_step = a.reason;
-      absl::Status s = Execute(a);
       if (!s.ok()) {
-        // etcd refuses membership changes for a few seconds after one
-        // (Unavailable, "unhealthy cluster"): the reconciler requeues.
+        // etcd refuses membership changes for a few seconds after one, and
+        // promotions until the learner caught up: the reconciler waits.
         if (s.ToString() != last_failure) std::cout << "  step failed (retried): " << s << "\n";
         last_failure = s.ToString();
-        if (!absl::IsUnavailable(s)) {
+        if (!IsSettling(s)) {
           EXPECT_LT(++failures, 5) << s;
           if (failures >= 5) return run;
         }
@@ -231,9 +246,12 @@ class Executor {
  private:
   EtcdHarness& h_;
   Client& c_;
+  EtcdClientFactory factory_;
+  EtcdCluster cluster_;
+  Topology topology_;
   int sts_ = 0;
-  bool bootstrapped_ = false;
-  std::set<uint64_t> lost_;
+  std::optional<BootstrapState> configmap_;
+  std::map<int, int> volume_generation_;
   std::vector<Member> last_members_;
   std::vector<std::string> keys_;
   bool keep_volumes_ = false;
@@ -249,7 +267,7 @@ std::vector<std::string> Kinds(const std::vector<Action>& steps) {
         steps[i].replicas == steps[i - 1].replicas) {
       continue;
     }
-    out.emplace_back(KindName(steps[i].kind));
+    out.emplace_back(etcd::KindName(steps[i].kind));
   }
   return out;
 }
@@ -263,7 +281,8 @@ class MembershipTest : public ::testing::Test {
   void Setup(bool tls, const std::string& username) {
     exec_.reset();
     client_.reset();
-    harness_ = std::make_unique<EtcdHarness>(testing::HarnessOptions{.max_members = 5, .tls = tls});
+    harness_ =
+        std::make_unique<EtcdHarness>(etcd::testing::HarnessOptions{.max_members = 5, .tls = tls});
     ASSERT_TRUE(harness_->Init().ok());
     ClientConfig config = harness_->Config();
     config.username = username;
@@ -271,7 +290,15 @@ class MembershipTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<Client>> c = Client::Create(config);
     ASSERT_TRUE(c.ok()) << c.status();
     client_ = *std::move(c);
-    exec_ = std::make_unique<Executor>(*harness_, *client_);
+    // The production observe phase gets its clients from this factory: the
+    // harness's TLS material and credentials, the endpoints it chose.
+    EtcdClientFactory factory = [this, username](ClientConfig c) {
+      ClientConfig config = harness_->Config(c.endpoints);
+      config.username = username;
+      config.password = "pw";
+      return Client::Create(std::move(config));
+    };
+    exec_ = std::make_unique<Executor>(*harness_, *client_, std::move(factory));
   }
 
   // n voting members on ordinals 0..n-1, each answering with a leader.
@@ -349,10 +376,9 @@ TEST_F(MembershipTest, ReplacesAMemberThatLostItsData) {
 
   // The pod comes back with an empty data dir: etcd refuses to start.
   harness_->Stop(1);
-  harness_->WipeData(1);
+  exec_->WipeData(1);
   ASSERT_TRUE(exec_->StartExisting(1).ok());
   ASSERT_TRUE(harness_->WaitExited(1, absl::Seconds(20))) << harness_->LogTail(1);
-  exec_->lost_members().insert(old_id);
 
   ConvergeResult r = exec_->Converge(3);
   EXPECT_EQ(Kinds(r.steps), (Strings{"RemoveMember", "AddLearner", "DeletePod", "Promote"}));
@@ -438,10 +464,9 @@ TEST_F(MembershipTest, GrowsAndReplacesOverTlsWithAuth) {
 
   const uint64_t old_id = IdOf(2);
   harness_->Stop(2);
-  harness_->WipeData(2);
+  exec_->WipeData(2);
   ASSERT_TRUE(exec_->StartExisting(2).ok());
   ASSERT_TRUE(harness_->WaitExited(2, absl::Seconds(20))) << harness_->LogTail(2);
-  exec_->lost_members().insert(old_id);
   r = exec_->Converge(3);
   EXPECT_EQ(Kinds(r.steps), (Strings{"RemoveMember", "AddLearner", "DeletePod", "Promote"}));
   ExpectHealthyVoters(3);
@@ -461,4 +486,4 @@ TEST_F(MembershipTest, RecoversALearnerWhosePodKeptTheVolumeOfARemovedMember) {
 }
 
 }  // namespace
-}  // namespace quorum::etcd
+}  // namespace quorum::etcdcluster

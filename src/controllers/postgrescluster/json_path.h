@@ -1,14 +1,15 @@
 // Read-only access to nested JSON fields that never throws: At(obj, {"spec",
 // "replicas"}) is the value or a null, Str(value) the string or "".
-// Shared by the EtcdCluster builders and names (pure; thread-safe).
-#ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_JSON_PATH_H_
-#define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_JSON_PATH_H_
+// Used by the PostgresCluster controller until its spec is typed like the
+// EtcdCluster's (api/etcdcluster_types.h). Pure; thread-safe.
+#ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_JSON_PATH_H_
+#define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_JSON_PATH_H_
 
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace quorum::etcdcluster {
+namespace quorum::postgrescluster {
 
 inline const nlohmann::json& At(const nlohmann::json& j, std::initializer_list<const char*> path) {
   static const nlohmann::json kNull;
@@ -26,6 +27,6 @@ inline std::string Str(const nlohmann::json& j) {
   return j.is_string() ? j.get<std::string>() : "";
 }
 
-}  // namespace quorum::etcdcluster
+}  // namespace quorum::postgrescluster
 
-#endif  // QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_JSON_PATH_H_
+#endif  // QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_JSON_PATH_H_

@@ -1,0 +1,149 @@
+// The EtcdCluster as typed C++ values: what the reconciler, the builders and
+// the status code read instead of JSON paths. An object is parsed once per
+// reconcile (ParseEtcdCluster): defaults applied (DefaultEtcdCluster, the one
+// place for them), validated (ValidateEtcdCluster, the admission rules), then
+// decoded; any problem is an InvalidArgument status naming the field path.
+//
+// Embedded Kubernetes types (a PodSpec, a ServiceSpec, a PVC spec, an
+// EmptyDirVolumeSource) stay JSON: Quorum passes them through or merges them
+// and never interprets most of their fields.
+//
+// Thread-safety: value types and pure functions.
+#ifndef QUORUM_API_ETCDCLUSTER_TYPES_H_
+#define QUORUM_API_ETCDCLUSTER_TYPES_H_
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace quorum::api {
+
+// The parts of metadata the controllers use.
+struct ObjectMeta {
+  std::string name;
+  std::string ns;
+  std::string uid;
+  int64_t generation = 0;
+  bool deleting = false;  // deletionTimestamp is set
+};
+
+// metadata of a template: labels and annotations (string values only), and
+// the name where the template may rename the object.
+struct TemplateMeta {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+};
+
+// {metadata, spec} of an embedded object; `spec` is an object (maybe empty).
+struct ObjectTemplate {
+  TemplateMeta metadata;
+  nlohmann::json spec = nlohmann::json::object();
+};
+
+struct EtcdTlsSpec {
+  std::string peer_trusted_ca_secret;
+  std::string peer_secret;
+  std::string server_trusted_ca_secret;
+  std::string server_secret;
+  std::string client_trusted_ca_secret;
+  std::string client_secret;  // the operator's own client certificate
+};
+
+struct EtcdSecuritySpec {
+  bool enable_auth = false;
+  EtcdTlsSpec tls;
+};
+
+struct EtcdStorageSpec {
+  // Set: data on an emptyDir (the EmptyDirVolumeSource). Unset: a PVC per
+  // member from volume_claim_template (defaulted: ReadWriteOnce, 4Gi).
+  std::optional<nlohmann::json> empty_dir;
+  ObjectTemplate volume_claim_template;
+};
+
+struct EtcdPdbTemplate {
+  TemplateMeta metadata;
+  // IntOrString values as written; both unset means minAvailable = quorum.
+  std::optional<nlohmann::json> min_available;
+  std::optional<nlohmann::json> max_unavailable;
+};
+
+struct EtcdClusterSpec {
+  int32_t replicas = 3;
+  std::map<std::string, std::string> options;  // etcd flags without "--"
+  EtcdStorageSpec storage;
+  ObjectTemplate pod_template;                  // spec: a PodSpec to merge over ours
+  ObjectTemplate service_template;              // the client Service
+  TemplateMeta headless_service_metadata;       // headlessServiceTemplate.metadata
+  std::optional<EtcdPdbTemplate> pdb_template;  // absent: no PodDisruptionBudget
+  EtcdSecuritySpec security;
+};
+
+// metav1.Condition.
+struct Condition {
+  std::string type;
+  std::string status;  // "True" | "False"
+  std::string reason;
+  std::string message;
+  int64_t observed_generation = 0;
+  std::string last_transition_time;  // RFC 3339
+  bool operator==(const Condition&) const = default;
+};
+
+struct EtcdMemberStatus {
+  std::string name;
+  std::string id;  // hex
+  std::string peer_url;
+  bool is_learner = false;
+  bool is_leader = false;
+  bool healthy = false;
+  std::string version;   // "" when the member did not answer
+  std::string data_uid;  // storage identity the member started on; "" unknown
+  bool operator==(const EtcdMemberStatus&) const = default;
+};
+
+struct EtcdClusterStatus {
+  int64_t observed_generation = 0;
+  std::vector<Condition> conditions;
+  int32_t ready_replicas = 0;
+  std::vector<EtcdMemberStatus> members;
+  std::string leader;
+  std::string client_endpoint;
+  std::string client_secret_name;
+  std::string auth_secret_name;
+  bool operator==(const EtcdClusterStatus&) const = default;
+};
+
+struct EtcdCluster {
+  ObjectMeta metadata;
+  EtcdClusterSpec spec;
+  EtcdClusterStatus status;  // as stored (the previous reconcile's)
+};
+
+// Defaults, validates and decodes a whole EtcdCluster. InvalidArgument with
+// "field: message; ..." when the object breaks an admission rule or a field
+// has the wrong type. Never throws.
+absl::StatusOr<EtcdCluster> ParseEtcdCluster(const nlohmann::json& obj);
+
+// Decodes without defaulting or validating (type errors still name the
+// field): for objects already defaulted, and for tests of single fields.
+absl::StatusOr<EtcdCluster> DecodeEtcdCluster(const nlohmann::json& obj);
+
+// The serialised forms, as the API server stores them (absent fields
+// omitted).
+nlohmann::json ToJson(const EtcdClusterSpec& spec);
+nlohmann::json ToJson(const EtcdClusterStatus& status);
+nlohmann::json ToJson(const Condition& condition);
+
+// The condition `type` in `status`, or null.
+const Condition* FindCondition(const EtcdClusterStatus& status, const std::string& type);
+
+}  // namespace quorum::api
+
+#endif  // QUORUM_API_ETCDCLUSTER_TYPES_H_

@@ -1,0 +1,36 @@
+#include "src/controllers/common/wait.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace quorum::controllers {
+
+absl::Duration BackoffDelay(int attempt, absl::Duration first, absl::Duration max) {
+  absl::Duration d = first;
+  for (int i = 0; i < attempt && d < max; ++i) d *= 2;
+  return std::min(d, max);
+}
+
+absl::Duration Spread(absl::Duration base, const std::string& key) {
+  const size_t h = std::hash<std::string>{}(key);
+  return base + base * (static_cast<double>(h % 1000) / 10000.0);
+}
+
+absl::Duration WaitBackoff::Next(const std::string& key, const std::string& what) {
+  absl::MutexLock lock(&mu_);
+  Entry& e = entries_[key];
+  if (e.what != what) e = Entry{.what = what};
+  return BackoffDelay(e.attempt++);
+}
+
+void WaitBackoff::Reset(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  entries_.erase(key);
+}
+
+size_t WaitBackoff::size() const {
+  absl::MutexLock lock(&mu_);
+  return entries_.size();
+}
+
+}  // namespace quorum::controllers

@@ -1,0 +1,110 @@
+#include "src/controllers/etcdcluster/access.h"
+
+#include "absl/strings/escaping.h"
+#include "src/controllers/etcdcluster/auth.h"
+#include "src/controllers/etcdcluster/resources.h"
+#include "src/runtime/certs.h"
+#include "src/runtime/random.h"
+
+namespace quorum::etcdcluster {
+namespace {
+
+using runtime::ObjectPtr;
+
+// A Secret's key, decoded; empty when absent.
+std::string SecretKey(const ObjectPtr& secret, const std::string& key) {
+  if (secret == nullptr) return "";
+  const Json data = secret->value("data", Json::object());
+  std::string out;
+  if (!data.contains(key) || !data[key].is_string() ||
+      !absl::Base64Unescape(data[key].get<std::string>(), &out)) {
+    return "";
+  }
+  return out;
+}
+
+absl::Status CheckClientCertificate(const std::string& cert_pem) {
+  if (cert_pem.empty()) return absl::OkStatus();
+  absl::StatusOr<runtime::CertificateInfo> cert = runtime::InspectCertificate(cert_pem);
+  if (!cert.ok()) {
+    return absl::FailedPreconditionError(
+        "spec.security.tls.clientSecret: tls.crt holds no PEM certificate");
+  }
+  if (!cert->common_name.empty()) {
+    return absl::FailedPreconditionError(
+        "spec.security.tls.clientSecret: the certificate's subject has CommonName \"" +
+        cert->common_name +
+        "\"; with enableAuth etcd's JSON gateway refuses such certificates, so issue the "
+        "operator's client certificate with an empty CommonName");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<std::string> ReadSecrets(const EtcdCluster& cluster) {
+  const TlsMode tls = TlsOf(cluster);
+  const api::EtcdTlsSpec& spec = cluster.spec.security.tls;
+  std::vector<std::string> out;
+  if (tls.server && !spec.server_trusted_ca_secret.empty()) {
+    out.push_back(spec.server_trusted_ca_secret);
+  }
+  if (tls.client && !spec.client_secret.empty()) out.push_back(spec.client_secret);
+  if (AuthEnabledInSpec(cluster)) out.push_back(AuthSecretName(cluster));
+  return out;
+}
+
+absl::Status ReadTlsMaterial(const runtime::Cache& cache, const EtcdCluster& cluster,
+                             etcd::ClientConfig& cfg) {
+  const TlsMode tls = TlsOf(cluster);
+  const api::EtcdTlsSpec& spec = cluster.spec.security.tls;
+  const std::string& ns = cluster.metadata.ns;
+  if (tls.server && !spec.server_trusted_ca_secret.empty()) {
+    cfg.ca_pem = SecretKey(cache.Get(kSecrets, ns, spec.server_trusted_ca_secret), "ca.crt");
+    if (cfg.ca_pem.empty()) {
+      return absl::FailedPreconditionError(
+          "Secret " + spec.server_trusted_ca_secret +
+          " (spec.security.tls.serverTrustedCASecret) is missing or has no ca.crt");
+    }
+  }
+  if (tls.client) {
+    const ObjectPtr secret = cache.Get(kSecrets, ns, spec.client_secret);
+    cfg.cert_pem = SecretKey(secret, "tls.crt");
+    cfg.key_pem = SecretKey(secret, "tls.key");
+    if (cfg.cert_pem.empty() || cfg.key_pem.empty()) {
+      return absl::FailedPreconditionError(
+          "Secret " + spec.client_secret +
+          " (spec.security.tls.clientSecret) is missing or lacks tls.crt/tls.key");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadAuthCredentials(kube::Client& client, const runtime::Cache& cache,
+                                 const EtcdCluster& cluster, etcd::ClientConfig& cfg) {
+  if (absl::Status s = CheckClientCertificate(cfg.cert_pem); !s.ok()) return s;
+  const std::string& ns = cluster.metadata.ns;
+  const std::string name = AuthSecretName(cluster);
+  ObjectPtr secret = cache.Get(kSecrets, ns, name);
+  if (secret == nullptr) {
+    absl::StatusOr<std::string> password = runtime::RandomPassword();
+    if (!password.ok()) return password.status();
+    absl::StatusOr<Json> made = client.Create(kSecrets, ns, BuildAuthSecret(cluster, *password));
+    if (absl::IsAlreadyExists(made.status())) made = client.Get(kSecrets, ns, name);
+    if (!made.ok()) {
+      return absl::Status(made.status().code(), "cannot create Secret " + name + ": " +
+                                                    std::string(made.status().message()));
+    }
+    secret = std::make_shared<const Json>(*std::move(made));
+  }
+  cfg.username = SecretKey(secret, "username");
+  cfg.password = SecretKey(secret, "password");
+  if (cfg.username.empty() || cfg.password.empty()) {
+    return absl::FailedPreconditionError(
+        "Secret " + name +
+        " lacks username/password; delete it only together with etcd's root user");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace quorum::etcdcluster

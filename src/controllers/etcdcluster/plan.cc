@@ -1,0 +1,100 @@
+#include "src/controllers/etcdcluster/plan.h"
+
+#include <algorithm>
+
+#include "src/controllers/etcdcluster/status.h"
+
+namespace quorum::etcdcluster {
+namespace {
+
+bool AnyPodHasIp(const World& w) {
+  return std::any_of(w.pods.begin(), w.pods.end(), [](const PodInfo& p) { return p.has_ip; });
+}
+
+// Steps that Kubernetes carries out come back as pod/StatefulSet events;
+// etcd's own changes and health do not.
+WaitFor WaitForAfter(const etcd::Action& action, const PlanInput& in) {
+  switch (action.kind) {
+    case etcd::Action::kNone:
+      return WaitFor::kRefresh;
+    case etcd::Action::kBootstrap:
+    case etcd::Action::kScaleStatefulSet:
+    case etcd::Action::kDeletePod:
+      return WaitFor::kEvent;
+    case etcd::Action::kWait:
+      // A Secret to fix: the Secret watch brings the change. Another access
+      // error (the API server refused to create the root Secret) is retried.
+      if (!in.access.ok()) {
+        return absl::IsFailedPrecondition(in.access) ? WaitFor::kEvent : WaitFor::kEtcd;
+      }
+      // No pod can answer yet: the next change is a pod getting its IP.
+      return !in.view.members_known && !AnyPodHasIp(in.world) ? WaitFor::kEvent : WaitFor::kEtcd;
+    default:
+      return WaitFor::kEtcd;
+  }
+}
+
+}  // namespace
+
+PlanInput PlanInputFor(const EtcdCluster& cluster, World world, EtcdView view,
+                       absl::Status access) {
+  return {.desired_replicas = DesiredReplicas(cluster),
+          .empty_dir = cluster.spec.storage.empty_dir.has_value(),
+          .initialized = StatusInitialized(cluster),
+          .topology = TopologyOf(cluster),
+          .world = std::move(world),
+          .view = std::move(view),
+          .recorded_uids = RecordedStorageUids(cluster),
+          .access = std::move(access)};
+}
+
+BootstrapState StateFrom(const PlanInput& in) {
+  BootstrapState state;
+  if (in.view.members_known) {
+    state.state = "existing";
+    for (const MemberStatus& ms : in.view.members) {
+      if (ms.member.peer_urls.empty()) continue;
+      // Place the member by its peer URL.
+      for (int k = 0; k <= in.desired_replicas + 9 && k < 1024; ++k) {
+        if (ms.member.peer_urls.front() == in.topology.peer_url(k)) {
+          state.members.emplace_back(in.topology.member_name(k), in.topology.peer_url(k));
+          break;
+        }
+      }
+    }
+    return state;
+  }
+  if (in.world.state_configmap) state = *in.world.state_configmap;
+  if (state.members.empty()) {
+    state.members.emplace_back(in.topology.member_name(0), in.topology.peer_url(0));
+  }
+  return state;
+}
+
+Plan PlanStep(const PlanInput& in) {
+  const World& w = in.world;
+  const int count = std::max(w.statefulset_replicas, in.desired_replicas);
+  // An emptyDir cluster with no pod left has no data anywhere: scaling it up
+  // again bootstraps a new cluster instead of waiting for members that are gone.
+  const bool bootstrapped =
+      in.initialized && !(in.empty_dir && w.statefulset_replicas == 0 && w.pods.empty());
+  const etcd::Observation obs =
+      BuildObservation(in.topology, in.desired_replicas, w.statefulset_replicas, bootstrapped,
+                       in.view, ObservePods(w.pods, w.storage_uids, in.recorded_uids, count));
+  Plan plan{.statefulset_replicas = w.statefulset_replicas, .state = StateFrom(in)};
+  if (!in.access.ok()) plan.problem = std::string(in.access.message());
+  plan.action = in.access.ok() ? etcd::NextAction(obs)
+                               : etcd::Action{.kind = etcd::Action::kWait, .reason = plan.problem};
+  if (plan.action.kind == etcd::Action::kBootstrap) {
+    plan.statefulset_replicas = 1;
+    plan.state = {.state = "new",
+                  .members = {{in.topology.member_name(0), in.topology.peer_url(0)}}};
+  } else if (plan.action.kind == etcd::Action::kScaleStatefulSet) {
+    plan.statefulset_replicas = plan.action.replicas;
+  }
+  plan.wait_for = WaitForAfter(plan.action, in);
+  for (const etcd::PodView& p : obs.pods) plan.ready_pods += p.ready ? 1 : 0;
+  return plan;
+}
+
+}  // namespace quorum::etcdcluster

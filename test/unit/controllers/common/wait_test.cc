@@ -1,0 +1,59 @@
+#include "src/controllers/common/wait.h"
+
+#include <gtest/gtest.h>
+
+#include "src/controllers/common/reconcile_log.h"
+
+namespace quorum::controllers {
+namespace {
+
+TEST(BackoffDelayTest, DoublesFromOneSecondUpToFiveMinutes) {
+  EXPECT_EQ(BackoffDelay(0), absl::Seconds(1));
+  EXPECT_EQ(BackoffDelay(1), absl::Seconds(2));
+  EXPECT_EQ(BackoffDelay(5), absl::Seconds(32));
+  EXPECT_EQ(BackoffDelay(8), absl::Seconds(256));
+  EXPECT_EQ(BackoffDelay(9), absl::Minutes(5));
+  EXPECT_EQ(BackoffDelay(1000), absl::Minutes(5));
+}
+
+TEST(WaitBackoffTest, GrowsWhileWaitingOnTheSameThingAndRestartsOnChange) {
+  WaitBackoff b;
+  EXPECT_EQ(b.Next("ns/a", "learner not started"), absl::Seconds(1));
+  EXPECT_EQ(b.Next("ns/a", "learner not started"), absl::Seconds(2));
+  EXPECT_EQ(b.Next("ns/a", "learner not started"), absl::Seconds(4));
+  EXPECT_EQ(b.Next("ns/b", "learner not started"), absl::Seconds(1)) << "per object";
+  EXPECT_EQ(b.Next("ns/a", "member kv-2 unhealthy"), absl::Seconds(1)) << "a new wait";
+  b.Reset("ns/a");
+  EXPECT_EQ(b.Next("ns/a", "member kv-2 unhealthy"), absl::Seconds(1));
+  b.Reset("ns/a");
+  b.Reset("ns/b");
+  EXPECT_EQ(b.size(), 0u) << "objects that progressed are forgotten";
+}
+
+TEST(SpreadTest, AddsAtMostATenthAndIsStablePerKey) {
+  for (const std::string key : {"a/x", "b/y", "c/z"}) {
+    const absl::Duration d = Spread(absl::Seconds(60), key);
+    EXPECT_GE(d, absl::Seconds(60));
+    EXPECT_LE(d, absl::Seconds(66));
+    EXPECT_EQ(d, Spread(absl::Seconds(60), key));
+  }
+}
+
+TEST(ReconcileLogScopeTest, EveryLineOfAReconcileCarriesItsFields) {
+  ASSERT_TRUE(CurrentLogFields().empty());
+  {
+    ReconcileLogScope scope("etcdcluster", {"db", "kv"});
+    const LogFields& f = CurrentLogFields();
+    ASSERT_EQ(f.size(), 4u);
+    EXPECT_EQ(f[0], (std::pair<std::string, std::string>{"controller", "etcdcluster"}));
+    EXPECT_EQ(f[1].second, "db");
+    EXPECT_EQ(f[2].second, "kv");
+    EXPECT_EQ(f[3], (std::pair<std::string, std::string>{"reconcileID", scope.reconcile_id()}));
+    ReconcileLogScope next("etcdcluster", {"db", "kv"});
+    EXPECT_NE(next.reconcile_id(), scope.reconcile_id());
+  }
+  EXPECT_TRUE(CurrentLogFields().empty());
+}
+
+}  // namespace
+}  // namespace quorum::controllers
