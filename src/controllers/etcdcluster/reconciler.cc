@@ -181,7 +181,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   ObjectPtr sts = cache_.Get(kStatefulSets, n.ns, n.statefulset);
   const int sts_replicas = sts ? (*sts)["spec"].value("replicas", 0) : 0;
   std::vector<ObjectPtr> pods;
-  for (const ObjectPtr& pod : cache_.List(kPods, n.ns)) {
+  for (const ObjectPtr& pod : cache_.ByInstance(kPods, n.ns, n.cluster)) {
     const Json labels = (*pod)["metadata"].value("labels", Json::object());
     if (labels.value("app.kubernetes.io/instance", "") == n.cluster &&
         labels.value("app.kubernetes.io/name", "") == "etcd") {

@@ -268,7 +268,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
 
   // 4. Roles, from the members themselves.
   std::vector<ObjectPtr> pods;
-  for (const ObjectPtr& pod : cache_.List(kPods, n.ns)) {
+  for (const ObjectPtr& pod : cache_.ByInstance(kPods, n.ns, n.cluster)) {
     if (Str(At(*pod, {"metadata", "labels", std::string(api::kClusterLabel).c_str()})) ==
             n.cluster &&
         !(*pod)["metadata"].contains("deletionTimestamp")) {
