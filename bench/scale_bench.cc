@@ -98,6 +98,20 @@ ProcSample Sample(pid_t pid) {
   return s;
 }
 
+// CPU seconds of the control plane's API server and etcd (from the pid files
+// of hack/controlplane.sh in $QUORUM_CONTROLPLANE_DIR; 0 when unknown).
+double ControlPlaneCpu() {
+  const char* dir = getenv("QUORUM_CONTROLPLANE_DIR");
+  if (dir == nullptr) return 0;
+  double total = 0;
+  for (const char* name : {"kube-apiserver", "etcd"}) {
+    std::ifstream in(absl::StrCat(dir, "/pids/", name, ".pid"));
+    int pid = 0;
+    if (in >> pid) total += Sample(pid).cpu_seconds;
+  }
+  return total;
+}
+
 int FreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
@@ -142,6 +156,18 @@ class Metrics {
   bool Ready() {
     auto r = transport_->Do({.path = "/readyz"});
     return r.ok() && r->code == 200;
+  }
+  // The sum of every series of `family` whose labels contain `match`.
+  double Sum(const std::string& family, const std::string& match = "") {
+    auto r = transport_->Do({.path = "/metrics", .accept = "text/plain"});
+    if (!r.ok()) return -1;
+    double total = 0;
+    for (absl::string_view line : absl::StrSplit(r->body, '\n')) {
+      if (!absl::StartsWith(line, family + "{") || !absl::StrContains(line, match)) continue;
+      double n = 0;
+      if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &n)) total += n;
+    }
+    return total;
   }
   // API requests other than get/list/watch (creates, updates, patches, deletes).
   double Writes() {
@@ -199,6 +225,7 @@ struct Args {
 };
 
 int Main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines show up in logs at once
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -226,6 +253,20 @@ int Main(int argc, char** argv) {
   auto made = kube::Client::Create(*config);
   if (!made.ok()) return 2;
   kube::Client& client = **made;
+  // An earlier run's namespaces still being deleted would be cached and
+  // reconciled by this run's operator: wait until they are gone.
+  for (const absl::Time deadline = absl::Now() + absl::Minutes(10);;) {
+    auto list = client.List(kNamespaces, "");
+    int left = 0;
+    if (list.ok()) {
+      for (const Json& n : (*list)["items"]) {
+        if (absl::StartsWith(n["metadata"].value("name", ""), "bench-")) ++left;
+      }
+    }
+    if (left == 0 || absl::Now() > deadline) break;
+    std::printf("waiting for %d bench namespace(s) of earlier runs to be deleted\n", left);
+    absl::SleepFor(absl::Seconds(10));
+  }
   const std::string ns = absl::StrCat("bench-scale-", getpid());
   const std::string other_ns = absl::StrCat("bench-unrelated-", getpid());
   auto make_ns = [&](const std::string& name) {
@@ -317,7 +358,10 @@ int Main(int argc, char** argv) {
   // Create.
   const int total = a.clusters + a.pg_clusters;
   const double writes0 = metrics.Writes();
+  const double reconciles0 = metrics.Sum("controller_runtime_reconcile_total");
+  const double events0 = metrics.Sum("informer_events_total");
   const ProcSample before = Sample(op);
+  const double cp_before = ControlPlaneCpu();
   const absl::Time first_create = absl::Now();
   pid_t perf_pid = start_perf("settle");
   std::atomic<int> next{0}, failed{0};
@@ -377,6 +421,7 @@ int Main(int argc, char** argv) {
     }
   }
   stop_perf(perf_pid);
+  const double cp_settle = ControlPlaneCpu() - cp_before;
   const double writes_settle = last_writes - writes0;
   std::vector<double> latencies;
   absl::Time last_applied = first_create;
@@ -390,7 +435,11 @@ int Main(int argc, char** argv) {
     }
   }
 
+  const double reconciles_settle = metrics.Sum("controller_runtime_reconcile_total") - reconciles0;
+  const double events_settle = metrics.Sum("informer_events_total") - events0;
+
   // Idle.
+  const double idle_reconciles0 = metrics.Sum("controller_runtime_reconcile_total");
   const ProcSample idle_start = Sample(op);
   const double idle_writes0 = metrics.Writes();
   perf_pid = start_perf("idle");
@@ -398,6 +447,8 @@ int Main(int argc, char** argv) {
   stop_perf(perf_pid);
   const ProcSample idle_end = Sample(op);
   const double idle_writes = metrics.Writes() - idle_writes0;
+  const double idle_reconciles =
+      metrics.Sum("controller_runtime_reconcile_total") - idle_reconciles0;
 
   std::printf(
       "\n== scale_bench: %d EtcdClusters + %d PostgresClusters%s ==\n", a.clusters, a.pg_clusters,
@@ -414,7 +465,11 @@ int Main(int argc, char** argv) {
   std::printf("CPU idle, %d s window                    %.2f s\n", a.idle_seconds,
               idle_end.cpu_seconds - idle_start.cpu_seconds);
   std::printf("API writes to settle                    %.0f\n", writes_settle);
+  std::printf("API server + etcd CPU while settling     %.1f s\n", cp_settle);
   std::printf("API writes in idle window               %.0f\n", idle_writes);
+  std::printf("reconciles / watch events to settle      %.0f / %.0f\n", reconciles_settle,
+              events_settle);
+  std::printf("reconciles in idle window               %.0f\n", idle_reconciles);
   std::printf("creating all clusters took              %.1f s\n",
               absl::ToDoubleSeconds(last_create - first_create));
   std::printf("first create -> all StatefulSets        %.1f s (%zu of %d)\n",
@@ -437,6 +492,18 @@ int Main(int argc, char** argv) {
     absl::SleepFor(absl::Milliseconds(100));
   }
   (void)client.Delete(kNamespaces, "", ns, {.propagation = kube::PropagationPolicy::kBackground});
+  // This control plane runs no pvc-protection controller: the PostgreSQL
+  // claims would keep the namespace Terminating forever.
+  const kube::GroupVersionResource pvcs{"", "v1", "persistentvolumeclaims"};
+  for (int round = 0; round < 30; ++round) {
+    auto list = client.List(pvcs, ns);
+    if (!list.ok() || (*list)["items"].empty()) break;
+    for (const Json& pvc : (*list)["items"]) {
+      (void)client.Patch(pvcs, ns, pvc["metadata"].value("name", ""), kube::PatchType::kMerge,
+                         {{"metadata", {{"finalizers", nullptr}}}});
+    }
+    absl::SleepFor(absl::Seconds(2));
+  }
   if (a.unrelated > 0) {
     (void)client.Delete(kNamespaces, "", other_ns,
                         {.propagation = kube::PropagationPolicy::kBackground});
