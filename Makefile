@@ -98,7 +98,10 @@ bench-scale:
 	source "$$dir/env"; \
 	op="$(abspath $(BUILD_DIR))/cmd/quorum-operator"; \
 	"$$op" crds | "$$QUORUM_BIN/kubectl" apply --server-side -f - >/dev/null; \
-	"$$QUORUM_BIN/kubectl" wait --for=condition=Established crd --all --timeout=60s >/dev/null; \
+	for i in 1 2 3 4 5 6; do \
+	  "$$QUORUM_BIN/kubectl" wait --for=condition=Established crd --all --timeout=60s >/dev/null 2>&1 && break; \
+	  sleep 2; \
+	done; \
 	$(BUILD_DIR)/bench/scale_bench --operator "$$op" --kubeconfig "$$KUBECONFIG" \
 	  --clusters $(N) --unrelated $(UNRELATED) $(BENCH_SCALE_ARGS)
 
