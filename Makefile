@@ -31,7 +31,7 @@ define controlplane_up
 	@echo "Stop it with: make controlplane-down"
 endef
 
-.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench demo demo-down clean
+.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench bench-scale demo demo-down clean
 
 help:
 	@echo "make demo               control plane + node runtime + operator + a sample EtcdCluster and PostgresCluster"
@@ -45,6 +45,7 @@ help:
 	@echo "make controlplane-up    start the dev control plane in $(DEV_CONTROLPLANE)"
 	@echo "make controlplane-down  stop it"
 	@echo "make bench              build, start the dev control plane, run the kube client benchmark"
+	@echo "make bench-scale N=1000 [UNRELATED=2000]  the operator process at scale on its own control plane"
 	@echo "make clean              remove $(BUILD_DIR)/"
 
 deps:
@@ -80,6 +81,29 @@ bench:
 	@test -x $(BUILD_DIR)/bench/kube_client_bench || { echo "$(BUILD_DIR)/bench/kube_client_bench was not built" >&2; exit 1; }
 	source "$(DEV_CONTROLPLANE)/env" && $(BUILD_DIR)/bench/kube_client_bench $(BENCH_ARGS)
 	@echo "(the dev control plane is still running: make controlplane-down stops it)"
+
+# The operator at scale (docs/performance.md): a control plane of its own in
+# $(BUILD_DIR)/bench-controlplane (stopped at the end), the CRDs, then
+# bench/scale_bench with N EtcdClusters, N/10 PostgresClusters and UNRELATED
+# ConfigMaps + Secrets in another namespace. Prints figures, asserts nothing.
+N ?= 100
+UNRELATED ?= 0
+BENCH_SCALE_ARGS ?=
+bench-scale:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target quorum-operator scale_bench
+	dir="$(abspath $(BUILD_DIR))/bench-controlplane"; \
+	QUORUM_OWNER_PID=$$$$ hack/controlplane.sh start "$$dir"; \
+	trap 'hack/controlplane.sh stop "$$dir"' EXIT; \
+	source "$$dir/env"; \
+	op="$(abspath $(BUILD_DIR))/cmd/quorum-operator"; \
+	"$$op" crds | "$$QUORUM_BIN/kubectl" apply --server-side -f - >/dev/null; \
+	for i in 1 2 3 4 5 6; do \
+	  "$$QUORUM_BIN/kubectl" wait --for=condition=Established crd --all --timeout=60s >/dev/null 2>&1 && break; \
+	  sleep 2; \
+	done; \
+	$(BUILD_DIR)/bench/scale_bench --operator "$$op" --kubeconfig "$$KUBECONFIG" \
+	  --clusters $(N) --unrelated $(UNRELATED) $(BENCH_SCALE_ARGS)
 
 demo: deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)

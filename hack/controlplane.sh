@@ -27,7 +27,8 @@
 # compares what the operator's ServiceAccount did with what its roles allow.
 #
 # Everything listens on 127.0.0.1 only; nothing sends traffic elsewhere. The
-# service network 10.0.0.0/24 exists only as API objects (no kube-proxy, no
+# service network 10.0.0.0/16 (65,534 ClusterIPs: room for the 5,000+ Services
+# of the scale benchmark) exists only as API objects (no kube-proxy, no
 # kubelet), so no packet is ever sent to it.
 set -euo pipefail
 
@@ -353,7 +354,7 @@ start_apiserver() {
     --bind-address=127.0.0.1 \
     --advertise-address=127.0.0.1 \
     --endpoint-reconciler-type=none \
-    --service-cluster-ip-range=10.0.0.0/24 \
+    --service-cluster-ip-range=10.0.0.0/16 \
     --allow-privileged=true \
     --authorization-mode=RBAC \
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \

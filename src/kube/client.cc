@@ -48,6 +48,10 @@ absl::StatusOr<std::string> NameOf(const Json& object) {
 
 }  // namespace
 
+std::string DumpJson(const Json& object) {
+  return object.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+}
+
 absl::StatusOr<std::unique_ptr<Client>> Client::Create(const RestConfig& config, Clock& clock) {
   absl::StatusOr<std::unique_ptr<Transport>> t = Transport::Create(config, clock);
   if (!t.ok()) return t.status();
@@ -127,7 +131,7 @@ absl::StatusOr<Json> Client::Create(const GroupVersionResource& gvr, std::string
   if (options.dry_run) q.emplace_back("dryRun", "All");
   return Send(
       "create", gvr.resource,
-      {.method = "POST", .path = ResourcePath(gvr, ns) + EncodeQuery(q), .body = object.dump()});
+      {.method = "POST", .path = ResourcePath(gvr, ns) + EncodeQuery(q), .body = DumpJson(object)});
 }
 
 absl::StatusOr<Json> Client::CreateSubresource(const GroupVersionResource& gvr, std::string_view ns,
@@ -138,7 +142,7 @@ absl::StatusOr<Json> Client::CreateSubresource(const GroupVersionResource& gvr, 
   return Send("create", gvr.resource,
               {.method = "POST",
                .path = ResourcePath(gvr, ns, name, subresource) + EncodeQuery(q),
-               .body = object.dump()});
+               .body = DumpJson(object)});
 }
 
 absl::StatusOr<Json> Client::Update(const GroupVersionResource& gvr, std::string_view ns,
@@ -152,7 +156,7 @@ absl::StatusOr<Json> Client::Update(const GroupVersionResource& gvr, std::string
   return Send("update", gvr.resource,
               {.method = "PUT",
                .path = ResourcePath(gvr, ns, *name) + EncodeQuery(q),
-               .body = object.dump()});
+               .body = DumpJson(object)});
 }
 
 absl::StatusOr<Json> Client::UpdateStatus(const GroupVersionResource& gvr, std::string_view ns,
@@ -166,7 +170,7 @@ absl::StatusOr<Json> Client::UpdateStatus(const GroupVersionResource& gvr, std::
   return Send("update", gvr.resource,
               {.method = "PUT",
                .path = ResourcePath(gvr, ns, *name, "status") + EncodeQuery(q),
-               .body = object.dump()});
+               .body = DumpJson(object)});
 }
 
 absl::Status Client::Delete(const GroupVersionResource& gvr, std::string_view ns,
@@ -182,7 +186,7 @@ absl::Status Client::Delete(const GroupVersionResource& gvr, std::string_view ns
   if (options.grace_period_seconds) body["gracePeriodSeconds"] = *options.grace_period_seconds;
   if (options.dry_run) body["dryRun"] = Json::array({"All"});
   return Send("delete", gvr.resource,
-              {.method = "DELETE", .path = ResourcePath(gvr, ns, name), .body = body.dump()})
+              {.method = "DELETE", .path = ResourcePath(gvr, ns, name), .body = DumpJson(body)})
       .status();
 }
 
@@ -198,7 +202,7 @@ absl::StatusOr<Json> Client::Patch(const GroupVersionResource& gvr, std::string_
   return Send("patch", gvr.resource,
               {.method = "PATCH",
                .path = ResourcePath(gvr, ns, name, options.subresource) + EncodeQuery(q),
-               .body = patch.dump(),
+               .body = DumpJson(patch),
                .content_type = std::string(PatchContentType(type))});
 }
 

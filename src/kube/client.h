@@ -31,6 +31,11 @@ namespace quorum::kube {
 
 using Json = nlohmann::json;
 
+// Compact JSON of `object`. Text from libpq, Patroni or etcd may hold invalid
+// UTF-8: each invalid byte becomes U+FFFD instead of an exception, so a status
+// message with bad bytes is still written (every request body goes through it).
+std::string DumpJson(const Json& object);
+
 enum class PatchType {
   kJson,            // application/json-patch+json (RFC 6902)
   kMerge,           // application/merge-patch+json (RFC 7386; lists are replaced)

@@ -138,7 +138,8 @@ absl::Status StatusFromResponse(long http_code, std::string_view body,
   absl::Status status(
       CodeFor(http_code, reason),
       absl::StrCat("API server: ", http_code, " ", reason, message.empty() ? "" : ": ", message));
-  status.SetPayload(kPayloadUrl, absl::Cord(payload.dump()));
+  status.SetPayload(kPayloadUrl,
+                    absl::Cord(payload.dump(-1, ' ', false, json::error_handler_t::replace)));
   return status;
 }
 

@@ -122,7 +122,7 @@ absl::Status Watcher::WatchOnce(const std::function<bool(const WatchEvent&)>& ha
     got_events = true;
     if (ev.type == WatchEventType::kError) {
       const long code = ev.object.value("code", 0);
-      stream_status = StatusFromResponse(code == 0 ? 500 : code, ev.object.dump());
+      stream_status = StatusFromResponse(code == 0 ? 500 : code, DumpJson(ev.object));
       return false;
     }
     const std::string rv = RvOf(ev.object);

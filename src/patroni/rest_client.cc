@@ -119,7 +119,10 @@ RestClient::~RestClient() = default;
 absl::StatusOr<std::shared_ptr<kube::Transport>> RestClient::TransportFor(
     std::string_view base_url) {
   absl::MutexLock lock(&mu_);
-  if (auto it = transports_.find(base_url); it != transports_.end()) return it->second;
+  if (auto it = transports_.find(base_url); it != transports_.end()) {
+    it->second.last_used = ++uses_;
+    return it->second.transport;
+  }
   kube::RestConfig rc;
   rc.server = std::string(base_url);
   while (!rc.server.empty() && rc.server.back() == '/') rc.server.pop_back();
@@ -132,8 +135,21 @@ absl::StatusOr<std::shared_ptr<kube::Transport>> RestClient::TransportFor(
   absl::StatusOr<std::unique_ptr<kube::Transport>> t = kube::Transport::Create(rc, RealClock());
   if (!t.ok()) return t.status();
   std::shared_ptr<kube::Transport> shared = *std::move(t);
-  transports_.emplace(std::string(base_url), shared);
+  while (!transports_.empty() &&
+         transports_.size() >= std::max<size_t>(1, config_.max_cached_connections)) {
+    auto oldest = transports_.begin();
+    for (auto it = transports_.begin(); it != transports_.end(); ++it) {
+      if (it->second.last_used < oldest->second.last_used) oldest = it;
+    }
+    transports_.erase(oldest);  // a request still using it holds its own reference
+  }
+  transports_.emplace(std::string(base_url), Cached{shared, ++uses_});
   return shared;
+}
+
+size_t RestClient::cached_connections() const {
+  absl::MutexLock lock(&mu_);
+  return transports_.size();
 }
 
 absl::StatusOr<kube::HttpResponse> RestClient::Send(std::string_view base_url, std::string method,

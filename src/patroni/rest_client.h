@@ -76,6 +76,9 @@ struct RestClientConfig {
   std::string ca_pem;             // trust for https; empty: the system store
   std::string cert_pem, key_pem;  // client certificate (restapi verify_client)
   absl::Duration timeout = absl::Seconds(5);
+  // Connections are kept per member URL for reuse; members come and go (pod
+  // IPs change), so at most this many are kept, least recently used evicted.
+  size_t max_cached_connections = 256;
 };
 
 class RestClient {
@@ -95,6 +98,9 @@ class RestClient {
   // Manual failover to `candidate` (works without a healthy leader).
   absl::Status Failover(std::string_view base_url, std::string_view candidate);
 
+  // Member connections held now (never more than max_cached_connections).
+  size_t cached_connections() const;
+
  private:
   absl::StatusOr<kube::HttpResponse> Send(std::string_view base_url, std::string method,
                                           std::string path, std::string body,
@@ -102,9 +108,13 @@ class RestClient {
   absl::StatusOr<std::shared_ptr<kube::Transport>> TransportFor(std::string_view base_url);
 
   const RestClientConfig config_;
-  absl::Mutex mu_;
-  std::map<std::string, std::shared_ptr<kube::Transport>, std::less<>> transports_
-      ABSL_GUARDED_BY(mu_);
+  struct Cached {
+    std::shared_ptr<kube::Transport> transport;
+    uint64_t last_used = 0;
+  };
+  mutable absl::Mutex mu_;
+  uint64_t uses_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, Cached, std::less<>> transports_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace quorum::patroni

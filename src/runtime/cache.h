@@ -1,12 +1,22 @@
 // Cache: the shared informers of a process, one per resource type, created
 // on first use and shared by every controller — controller-runtime's Cache.
 // Reads (Get, List, ByIndex) come from memory and never reach the API
-// server. Namespaced types are watched in the configured namespaces only
-// (all when none are configured); cluster-scoped types are watched whole.
+// server, except Get of a read-through resource (below). Namespaced types are
+// watched in the configured namespaces only (all when none are configured);
+// cluster-scoped types are watched whole.
+//
+// Scopes (CacheOptions::by_resource) bound what is held per type: a label
+// selector (only the objects our builders label — owned objects, our pods —
+// are listed and watched, so unrelated ConfigMaps or Secrets in the cluster
+// cost nothing) and a transform that drops fields no controller reads. A
+// read-through type also answers Get for objects outside its selector with a
+// GET to the API server (e.g. a user's TLS Secret named in a spec), which is
+// not cached and triggers no events.
 // Thread-safety: all methods may be called concurrently.
 #ifndef QUORUM_SRC_RUNTIME_CACHE_H_
 #define QUORUM_SRC_RUNTIME_CACHE_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,10 +28,21 @@
 
 namespace quorum::runtime {
 
+// How one resource type is cached.
+struct ResourceScope {
+  std::string label_selector;            // empty: every object
+  std::function<void(Json&)> transform;  // after StripManagedFields; may be empty
+  bool read_through = false;             // Get misses ask the API server (uncached)
+};
+
+// "group/version/resource", the key of CacheOptions::by_resource.
+std::string ResourceKey(const kube::GroupVersionResource& gvr);
+
 struct CacheOptions {
   std::vector<std::string> namespaces;  // empty: all namespaces
   absl::Duration resync = absl::ZeroDuration();
   Registry* metrics = nullptr;
+  std::map<std::string, ResourceScope> by_resource;  // by ResourceKey; absent: whole type
 };
 
 class Cache {
@@ -39,18 +60,24 @@ class Cache {
   bool HasSynced() const;  // every informer synced
   bool WaitForSync(absl::Duration timeout, const Cancellation* cancel = nullptr) const;
 
-  // Reads; nullptr / empty when not cached (or no informer for gvr yet).
+  // Reads; nullptr / empty when not cached (or no informer for gvr yet). Get
+  // of a read-through type that misses the cache reads the API server
+  // (nullptr when absent or unreadable).
   ObjectPtr Get(const kube::GroupVersionResource& gvr, std::string_view ns,
                 std::string_view name) const;
   std::vector<ObjectPtr> List(const kube::GroupVersionResource& gvr,
                               std::string_view ns = "") const;
   std::vector<ObjectPtr> ByIndex(const kube::GroupVersionResource& gvr, const std::string& index,
                                  const std::string& value) const;
+  // The objects of one cluster instance: ByIndex(kInstanceIndex, "ns/instance").
+  std::vector<ObjectPtr> ByInstance(const kube::GroupVersionResource& gvr, std::string_view ns,
+                                    std::string_view instance) const;
 
   const CacheOptions& options() const { return options_; }
 
  private:
   const SharedInformer* Find(const kube::GroupVersionResource& gvr) const;
+  const ResourceScope* ScopeOf(const kube::GroupVersionResource& gvr) const;
 
   kube::Client& client_;
   const CacheOptions options_;

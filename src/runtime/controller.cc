@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <exception>
+#include <set>
 
 #include "absl/time/clock.h"
 
@@ -81,9 +82,14 @@ void Controller::Watch(SharedInformer& informer, MapFunc map, std::vector<Predic
 }
 
 void Controller::Enqueue(const std::vector<Request>& requests) {
+  // An update maps the old and the new object, usually to the same key: add
+  // it once, or a worker that takes the first Add before the second arrives
+  // would reconcile the same change twice.
+  std::set<std::string> keys;
   for (const Request& r : requests) {
-    if (!r.name.empty()) queue_->Add(r.Key());
+    if (!r.name.empty()) keys.insert(r.Key());
   }
+  for (const std::string& key : keys) queue_->Add(key);
 }
 
 void Controller::Start() {

@@ -43,10 +43,13 @@ class Runner {
  public:
   ~Runner() { Stop(); }
 
-  absl::Status Start(std::unique_ptr<httplib::Server> server, const std::string& host, int port)
-      ABSL_LOCKS_EXCLUDED(mu_) {
+  // `threads` serve requests (httplib's default is at least 8 per server,
+  // mostly idle; each is a stack and a wakeup).
+  absl::Status Start(std::unique_ptr<httplib::Server> server, const std::string& host, int port,
+                     size_t threads) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     if (server_ != nullptr) return absl::FailedPreconditionError("server already started");
+    server->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
     // Only SO_REUSEADDR: httplib's default SO_REUSEPORT would let a second
     // server silently share a port that is already taken.
     server->set_socket_options([](int sock) {
@@ -143,7 +146,9 @@ class ProbeServer::Impl {
     server->Get("/readyz", [this](const httplib::Request& req, httplib::Response& res) {
       Probe("readyz", /*ready=*/true, req, res);
     });
-    return runner_.Start(std::move(server), options_.bind_address, options_.port);
+    // Probes and scrapes are tiny and rare: two threads (one can sit in a
+    // keep-alive connection while the other answers).
+    return runner_.Start(std::move(server), options_.bind_address, options_.port, 2);
   }
 
   Runner& runner() { return runner_; }
@@ -420,7 +425,9 @@ class WebhookServer::Impl {
       Count(req.path, res.status);
     };
     server->Get(".*", not_post).Put(".*", not_post).Patch(".*", not_post).Delete(".*", not_post);
-    return runner_.Start(std::move(server), options_.bind_address, options_.port);
+    // Admission requests come from the API server, a few at a time (each is
+    // validated in memory in well under a millisecond).
+    return runner_.Start(std::move(server), options_.bind_address, options_.port, 4);
   }
 
   void Serve(const httplib::Request& req, httplib::Response& res) {

@@ -95,7 +95,7 @@ ObjectPtr SharedInformer::Prepare(Json object, const std::string& api_version,
   if (!object.contains("apiVersion") && !api_version.empty()) object["apiVersion"] = api_version;
   if (!object.contains("kind") && !kind.empty()) object["kind"] = kind;
   if (options_.transform) options_.transform(object);
-  return std::make_shared<const Json>(std::move(object));
+  return ObjectPtr(new Json(std::move(object)));  // see Store::Unpack
 }
 
 void SharedInformer::Dispatch(const ObjectPtr& old_object, const ObjectPtr& new_object) {

@@ -30,8 +30,9 @@ absl::StatusOr<std::pair<std::string, int>> ParseBindAddress(std::string_view ad
 
 Manager::Manager(kube::Client& client, ManagerOptions options)
     : client_(client), options_(std::move(options)) {
-  cache_ = std::make_unique<Cache>(
-      client_, CacheOptions{.namespaces = options_.namespaces, .metrics = &metrics_});
+  cache_ = std::make_unique<Cache>(client_, CacheOptions{.namespaces = options_.namespaces,
+                                                         .metrics = &metrics_,
+                                                         .by_resource = options_.cache_scopes});
   EventRecorderOptions events = options_.events;
   if (events.metrics == nullptr) events.metrics = &metrics_;
   recorder_ = std::make_unique<EventRecorder>(client_, std::move(events));

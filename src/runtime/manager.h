@@ -19,6 +19,7 @@
 #ifndef QUORUM_SRC_RUNTIME_MANAGER_H_
 #define QUORUM_SRC_RUNTIME_MANAGER_H_
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,8 @@ struct ManagerOptions {
   std::string health_probe_bind_address = "0.0.0.0:8081";
   std::optional<WebhookServer::Options> webhook;  // nullopt: no webhook server
   absl::Duration cache_sync_timeout = absl::Minutes(2);
+  // Per-type label selectors/transforms of the shared cache (see cache.h).
+  std::map<std::string, ResourceScope> cache_scopes;
   EventRecorderOptions events;
 };
 

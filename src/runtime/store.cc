@@ -42,14 +42,35 @@ std::vector<std::string> IndexByOwnerUid(const Json& object) {
   return out;
 }
 
+std::vector<std::string> IndexByInstanceLabel(const Json& object) {
+  if (!object.is_object()) return {};
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return {};
+  auto labels = meta->find("labels");
+  if (labels == meta->end() || !labels->is_object()) return {};
+  auto it = labels->find(kInstanceLabel);
+  if (it == labels->end() || !it->is_string()) return {};
+  return {ObjectKey(StringAt(object, "namespace"), it->get_ref<const std::string&>())};
+}
+
 Store::Store() {
   index_funcs_[kNamespaceIndex] = IndexByNamespace;
   index_funcs_[kOwnerIndex] = IndexByOwnerUid;
+  index_funcs_[kInstanceIndex] = IndexByInstanceLabel;
 }
 
 ObjectPtr Store::Unpack(const Entry& e) {
-  Json j = Json::from_msgpack(e.packed, /*strict=*/true, /*allow_exceptions=*/false);
-  return std::make_shared<const Json>(std::move(j));
+  // Not make_shared: the weak reference in the entry would keep the whole
+  // block allocated; this way only the small control block outlives readers.
+  return ObjectPtr(
+      new Json(Json::from_msgpack(e.packed, /*strict=*/true, /*allow_exceptions=*/false)));
+}
+
+ObjectPtr Store::Snapshot(const Entry& e) {
+  if (ObjectPtr held = e.decoded.lock()) return held;
+  ObjectPtr fresh = Unpack(e);
+  e.decoded = fresh;
+  return fresh;
 }
 
 void Store::AddIndex(const std::string& name, IndexFunc fn) {
@@ -59,7 +80,7 @@ void Store::AddIndex(const std::string& name, IndexFunc fn) {
   auto& index = indexes_[name];
   for (auto& [key, entry] : items_) {
     std::erase_if(entry.indexed, [&](const auto& p) { return p.first == name; });
-    const ObjectPtr obj = Unpack(entry);
+    const ObjectPtr obj = Snapshot(entry);
     for (std::string& v : index_funcs_[name](*obj)) {
       index[v].insert(key);
       entry.indexed.emplace_back(name, std::move(v));
@@ -95,10 +116,11 @@ ObjectPtr Store::UpsertLocked(ObjectPtr object) {
   entry.packed.shrink_to_fit();
   entry.resource_version = StringAt(*object, "resourceVersion");
   entry.ns = StringAt(*object, "namespace");
+  entry.decoded = object;  // the caller's object is the snapshot while anyone holds it
   ObjectPtr old;
   auto it = items_.find(key);
   if (it != items_.end()) {
-    old = Unpack(it->second);
+    old = Snapshot(it->second);
     UnindexLocked(key, it->second);  // before indexing the new entry: values may coincide
   }
   IndexLocked(key, *object, entry);
@@ -113,7 +135,7 @@ ObjectPtr Store::UpsertLocked(ObjectPtr object) {
 ObjectPtr Store::DeleteLocked(const std::string& key) {
   auto it = items_.find(key);
   if (it == items_.end()) return nullptr;
-  ObjectPtr old = Unpack(it->second);
+  ObjectPtr old = Snapshot(it->second);
   UnindexLocked(key, it->second);
   items_.erase(it);
   return old;
@@ -157,14 +179,14 @@ ReplaceDelta Store::Replace(const std::string& ns, std::vector<ObjectPtr> object
 ObjectPtr Store::Get(const std::string& key) const {
   absl::MutexLock lock(&mu_);
   auto it = items_.find(key);
-  return it == items_.end() ? nullptr : Unpack(it->second);
+  return it == items_.end() ? nullptr : Snapshot(it->second);
 }
 
 std::vector<ObjectPtr> Store::List() const {
   absl::MutexLock lock(&mu_);
   std::vector<ObjectPtr> out;
   out.reserve(items_.size());
-  for (const auto& [key, entry] : items_) out.push_back(Unpack(entry));
+  for (const auto& [key, entry] : items_) out.push_back(Snapshot(entry));
   return out;
 }
 
@@ -180,7 +202,7 @@ std::vector<ObjectPtr> Store::ByIndex(const std::string& index, const std::strin
   auto it = idx->second.find(value);
   if (it == idx->second.end()) return out;
   for (const std::string& key : it->second) {
-    if (auto e = items_.find(key); e != items_.end()) out.push_back(Unpack(e->second));
+    if (auto e = items_.find(key); e != items_.end()) out.push_back(Snapshot(e->second));
   }
   return out;
 }

@@ -3,9 +3,12 @@
 //
 // Memory: objects are kept packed (MessagePack, about the size of their
 // compact JSON) rather than as a JSON tree, which costs several times the
-// JSON size; a read unpacks the object into a fresh immutable snapshot
+// JSON size; a read unpacks the object into an immutable snapshot
 // (ObjectPtr), so readers never see later changes and never share mutable
-// state. Reads by key or index unpack only what they return.
+// state. Reads by key or index unpack only what they return, and an object
+// is unpacked once while any reader still holds it (a weak reference to the
+// last snapshot is kept): a reconcile that reads the same object several
+// times, or several workers reading it at once, share one decode.
 // Thread-safety: all methods may be called concurrently.
 #ifndef QUORUM_SRC_RUNTIME_STORE_H_
 #define QUORUM_SRC_RUNTIME_STORE_H_
@@ -36,8 +39,13 @@ std::string ObjectKey(std::string_view ns, std::string_view name);
 // Index functions every informer offers.
 inline constexpr char kNamespaceIndex[] = "namespace";
 inline constexpr char kOwnerIndex[] = "owner";  // values: the UIDs in metadata.ownerReferences
+// values: "namespace/<app.kubernetes.io/instance label>" — the objects our
+// builders make for one cluster (pods, PVCs) without listing a namespace.
+inline constexpr char kInstanceIndex[] = "instance";
+inline constexpr char kInstanceLabel[] = "app.kubernetes.io/instance";
 std::vector<std::string> IndexByNamespace(const Json& object);
 std::vector<std::string> IndexByOwnerUid(const Json& object);
+std::vector<std::string> IndexByInstanceLabel(const Json& object);
 
 // What changed when a whole namespace's content was replaced (relist).
 struct ReplaceDelta {
@@ -74,8 +82,11 @@ class Store {
     std::string resource_version;
     std::string ns;
     std::vector<std::pair<std::string, std::string>> indexed;  // {index, value}
+    mutable std::weak_ptr<const Json> decoded;  // the last snapshot, while someone holds it
   };
   static ObjectPtr Unpack(const Entry& e);
+  // Unpack, reusing a snapshot still held by a reader.
+  static ObjectPtr Snapshot(const Entry& e);
 
   void IndexLocked(const std::string& key, const Json& object, Entry& entry)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -12,8 +12,7 @@ std::string NextId() {
 
 }  // namespace
 
-ReconcileLogScope::ReconcileLogScope(const std::string& controller,
-                                     const runtime::Request& request)
+ReconcileLogScope::ReconcileLogScope(const std::string& controller, const runtime::Request& request)
     : id_(NextId()),
       fields_({{"controller", controller},
                {"namespace", request.ns},

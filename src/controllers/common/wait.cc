@@ -16,11 +16,12 @@ absl::Duration Spread(absl::Duration base, const std::string& key) {
   return base + base * (static_cast<double>(h % 1000) / 10000.0);
 }
 
-absl::Duration WaitBackoff::Next(const std::string& key, const std::string& what) {
+absl::Duration WaitBackoff::Next(const std::string& key, const std::string& what,
+                                 absl::Duration max) {
   absl::MutexLock lock(&mu_);
   Entry& e = entries_[key];
   if (e.what != what) e = Entry{.what = what};
-  return BackoffDelay(e.attempt++);
+  return BackoffDelay(e.attempt++, kFirstWait, max);
 }
 
 void WaitBackoff::Reset(const std::string& key) {

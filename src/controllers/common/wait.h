@@ -18,6 +18,11 @@ namespace quorum::controllers {
 
 inline constexpr absl::Duration kFirstWait = absl::Seconds(1);
 inline constexpr absl::Duration kMaxWait = absl::Minutes(5);
+// A Secret named in a spec (a user's TLS or DCS credentials) is read through
+// the API server and not watched (only the operator's own Secrets are cached):
+// a missing one is looked for again with backoff capped here, so that a user
+// who creates it late waits seconds, not minutes.
+inline constexpr absl::Duration kMaxSecretWait = absl::Seconds(30);
 
 // min(first * 2^attempt, max): pure.
 absl::Duration BackoffDelay(int attempt, absl::Duration first = kFirstWait,
@@ -31,8 +36,9 @@ class WaitBackoff {
  public:
   // The next delay for `key` waiting on `what` (a sentence or a step kind):
   // the first delay when `what` differs from the last call's, else double
-  // the last one, capped.
-  absl::Duration Next(const std::string& key, const std::string& what);
+  // the last one, capped at `max`.
+  absl::Duration Next(const std::string& key, const std::string& what,
+                      absl::Duration max = kMaxWait);
   // Forgets `key` (it progressed, converged or went away).
   void Reset(const std::string& key);
   size_t size() const;

@@ -50,7 +50,7 @@ World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster) {
   if (runtime::ObjectPtr sts = cache.Get(kStatefulSets, n.ns, n.statefulset)) {
     w.statefulset_replicas = sts->value("spec", Json::object()).value("replicas", 0);
   }
-  for (const runtime::ObjectPtr& pod : cache.List(kPods, n.ns)) {
+  for (const runtime::ObjectPtr& pod : cache.ByInstance(kPods, n.ns, n.cluster)) {
     const Json labels = (*pod)["metadata"].value("labels", Json::object());
     if (labels.value("app.kubernetes.io/instance", "") != n.cluster ||
         labels.value("app.kubernetes.io/name", "") != "etcd") {

@@ -22,10 +22,11 @@ WaitFor WaitForAfter(const etcd::Action& action, const PlanInput& in) {
     case etcd::Action::kDeletePod:
       return WaitFor::kEvent;
     case etcd::Action::kWait:
-      // A Secret to fix: the Secret watch brings the change. Another access
+      // A Secret to fix: a user's Secret is read through the API server, not
+      // watched, so it is looked for again with capped backoff. Another access
       // error (the API server refused to create the root Secret) is retried.
       if (!in.access.ok()) {
-        return absl::IsFailedPrecondition(in.access) ? WaitFor::kEvent : WaitFor::kEtcd;
+        return absl::IsFailedPrecondition(in.access) ? WaitFor::kSecret : WaitFor::kEtcd;
       }
       // No pod can answer yet: the next change is a pod getting its IP.
       return !in.view.members_known && !AnyPodHasIp(in.world) ? WaitFor::kEvent : WaitFor::kEtcd;

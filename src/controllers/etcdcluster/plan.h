@@ -36,7 +36,9 @@ PlanInput PlanInputFor(const EtcdCluster& cluster, World world, EtcdView view, a
 
 // What the reconciler waits for after this step.
 enum class WaitFor {
-  kEvent,   // a pod, StatefulSet or Secret change: the watches requeue the cluster
+  kEvent,   // a pod or StatefulSet change: the watches requeue the cluster
+  kSecret,  // a Secret to fix: the user's Secrets are not watched, look again
+            // after a backoff capped at kMaxSecretWait
   kEtcd,    // something only etcd shows (member health, a learner catching
             // up): look again after a capped backoff
   kRefresh  // converged: refresh member health now and then

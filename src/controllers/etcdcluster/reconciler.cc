@@ -144,6 +144,9 @@ absl::StatusOr<Result> EtcdClusterReconciler::Next(const runtime::Request& req, 
                              plan.action.reason + (step.ok() ? "" : " (settling)");
     return Result{.requeue_after = backoff_.Next(key, what)};
   }
+  if (plan.wait_for == WaitFor::kSecret) {
+    return Result{.requeue_after = backoff_.Next(key, plan.problem, controllers::kMaxSecretWait)};
+  }
   backoff_.Reset(key);
   if (plan.wait_for == WaitFor::kRefresh) {
     return Result{.requeue_after = controllers::Spread(kHealthRefresh, key)};

@@ -224,7 +224,7 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs) {
 // The cluster's member pods that are not being deleted.
 std::vector<ObjectPtr> ObservePods(const Phase& p) {
   std::vector<ObjectPtr> pods;
-  for (const ObjectPtr& pod : p.cache.List(kPods, p.n.ns)) {
+  for (const ObjectPtr& pod : p.cache.ByInstance(kPods, p.n.ns, p.n.cluster)) {
     if (Str(At(*pod, {"metadata", "labels", std::string(api::kClusterLabel).c_str()})) ==
             p.n.cluster &&
         !(*pod)["metadata"].contains("deletionTimestamp")) {
@@ -314,22 +314,35 @@ std::string RolesSignature(const Members& members) {
   return out;
 }
 
+// With the etcd DCS the pods may have no API rights (podAPIAccess: false) and
+// the role callback is only a fast path: the operator's own look at the
+// members is what keeps the primary Service on the leader after a failover
+// that changes no pod. Until the DCS leader key is watched, that look is
+// capped at a few seconds (Patroni's loop_wait is 10 s by default).
+constexpr absl::Duration kMaxRoleWait = absl::Seconds(5);
+
 // Wait: nothing while a watch signals the next change, capped backoff for
-// what only the members' REST APIs show.
+// what only the members' REST APIs show and for a user's Secret.
 Result NextWait(controllers::WaitBackoff& backoff, const runtime::Request& req,
                 const DcsResolution& dcs, const Members& members) {
-  // Without a usable DCS the referenced Secret or EtcdCluster must change
-  // (watched through the informer indexes); without a reachable member, a
-  // pod must start (watched). Neither is polled.
+  // A referenced Secret is read through the API server, not watched: look
+  // again with backoff. A referenced EtcdCluster is watched, and without a
+  // reachable member a pod must start (watched): neither is polled.
+  if (!dcs.ready && (dcs.reason == "SecretNotFound" || dcs.reason == "SecretIncomplete")) {
+    return Result{.requeue_after =
+                      backoff.Next(req.Key(), dcs.message, controllers::kMaxSecretWait)};
+  }
   if (!dcs.ready || members.urls.empty()) {
     backoff.Reset(req.Key());
     return Result{};
   }
-  // Members run. Patroni's role callbacks (etcd DCS) or Patroni itself
-  // (kubernetes DCS) relabel the pods, and those events reconcile; the
-  // roles are also re-read with capped backoff, for a member that cannot
-  // reach the API server. A change of roles restarts the backoff.
-  return Result{.requeue_after = backoff.Next(req.Key(), RolesSignature(members))};
+  // Members run. Patroni itself (kubernetes DCS) or its role callback (etcd
+  // DCS, when the pods may patch themselves) relabels the pods, and those
+  // events reconcile; the roles are also re-read with capped backoff. A
+  // change of roles restarts the backoff.
+  const bool etcd_dcs = std::holds_alternative<patroni::EtcdDcs>(dcs.dcs);
+  return Result{.requeue_after = backoff.Next(req.Key(), RolesSignature(members),
+                                              etcd_dcs ? kMaxRoleWait : controllers::kMaxWait)};
 }
 
 }  // namespace

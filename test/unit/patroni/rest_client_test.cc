@@ -133,5 +133,18 @@ TEST_F(RestClientTest, UnreachableMemberIsUnavailable) {
   EXPECT_TRUE(absl::IsUnavailable(s.status())) << s.status();
 }
 
+// Issue 14.10: members come and go (new pod IPs after every reschedule); the
+// connections kept for them must stay bounded, and the newest still works.
+TEST_F(RestClientTest, KeepsABoundedNumberOfMemberConnections) {
+  RestClient c({.timeout = absl::Seconds(2), .max_cached_connections = 3});
+  for (int port = 1; port <= 10; ++port) {
+    (void)c.GetPatroni("http://127.0.0.1:" + std::to_string(port));  // refused: nothing listens
+    EXPECT_LE(c.cached_connections(), 3u);
+  }
+  absl::StatusOr<MemberStatus> s = c.GetPatroni(url_);
+  EXPECT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(c.cached_connections(), 3u);
+}
+
 }  // namespace
 }  // namespace quorum::patroni

@@ -94,3 +94,42 @@ TEST(StoreTest, ReplaceReportsOnlyTheDifferenceWithinItsNamespace) {
 
 }  // namespace
 }  // namespace quorum::runtime
+
+namespace quorum::runtime {
+namespace {
+
+TEST(StoreTest, InstanceIndexFindsOneClustersObjectsOnly) {
+  Store store;
+  auto labelled = [](const std::string& ns, const std::string& name, const std::string& inst) {
+    return Obj(ns, name, "1", {{"metadata", {{"labels", {{kInstanceLabel, inst}}}}}});
+  };
+  store.Upsert(labelled("db", "a-0", "a"));
+  store.Upsert(labelled("db", "a-1", "a"));
+  store.Upsert(labelled("db", "b-0", "b"));
+  store.Upsert(labelled("other", "a-0", "a"));
+  store.Upsert(Obj("db", "plain", "1"));
+  EXPECT_EQ(Names(store.ByIndex(kInstanceIndex, "db/a")), (std::vector<std::string>{"a-0", "a-1"}));
+  store.Upsert(labelled("db", "a-1", "b"));  // relabelled: moves to b
+  EXPECT_EQ(Names(store.ByIndex(kInstanceIndex, "db/a")), (std::vector<std::string>{"a-0"}));
+  EXPECT_EQ(Names(store.ByIndex(kInstanceIndex, "db/b")), (std::vector<std::string>{"a-1", "b-0"}));
+}
+
+TEST(StoreTest, ReadersHoldingAnObjectShareOneDecode) {
+  Store store;
+  store.Upsert(Obj("db", "a", "1"));
+  ObjectPtr first = store.Get("db/a");
+  ObjectPtr second = store.Get("db/a");
+  EXPECT_EQ(first.get(), second.get()) << "decoded once while a reader holds it";
+  EXPECT_EQ(store.ByIndex(kNamespaceIndex, "db").front().get(), first.get());
+  store.Upsert(Obj("db", "a", "2"));
+  ObjectPtr third = store.Get("db/a");
+  EXPECT_EQ((*third)["metadata"]["resourceVersion"], "2") << "a new version is a new snapshot";
+  EXPECT_EQ((*first)["metadata"]["resourceVersion"], "1");
+  first.reset();
+  second.reset();
+  third.reset();
+  EXPECT_EQ((*store.Get("db/a"))["metadata"]["resourceVersion"], "2") << "decoded again";
+}
+
+}  // namespace
+}  // namespace quorum::runtime

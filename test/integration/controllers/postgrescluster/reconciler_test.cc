@@ -16,6 +16,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "src/controllers/common/cache_scopes.h"
 #include "src/kube/errors.h"
 #include "test/integration/controllers/api_writes.h"
 #include "test/integration/testenv.h"
@@ -64,8 +65,11 @@ class PostgresClusterControllerTest : public testenv::IntegrationTest {
     operator_client_ = *std::move(c);
     manager_ = std::make_unique<runtime::Manager>(
         *operator_client_,
-        runtime::ManagerOptions{
-            .namespaces = {ns()}, .metrics_bind_address = "0", .health_probe_bind_address = "0"});
+        runtime::ManagerOptions{.namespaces = {ns()},
+                                .metrics_bind_address = "0",
+                                .health_probe_bind_address = "0",
+                                // What the binary caches, so that these tests see what users run.
+                                .cache_scopes = controllers::CacheScopes()});
     reconciler_ = std::make_unique<PostgresClusterReconciler>(*operator_client_, manager_->cache(),
                                                               manager_->recorder());
     SetupPostgresClusterController(*manager_, *reconciler_, 2);

@@ -93,14 +93,14 @@ std::vector<Case> Cases() {
               .pods = {Pod(0, true, true), Pod(1, true, true), Pod(2, true, true)}};
   cases.push_back({"ConvergedRefreshesSlowly", grown, three, Members(grown, 3), absl::OkStatus(),
                    etcd::Action::kNone, 3, WaitFor::kRefresh});
-  cases.push_back({"MissingSecretWaitsForTheSecretsEvents",
+  cases.push_back({"MissingSecretIsLookedForAgainWithBackoff",
                    grown,
                    three,
                    {},
                    absl::FailedPreconditionError("Secret x is missing"),
                    etcd::Action::kWait,
                    3,
-                   WaitFor::kEvent});
+                   WaitFor::kSecret});
   cases.push_back({"RefusedRootSecretIsRetriedWithBackoff",
                    grown,
                    three,

@@ -1,0 +1,32 @@
+#include "src/controllers/common/cache_scopes.h"
+
+#include "src/runtime/transforms.h"
+
+namespace quorum::controllers {
+
+std::map<std::string, runtime::ResourceScope> CacheScopes() {
+  const std::string owned = "app.kubernetes.io/managed-by=quorum-operator";
+  const std::string members = "app.kubernetes.io/name in (etcd,postgres)";
+  std::map<std::string, runtime::ResourceScope> scopes;
+  for (const kube::GroupVersionResource& gvr :
+       {kube::GroupVersionResource{"apps", "v1", "statefulsets"},
+        kube::GroupVersionResource{"", "v1", "configmaps"},
+        kube::GroupVersionResource{"", "v1", "serviceaccounts"},
+        kube::GroupVersionResource{"rbac.authorization.k8s.io", "v1", "roles"},
+        kube::GroupVersionResource{"rbac.authorization.k8s.io", "v1", "rolebindings"}}) {
+    scopes[runtime::ResourceKey(gvr)] = {.label_selector = owned};
+  }
+  for (const kube::GroupVersionResource& gvr :
+       {kube::GroupVersionResource{"", "v1", "services"},
+        kube::GroupVersionResource{"policy", "v1", "poddisruptionbudgets"}}) {
+    scopes[runtime::ResourceKey(gvr)] = {.label_selector = owned, .transform = runtime::DropStatus};
+  }
+  scopes[runtime::ResourceKey({"", "v1", "secrets"})] = {.label_selector = owned,
+                                                         .read_through = true};
+  scopes[runtime::ResourceKey({"", "v1", "pods"})] = {.label_selector = members,
+                                                      .transform = runtime::StripPod};
+  scopes[runtime::ResourceKey({"", "v1", "persistentvolumeclaims"})] = {.label_selector = members};
+  return scopes;
+}
+
+}  // namespace quorum::controllers
