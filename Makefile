@@ -14,9 +14,13 @@ export QUORUM_CACHE
 DEV_CONTROLPLANE := $(QUORUM_CACHE)/dev-controlplane
 FORMAT_DIRS := src test bench api cmd
 BENCH_ARGS ?=
+# The node of the e2e tests and the demo: local (the quorum-localnode stand-in) or
+# real (kubelet + containerd + runc: hack/node.sh, docs/testbed.md).
+QUORUM_NODE ?= local
+export QUORUM_NODE
 
 define cmake_build
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DQUORUM_NODE=$(QUORUM_NODE)
 	cmake --build $(BUILD_DIR) --parallel $(JOBS)
 endef
 
