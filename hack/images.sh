@@ -147,12 +147,18 @@ cmd_build() {
   for n in "$@"; do build_one "$n"; done
 }
 
-cmd_import() {  # import SOCKET
-  local sock="$1" ctr n out
-  ctr="$("$here/build-tools.sh" node)/ctr"
+cmd_import() {  # import SOCKET: what containerd does not have yet (recorded next to its root)
+  local sock="$1" ctr n out record
+  ctr=("$("$here/build-tools.sh" node)/ctr" --address "$sock" -n k8s.io)
+  record="$(dirname "$sock")/../containerd/imported"
+  touch "$record"
   for n in "${all[@]}"; do
     out="$(cmd_build "$n")"
-    "$ctr" --address "$sock" -n k8s.io images import "$out" >/dev/null
+    if grep -qxF "$out" "$record" && [[ -n "$("${ctr[@]}" images ls -q "name==$(ref "$n")")" ]]; then
+      continue
+    fi
+    "${ctr[@]}" images import "$out" >/dev/null
+    echo "$out" >>"$record"
     log "imported $(ref "$n")"
   done
 }

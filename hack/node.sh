@@ -19,6 +19,10 @@
 # The control plane should use a service range of its own (QUORUM_SERVICE_CIDR=10.96.0.0/24
 # at its start): kube-proxy then never touches another test bed's ClusterIPs on this machine.
 #
+# Storage: the StorageClass quorum-local (default) and a pool of 40 local
+# PersistentVolumes (folders under CP_DIR/node/volumes/, Retain) that the control
+# plane's PV controller binds when a pod needs a claim (QUORUM_NODE=real there).
+#
 # One real node per machine at a time (the bridge name and kubelet ports are fixed).
 # Cgroups: v1 controllers here, so the kubelet runs with failCgroupV1=false and cgroupfs,
 # everything under the cgroup /quorum-node.
@@ -181,7 +185,8 @@ cleanup_host() {  # what the processes leave in the kernel and on disk
     rm -f "$node/sysctl.saved"
   fi
   rmdir /run/containerd/s /run/containerd 2>/dev/null || true
-  rm -rf "$node/containerd" "$node/kubelet" "$node/cni" "$node/run" "$node/netns"
+  # containerd's root stays: the imported images are there for the next start.
+  rm -rf "$node/containerd/state" "$node/kubelet" "$node/cni" "$node/run" "$node/netns"
 }
 
 cleanup_kubelet_iptables() {
@@ -221,6 +226,8 @@ stop_all() {
   remove_pods
   for name in kube-proxy coredns kube-scheduler containerd; do stop_component "$name"; done
   cleanup_host
+  remove_volumes
+  rm -rf "$node/volumes"
   rm -f "$node"/pids/*.pid
 }
 
@@ -509,6 +516,53 @@ table ip $nft_table {
 EOF
 }
 
+volumes=40 volume_size=20Gi
+make_volumes() {  # a pool of local PersistentVolumes, bound by the PV controller (no provisioner)
+  # Named by the start time: claims still bound to an earlier start's volumes
+  # keep those (Terminating) until the claims go.
+  local i stamp
+  stamp="$(date +%s)"
+  mkdir -p "$node/volumes"
+  {
+    cat <<EOF
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: quorum-local
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+reclaimPolicy: Retain
+EOF
+    for ((i = 0; i < volumes; i++)); do
+      install -d -m 0777 "$node/volumes/pv-$i"
+      cat <<EOF
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $node_name-$stamp-$i, labels: {quorum.dev/node: $node_name}}
+spec:
+  capacity: {storage: $volume_size}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: quorum-local
+  local: {path: $node/volumes/pv-$i}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - {key: kubernetes.io/hostname, operator: In, values: [$node_name]}
+EOF
+    done
+  } | kubectl apply -f - >/dev/null
+}
+
+remove_volumes() {  # the pool's API objects (their folders go with $node/volumes)
+  [[ -f "$cp/kubeconfig" ]] || return 0
+  kubectl delete pv -l "quorum.dev/node=$node_name" --wait=false >/dev/null 2>&1 || true
+  kubectl delete storageclass quorum-local --ignore-not-found >/dev/null 2>&1 || true
+}
+
 write_env() {
   {
     echo "# Written by hack/node.sh; source it to use this node's runtime."
@@ -605,6 +659,7 @@ cmd_start() {
       --node-ip "$node_ip" --oom-score-adj="$oom_adj" && wait_for kubelet kubelet_healthy &&
     launch kube-proxy --config "$node/config/kube-proxy.yaml" && wait_for kube-proxy proxy_healthy &&
     wait_for kubelet node_ready; then
+    make_volumes
     write_env
     trap - INT TERM
     log "started in $((SECONDS - t0))s"
