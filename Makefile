@@ -18,6 +18,13 @@ BENCH_ARGS ?=
 # real (kubelet + containerd + runc: hack/node.sh, docs/testbed.md).
 QUORUM_NODE ?= local
 export QUORUM_NODE
+ifeq ($(QUORUM_NODE),real)
+DEMO := hack/node-demo.sh
+DEMO_TARGETS := quorum-operator
+else
+DEMO := hack/localnode-demo.sh
+DEMO_TARGETS := quorum-operator quorum-localnode
+endif
 
 define cmake_build
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DQUORUM_NODE=$(QUORUM_NODE)
@@ -87,11 +94,11 @@ bench:
 
 demo: deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
-	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target quorum-operator quorum-localnode
-	hack/localnode-demo.sh up "$(BUILD_DIR)" "$(DEV_CONTROLPLANE)"
+	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target $(DEMO_TARGETS)
+	$(DEMO) up "$(BUILD_DIR)" "$(DEV_CONTROLPLANE)"
 
 demo-down:
-	hack/localnode-demo.sh down "$(DEV_CONTROLPLANE)"
+	$(DEMO) down "$(DEV_CONTROLPLANE)"
 
 clean:
 	rm -rf $(BUILD_DIR)

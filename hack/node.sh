@@ -184,7 +184,9 @@ cleanup_host() {  # what the processes leave in the kernel and on disk
     sysctl -q -w "net.ipv4.ip_forward=$(<"$node/sysctl.saved")" >/dev/null || true
     rm -f "$node/sysctl.saved"
   fi
-  rmdir /run/containerd/s /run/containerd 2>/dev/null || true
+  # The shims' sockets and runc's state live under /run/containerd whatever the
+  # config says: remove the folders once empty (no other containerd here).
+  rmdir /run/containerd/runc/k8s.io /run/containerd/runc /run/containerd/s /run/containerd 2>/dev/null || true
   # containerd's root stays: the imported images are there for the next start.
   rm -rf "$node/containerd/state" "$node/kubelet" "$node/cni" "$node/run" "$node/netns"
 }
