@@ -2,7 +2,7 @@
 # Container images for the real node (hack/node.sh), built here without Docker or a
 # registry: Debian base file systems from mmdebstrap, then buildah (Debian's, chroot
 # isolation) on our Dockerfiles. Each image is an OCI archive in
-# $QUORUM_CACHE/images/, named by a content key (its Dockerfile, its build
+# $QUORUM_CACHE/images/ (or $QUORUM_IMAGES_DIR), named by a content key (its Dockerfile, its build
 # arguments, the files it copies, the base's key): a second run builds nothing.
 #
 #   hack/images.sh build [NAME...]     build the images (all if none named); print their archives
@@ -24,7 +24,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 self="$here/$(basename "${BASH_SOURCE[0]}")"
 cache="${QUORUM_CACHE:-$HOME/.cache/quorum}"
-images="$cache/images"
+images="${QUORUM_IMAGES_DIR:-$cache/images}"
 mirror="${QUORUM_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 all=(pause etcd-3.6 etcd-3.5 postgres-15 postgres-17)
 
