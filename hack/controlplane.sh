@@ -45,16 +45,21 @@ kcm_controllers+=",serviceaccount-token-controller,disruption-controller,replica
 kcm_controllers+=",deployment-controller"
 ready_timeout="${QUORUM_CONTROLPLANE_TIMEOUT:-120}"
 # QUORUM_NODE=real (hack/node.sh runs beside it): the controllers a real node needs
-# (Ready/NotReady taints and evictions, pod GC, PersistentVolume binding), and a
+# (Ready/NotReady taints and evictions, pod GC, PersistentVolume binding, the
+# kube-root-ca.crt ConfigMap that service-account token volumes need), and a
 # service range that no localnode test bed on this machine uses, since the node's
 # kube-proxy captures its ClusterIPs.
 if [[ "${QUORUM_NODE:-local}" == real ]]; then
   kcm_controllers+=",node-lifecycle-controller,taint-eviction-controller"
   kcm_controllers+=",pod-garbage-collector-controller,persistentvolume-binder-controller"
   kcm_controllers+=",persistentvolume-protection-controller"
-  kcm_controllers+=",persistentvolumeclaim-protection-controller"
+  kcm_controllers+=",persistentvolumeclaim-protection-controller,root-ca-certificate-publisher-controller"
   service_cidr="${QUORUM_SERVICE_CIDR:-10.96.0.0/24}"
+  # A kubelet mounts the service-account token that the ServiceAccount admission
+  # plugin adds to each pod (the localnode runtime makes its own).
+  admission_flags=()
 else
+  admission_flags=(--disable-admission-plugins=ServiceAccount)
   service_cidr="${QUORUM_SERVICE_CIDR:-10.0.0.0/24}"
 fi
 # Set by start, or read back from $dir/state by the other commands.
@@ -383,7 +388,7 @@ start_apiserver() {
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$pki/sa.pub" \
     --service-account-signing-key-file="$pki/sa.key" \
-    --disable-admission-plugins=ServiceAccount \
+    "${admission_flags[@]}" \
     --watch-cache-sizes='podtemplates#0' \
     --shutdown-watch-termination-grace-period=2s \
     --profiling=false \
