@@ -16,6 +16,8 @@
 #   etcd-3.5:   quay.io/coreos/etcd:v<3.5 of tools/etcd35>
 #   postgres-15: ghcr.io/quorum-dev/postgres:15-patroni4   images/postgres on bookworm, PG from Debian
 #   postgres-17: ghcr.io/quorum-dev/postgres:17-patroni4   images/postgres on trixie, PG from Debian
+#   operator:   ghcr.io/quorum-dev/quorum-operator:0.1.0   images/operator on bookworm (compiles the
+#               operator inside the build; only when named, not yet in the default set)
 # The bases are localhost/quorum/debian:bookworm and :trixie (minbase + ca-certificates).
 set -euo pipefail
 shopt -s inherit_errexit
@@ -43,6 +45,7 @@ ref() {
     etcd-3.5) echo "quay.io/coreos/etcd:$etcd35" ;;
     postgres-15) echo "ghcr.io/quorum-dev/postgres:15-patroni4" ;;
     postgres-17) echo "ghcr.io/quorum-dev/postgres:17-patroni4" ;;
+    operator) echo "ghcr.io/quorum-dev/quorum-operator:0.1.0" ;;
     *) die "unknown image $1 (one of: ${all[*]})" ;;
   esac
 }
@@ -51,9 +54,18 @@ bah() {  # buildah on a store of its own (not the machine's /var/lib/containers)
   buildah --root "$images/store" --runroot "$images/run" --storage-driver vfs "$@"
 }
 
-# Serialises builds on this cache: concurrent node starts wait for one build.
+# One lock per image and per base: concurrent node starts wait for one build of
+# the same image, not for other images' builds.
 mkdir -p "$images"
-exec {lockfd}>"$images/.lock"
+locked() {  # locked NAME CMD...: CMD under NAME's lock
+  local fd rc=0
+  exec {fd}>"$images/.lock-$1"
+  flock "$fd"
+  shift
+  "$@" || rc=$?
+  exec {fd}>&-
+  return "$rc"
+}
 
 # Certificate authorities this machine adds to Debian's (a TLS-inspecting egress proxy,
 # say): builds that download (pip in images/postgres) must trust them too, so the
@@ -61,7 +73,8 @@ exec {lockfd}>"$images/.lock"
 extra_cas=(/usr/local/share/ca-certificates/*.crt)
 [[ -e "${extra_cas[0]}" ]] || extra_cas=()
 
-base() {  # base SUITE: makes localhost/quorum/debian:SUITE-KEY if missing; prints KEY
+base() { locked "base-$1" base_unlocked "$1"; }
+base_unlocked() {  # base SUITE: makes localhost/quorum/debian:SUITE-KEY if missing; prints KEY
   local suite="$1" key tar c
   key="$(printf '%s\n' "$suite" "$mirror" minbase ca-certificates | sha256sum | cut -c1-12)"
   tar="$images/debian-$suite-$key.tar"
@@ -120,6 +133,21 @@ build_one() {  # build_one NAME: prints its archive
         -f "$root/images/etcd/Dockerfile" -t "$r" "$ctx" >/dev/null
       rm -rf "$ctx"
       ;;
+    operator)
+      local bkey
+      bkey="$(base bookworm)"
+      key="$( (cat "$root/images/operator/Dockerfile"; echo "$bkey"
+        cd "$root" && git ls-files -s CMakeLists.txt cmake api src cmd deploy/crds test bench
+        git -C "$root" diff HEAD -- CMakeLists.txt cmake api src cmd deploy/crds test bench) |
+        sha256sum | cut -c1-12)"
+      out="$(archive "$name" "$key")"
+      [[ -f "$out" ]] && { echo "$out"; return; }
+      log "building $r (compiles the operator)"
+      bah bud --quiet --isolation chroot --pull=false --layers=false \
+        --build-arg BASE="localhost/quorum/debian:bookworm-$bkey" \
+        --build-arg RUNTIME_BASE="localhost/quorum/debian:bookworm-$bkey" \
+        -f "$root/images/operator/Dockerfile" -t "$r" "$root" >&2
+      ;;
     postgres-*)
       local major="${name#postgres-}" suite bkey
       if [[ "$major" == 15 ]]; then suite=bookworm; else suite=trixie; fi
@@ -143,8 +171,7 @@ build_one() {  # build_one NAME: prints its archive
 cmd_build() {
   local n
   (($#)) || set -- "${all[@]}"
-  flock "$lockfd"
-  for n in "$@"; do build_one "$n"; done
+  for n in "$@"; do locked "$n" build_one "$n"; done
 }
 
 cmd_import() {  # import SOCKET: what containerd does not have yet (recorded next to its root)
