@@ -14,9 +14,20 @@ export QUORUM_CACHE
 DEV_CONTROLPLANE := $(QUORUM_CACHE)/dev-controlplane
 FORMAT_DIRS := src test bench api cmd
 BENCH_ARGS ?=
+# The node of the e2e tests and the demo: local (the quorum-localnode stand-in) or
+# real (kubelet + containerd + runc: hack/node.sh, docs/testbed.md).
+QUORUM_NODE ?= local
+export QUORUM_NODE
+ifeq ($(QUORUM_NODE),real)
+DEMO := hack/node-demo.sh
+DEMO_TARGETS := quorum-operator
+else
+DEMO := hack/localnode-demo.sh
+DEMO_TARGETS := quorum-operator quorum-localnode
+endif
 
 define cmake_build
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DQUORUM_NODE=$(QUORUM_NODE)
 	cmake --build $(BUILD_DIR) --parallel $(JOBS)
 endef
 
@@ -93,7 +104,7 @@ bench-scale:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target quorum-operator scale_bench
 	dir="$(abspath $(BUILD_DIR))/bench-controlplane"; \
-	QUORUM_OWNER_PID=$$$$ hack/controlplane.sh start "$$dir"; \
+	QUORUM_OWNER_PID=$$$$ QUORUM_SERVICE_CIDR=10.0.0.0/16 hack/controlplane.sh start "$$dir"; \
 	trap 'hack/controlplane.sh stop "$$dir"' EXIT; \
 	source "$$dir/env"; \
 	op="$(abspath $(BUILD_DIR))/cmd/quorum-operator"; \
@@ -107,11 +118,11 @@ bench-scale:
 
 demo: deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
-	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target quorum-operator quorum-localnode
-	hack/localnode-demo.sh up "$(BUILD_DIR)" "$(DEV_CONTROLPLANE)"
+	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target $(DEMO_TARGETS)
+	$(DEMO) up "$(BUILD_DIR)" "$(DEV_CONTROLPLANE)"
 
 demo-down:
-	hack/localnode-demo.sh down "$(DEV_CONTROLPLANE)"
+	$(DEMO) down "$(DEV_CONTROLPLANE)"
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -5,13 +5,15 @@
 //
 //   postgrescluster_failover_bench --kubeconfig PATH --localnode BIN --state-dir DIR
 //       [--failovers N] [--operator-pid PID]
+//   postgrescluster_failover_bench --kubeconfig PATH --exec 'hack/node.sh exec CP_DIR --' ...
 //
 // Needs a running control plane, node runtime and operator (hack/localnode-bench.sh
-// starts all three). Creates a namespace with a 2-member PostgresCluster on the
-// kubernetes DCS, waits until it is Ready, then N times: deletes the primary's pod
-// and runs `insert ...; select inet_server_addr()` through the primary Service
-// (psql inside the node's network, via `quorum-localnode exec`) until it
-// succeeds on another server. Prints each failover, p50 and max; with
+// starts all three; hack/node-bench.sh on the real node, where --exec is the
+// command prefix that resolves cluster names). Creates a namespace with a 2-member PostgresCluster
+// on the kubernetes DCS, waits until it is Ready, then N times: deletes the primary's pod and runs
+// `insert ...; select inet_server_addr()` through the primary Service (psql inside the node's
+// network, via `quorum-localnode exec`) until it succeeds on another server. Prints each failover,
+// p50 and max; with
 // --operator-pid also the operator's peak RSS.
 #include <algorithm>
 #include <array>
@@ -73,7 +75,7 @@ bool Ready(quorum::kube::Client& c, const std::string& ns) {
 }
 
 int Main(int argc, char** argv) {
-  std::string kubeconfig, localnode, state_dir;
+  std::string kubeconfig, localnode, state_dir, exec_prefix;
   int failovers = 3, pid = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
@@ -83,6 +85,8 @@ int Main(int argc, char** argv) {
       localnode = value;
     } else if (flag == "--state-dir") {
       state_dir = value;
+    } else if (flag == "--exec") {
+      exec_prefix = value;
     } else if (flag == "--failovers" && absl::SimpleAtoi(value, &failovers)) {
     } else if (flag == "--operator-pid" && absl::SimpleAtoi(value, &pid)) {
     } else {
@@ -142,9 +146,10 @@ int Main(int argc, char** argv) {
   if (!secret.ok()) return fail("no superuser Secret");
   std::string password;
   absl::Base64Unescape(secret->value("data", Json::object()).value("password", ""), &password);
+  if (exec_prefix.empty())
+    exec_prefix = absl::StrCat(localnode, " exec --state-dir ", state_dir, " --");
   const std::string sql = absl::StrCat(
-      localnode, " exec --state-dir ", state_dir, " -- psql 'postgresql://postgres:", password,
-      "@bench.", ns,
+      exec_prefix, " psql 'postgresql://postgres:", password, "@bench.", ns,
       ".svc:5432/postgres?connect_timeout=2' -XAtq -c 'create table if not exists "
       "t(v int); insert into t values (1); select host(inet_server_addr());' 2>/dev/null");
 

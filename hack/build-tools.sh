@@ -4,8 +4,20 @@
 # module proxy into a cache outside the checkout, keyed by version and by the
 # tools modules' go.sum. A second run finds them and builds nothing.
 #
+#   hack/build-tools.sh        the control plane's binaries; prints their bin folder
+#   hack/build-tools.sh node   also the real node's (kubelet, kube-proxy from the same
+#                              Kubernetes version; containerd 2.x, ctr and its runc shim;
+#                              the CNI plugins; CoreDNS; crictl; runc, the one cgo build,
+#                              with libseccomp); prints the node's bin folder, which
+#                              holds the control plane's binaries too.
+#   hack/build-tools.sh etcd35 etcd 3.5 (tools/etcd35) for the version-matrix etcd image;
+#                              prints its folder.
+#
 # Prints the bin folder on stdout (everything else goes to stderr).
 set -euo pipefail
+
+mode="${1:-controlplane}"
+[[ "$mode" == controlplane || "$mode" == node || "$mode" == etcd35 ]] || { echo "usage: $0 [node|etcd35]" >&2; exit 2; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${QUORUM_CACHE:-$HOME/.cache/quorum}"
@@ -48,10 +60,65 @@ build() {  # build <module dir> <out dir> <ldflags> <name=package>...
   exec {lock}>&-
 }
 
+if [[ "$mode" == etcd35 ]]; then
+  etcd35_version="$(modversion "$here/tools/etcd35/go.mod" go.etcd.io/etcd/server/v3)"
+  etcd35_dir="$cache/bin/etcd-$etcd35_version-$(key "$here/tools/etcd35")"
+  build "$here/tools/etcd35" "$etcd35_dir" "" \
+    etcd=go.etcd.io/etcd/server/v3 \
+    etcdctl=go.etcd.io/etcd/etcdctl/v3
+  echo "$etcd35_dir"
+  exit 0
+fi
+
 minor="${kube_version#v1.}"; minor="${minor%%.*}"
 kube_ld="-X k8s.io/component-base/version.gitVersion=$kube_version"
 kube_ld+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
 kube_ld+=" -X k8s.io/component-base/version.gitTreeState=clean"
+# The node's binaries first when asked for: they do not wait for a control-plane
+# build that another run may hold the lock of.
+if [[ "$mode" == node ]]; then
+  node_kube_version="$(modversion "$here/tools/kubenode/go.mod" k8s.io/kubernetes)"
+  containerd_version="$(modversion "$here/tools/containerd/go.mod" github.com/containerd/containerd/v2)"
+  cni_version="$(modversion "$here/tools/cni/go.mod" github.com/containernetworking/plugins)"
+  coredns_version="$(modversion "$here/tools/coredns/go.mod" github.com/coredns/coredns)"
+  crictl_version="$(modversion "$here/tools/crictl/go.mod" sigs.k8s.io/cri-tools)"
+  runc_version="$(modversion "$here/tools/runc/go.mod" github.com/opencontainers/runc)"
+  [[ -n "$containerd_version" && -n "$cni_version" && -n "$coredns_version" && -n "$crictl_version" && -n "$runc_version" ]] || { echo "build-tools: cannot read the node's pinned versions" >&2; exit 1; }
+  # kubelet and kube-proxy live in a module of their own (adding them to tools/kube
+  # would change its key and rebuild the whole control plane) but must be the same
+  # Kubernetes release as the apiserver.
+  [[ "$node_kube_version" == "$kube_version" ]] || { echo "build-tools: tools/kubenode pins $node_kube_version, tools/kube $kube_version" >&2; exit 1; }
+  kubenode_dir="$cache/bin/kubenode-$kube_version-$(key "$here/tools/kubenode")"
+  containerd_dir="$cache/bin/containerd-$containerd_version-$(key "$here/tools/containerd")"
+  cni_dir="$cache/bin/cni-$cni_version-$(key "$here/tools/cni")"
+  coredns_dir="$cache/bin/coredns-$coredns_version-$(key "$here/tools/coredns")"
+  crictl_dir="$cache/bin/crictl-$crictl_version-$(key "$here/tools/crictl")"
+  runc_dir="$cache/bin/runc-$runc_version-$(key "$here/tools/runc")"
+  node_bin="$cache/bin/node-$kube_version-$containerd_version-$cni_version-$coredns_version"
+
+  build "$here/tools/kubenode" "$kubenode_dir" "$kube_ld" \
+    kubelet=k8s.io/kubernetes/cmd/kubelet \
+    kube-proxy=k8s.io/kubernetes/cmd/kube-proxy
+  containerd_ld="-X github.com/containerd/containerd/v2/version.Version=$containerd_version"
+  containerd_ld+=" -X github.com/containerd/containerd/v2/version.Revision=$containerd_version"
+  GOFLAGS="$GOFLAGS -tags=no_btrfs,no_devmapper,no_zfs" build "$here/tools/containerd" "$containerd_dir" "$containerd_ld" \
+    containerd=github.com/containerd/containerd/v2/cmd/containerd \
+    containerd-shim-runc-v2=github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2 \
+    ctr=github.com/containerd/containerd/v2/cmd/ctr
+  cni_ld="-X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$cni_version"
+  build "$here/tools/cni" "$cni_dir" "$cni_ld" \
+    bridge=github.com/containernetworking/plugins/plugins/main/bridge \
+    host-local=github.com/containernetworking/plugins/plugins/ipam/host-local \
+    loopback=github.com/containernetworking/plugins/plugins/main/loopback \
+    portmap=github.com/containernetworking/plugins/plugins/meta/portmap
+  build "$here/tools/coredns" "$coredns_dir" "" coredns=github.com/coredns/coredns
+  build "$here/tools/crictl" "$crictl_dir" "-X sigs.k8s.io/cri-tools/pkg/version.Version=$crictl_version" \
+    crictl=sigs.k8s.io/cri-tools/cmd/crictl
+  # runc's nsenter is C, and seccomp filters come from libseccomp.
+  CGO_ENABLED=1 GOFLAGS="$GOFLAGS -tags=seccomp" build "$here/tools/runc" "$runc_dir" \
+    "-X main.version=$runc_version" runc=github.com/opencontainers/runc
+fi
+
 build "$here/tools/kube" "$kube_dir" "$kube_ld" \
   kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
   kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager \
@@ -65,4 +132,11 @@ build "$here/tools/helm" "$helm_dir" "$helm_ld" helm=helm.sh/helm/v3/cmd/helm
 
 mkdir -p "$bin"
 for f in "$kube_dir"/* "$etcd_dir"/* "$helm_dir"/*; do ln -sfn "$f" "$bin/$(basename "$f")"; done
-echo "$bin"
+[[ "$mode" == node ]] || { echo "$bin"; exit 0; }
+
+mkdir -p "$node_bin/cni"
+for f in "$bin"/* "$kubenode_dir"/* "$containerd_dir"/* "$coredns_dir"/* "$crictl_dir"/* "$runc_dir"/*; do
+  ln -sfn "$(readlink -f "$f")" "$node_bin/$(basename "$f")"
+done
+for f in "$cni_dir"/*; do ln -sfn "$f" "$node_bin/cni/$(basename "$f")"; done
+echo "$node_bin"

@@ -27,9 +27,12 @@
 # compares what the operator's ServiceAccount did with what its roles allow.
 #
 # Everything listens on 127.0.0.1 only; nothing sends traffic elsewhere. The
-# service network 10.0.0.0/16 (65,534 ClusterIPs: room for the 5,000+ Services
-# of the scale benchmark) exists only as API objects (no kube-proxy, no
-# kubelet), so no packet is ever sent to it.
+# service network ($QUORUM_SERVICE_CIDR at start, default 10.0.0.0/24, or
+# 10.96.0.0/24 with QUORUM_NODE=real; `make bench-scale` asks for 10.0.0.0/16,
+# room for its 5,000+ Services) exists only as API objects unless a node
+# runs beside it: the localnode runtime maps ClusterIPs to host addresses, the
+# real node (hack/node.sh) runs kube-proxy. The API server has a client
+# certificate for the kubelet API (exec, logs, port-forward).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -42,6 +45,24 @@ kcm_controllers+=",serviceaccount-controller"
 kcm_controllers+=",serviceaccount-token-controller,disruption-controller,replicaset-controller"
 kcm_controllers+=",deployment-controller"
 ready_timeout="${QUORUM_CONTROLPLANE_TIMEOUT:-120}"
+# QUORUM_NODE=real (hack/node.sh runs beside it): the controllers a real node needs
+# (Ready/NotReady taints and evictions, pod GC, PersistentVolume binding, the
+# kube-root-ca.crt ConfigMap that service-account token volumes need), and a
+# service range that no localnode test bed on this machine uses, since the node's
+# kube-proxy captures its ClusterIPs.
+if [[ "${QUORUM_NODE:-local}" == real ]]; then
+  kcm_controllers+=",node-lifecycle-controller,taint-eviction-controller"
+  kcm_controllers+=",pod-garbage-collector-controller,persistentvolume-binder-controller"
+  kcm_controllers+=",persistentvolume-protection-controller"
+  kcm_controllers+=",persistentvolumeclaim-protection-controller,root-ca-certificate-publisher-controller"
+  service_cidr="${QUORUM_SERVICE_CIDR:-10.96.0.0/24}"
+  # A kubelet mounts the service-account token that the ServiceAccount admission
+  # plugin adds to each pod (the localnode runtime makes its own).
+  admission_flags=()
+else
+  admission_flags=(--disable-admission-plugins=ServiceAccount)
+  service_cidr="${QUORUM_SERVICE_CIDR:-10.0.0.0/24}"
+fi
 # Set by start, or read back from $dir/state by the other commands.
 bin="" etcd_port="" peer_port="" api_port="" kcm_port="" etcd_url="" api_url=""
 
@@ -237,6 +258,9 @@ pick_ports() {  # sets etcd_port, peer_port, api_port, kcm_port to distinct free
 }
 
 gen_pki() {
+  # The first address of the service range: the `kubernetes` Service's ClusterIP.
+  local net="${service_cidr%/*}" service_ip1
+  service_ip1="${net%.*}.$((${net##*.} + 1))"
   rm -rf "$pki"
   mkdir -p "$pki"
   (
@@ -257,10 +281,12 @@ gen_pki() {
       rm -f "$1.csr" "$1.ext"
     }
     sign apiserver "/CN=kube-apiserver" "extendedKeyUsage=serverAuth
-subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+subjectAltName=IP:127.0.0.1,DNS:localhost,IP:$service_ip1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
     sign kube-controller-manager "/CN=kube-controller-manager" "extendedKeyUsage=serverAuth
 subjectAltName=IP:127.0.0.1,DNS:localhost"
     sign admin "/O=system:masters/CN=quorum-admin" "extendedKeyUsage=clientAuth"
+    sign apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" \
+      "extendedKeyUsage=clientAuth"
     key sa.key
     openssl pkey -in sa.key -pubout -out sa.pub
     rm -f ca.srl
@@ -354,13 +380,16 @@ start_apiserver() {
     --bind-address=127.0.0.1 \
     --advertise-address=127.0.0.1 \
     --endpoint-reconciler-type=none \
-    --service-cluster-ip-range=10.0.0.0/16 \
+    --service-cluster-ip-range="$service_cidr" \
+    --kubelet-client-certificate="$pki/apiserver-kubelet-client.crt" \
+    --kubelet-client-key="$pki/apiserver-kubelet-client.key" \
+    --kubelet-preferred-address-types=InternalIP,Hostname \
     --allow-privileged=true \
     --authorization-mode=RBAC \
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$pki/sa.pub" \
     --service-account-signing-key-file="$pki/sa.key" \
-    --disable-admission-plugins=ServiceAccount \
+    "${admission_flags[@]}" \
     --watch-cache-sizes='podtemplates#0' \
     --shutdown-watch-termination-grace-period=2s \
     --profiling=false \

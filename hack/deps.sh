@@ -15,6 +15,12 @@ packages=(
   libabsl-dev libspdlog-dev libcli11-dev libgtest-dev libgmock-dev clang-format
   postgresql python3-venv libpq-dev
 )
+# The real node (QUORUM_NODE=real: hack/node.sh, hack/images.sh) also needs
+# libseccomp-dev (runc's build), nft (kube-proxy's nftables mode), catatonit (the
+# pause image), mmdebstrap and buildah (images built here, no registry).
+if [[ "${QUORUM_NODE:-local}" == real ]]; then
+  packages+=(libseccomp-dev nftables catatonit mmdebstrap buildah)
+fi
 go_minimum="1.26"
 
 log() { echo "deps: $*" >&2; }
@@ -70,3 +76,7 @@ if [[ "$(printf '%s\n' "$go_minimum" "$go_version" | sort -V | head -1)" != "$go
 fi
 
 "$here/build-tools.sh" 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
+if [[ "${QUORUM_NODE:-local}" == real ]]; then
+  "$here/build-tools.sh" node 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
+  "$here/images.sh" build 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
+fi

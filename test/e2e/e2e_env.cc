@@ -28,7 +28,20 @@ std::string Env(const char* name, const std::string& fallback = "") {
 
 std::string Localnode() { return Env("QUORUM_LOCALNODE", QUORUM_LOCALNODE_BIN); }
 
+// The command prefix that runs a host command with the node's cluster names:
+// `hack/node.sh exec` on the real node (QUORUM_NODE=real), `quorum-localnode exec`
+// on the stand-in.
+std::vector<std::string> NodeExecPrefix() {
+  if (RealNode()) {
+    return {std::string(QUORUM_SOURCE_DIR) + "/hack/node.sh", "exec",
+            testenv::GetControlPlane()->dir, "--"};
+  }
+  return {Localnode(), "exec", "--state-dir", LocalnodeStateDir(), "--"};
+}
+
 }  // namespace
+
+bool RealNode() { return Env("QUORUM_NODE") == "real"; }
 
 std::string LocalnodeStateDir() { return testenv::GetControlPlane()->dir + "/localnode"; }
 std::string OperatorBinary() { return Env("QUORUM_OPERATOR_BIN", QUORUM_OPERATOR_BIN); }
@@ -74,7 +87,7 @@ CommandResult RunCommand(const std::vector<std::string>& argv, absl::Duration ti
 }
 
 CommandResult NodeExec(const std::vector<std::string>& argv, absl::Duration timeout) {
-  std::vector<std::string> full = {Localnode(), "exec", "--state-dir", LocalnodeStateDir(), "--"};
+  std::vector<std::string> full = NodeExecPrefix();
   full.insert(full.end(), argv.begin(), argv.end());
   return RunCommand(full, timeout);
 }
@@ -85,18 +98,13 @@ std::string OperatorProcess::log_path() const {
 
 void OperatorProcess::Start() {
   const testenv::ControlPlane* cp = testenv::GetControlPlane();
-  std::vector<std::string> argv = {Localnode(),
-                                   "exec",
-                                   "--state-dir",
-                                   LocalnodeStateDir(),
-                                   "--",
-                                   OperatorBinary(),
-                                   "--kubeconfig=" + cp->kubeconfig,
-                                   "--namespaces=" + ns_,
-                                   "--leader-elect=false",
-                                   "--metrics-bind-address=0",
-                                   "--health-probe-bind-address=0",
-                                   "--log-level=debug"};
+  std::vector<std::string> argv = NodeExecPrefix();
+  for (const std::string& a :
+       {OperatorBinary(), "--kubeconfig=" + cp->kubeconfig, "--namespaces=" + ns_,
+        std::string("--leader-elect=false"), std::string("--metrics-bind-address=0"),
+        std::string("--health-probe-bind-address=0"), std::string("--log-level=debug")}) {
+    argv.push_back(a);
+  }
   const std::string log = log_path();
   pid_ = fork();
   if (pid_ == 0) {
@@ -231,8 +239,10 @@ void E2ETest::Dump(const std::string& name) {
     }
   }
   std::cerr << "operator log: " << ns() << " (see " << testenv::GetControlPlane()->dir
-            << "/operator-" << ns() << ".log), pod logs under " << LocalnodeStateDir()
-            << "/pods/\n";
+            << "/operator-" << ns() << ".log), pod logs under "
+            << (RealNode() ? testenv::GetControlPlane()->dir + "/node/pod-logs"
+                           : LocalnodeStateDir() + "/pods")
+            << "/\n";
 }
 
 }  // namespace quorum::e2e

@@ -26,10 +26,14 @@ struct CommandResult {
 // Runs argv (argv[0] looked up in PATH) with a timeout.
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          absl::Duration timeout = absl::Seconds(60));
-// The same through `quorum-localnode exec`: cluster names resolve.
+// The same through `hack/node.sh exec` (real node) or `quorum-localnode exec`:
+// cluster names resolve.
 CommandResult NodeExec(const std::vector<std::string>& argv,
                        absl::Duration timeout = absl::Seconds(60));
 
+// The e2e suite runs on the real node (hack/node.sh) when QUORUM_NODE=real, on
+// the quorum-localnode stand-in otherwise.
+bool RealNode();
 std::string LocalnodeStateDir();
 std::string OperatorBinary();
 

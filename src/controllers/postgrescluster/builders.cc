@@ -204,6 +204,11 @@ Json BuildStatefulSet(const Json& cluster, const Json& set, const patroni::Confi
                      {"runAsUser", kPostgresUid},
                      {"runAsGroup", kPostgresUid},
                      {"fsGroup", kPostgresUid},
+                     // Only when the volume's root is not the group's yet (a new
+                     // volume): a recursive change on every mount leaves the data
+                     // directory group-writable, and PostgreSQL refuses to start
+                     // on it (found on a real kubelet, re-creating a member pod).
+                     {"fsGroupChangePolicy", "OnRootMismatch"},
                      {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
   if (api_access) pod_spec["serviceAccountName"] = n.service_account;
   for (const char* field : {"affinity", "tolerations", "topologySpreadConstraints"}) {

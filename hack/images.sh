@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# Container images for the real node (hack/node.sh), built here without Docker or a
+# registry: Debian base file systems from mmdebstrap, then buildah (Debian's, chroot
+# isolation) on our Dockerfiles. Each image is an OCI archive in
+# $QUORUM_CACHE/images/ (or $QUORUM_IMAGES_DIR), named by a content key (its Dockerfile, its build
+# arguments, the files it copies, the base's key): a second run builds nothing.
+#
+#   hack/images.sh build [NAME...]     build the images (all if none named); print their archives
+#   hack/images.sh import SOCKET       build, then import them into containerd (namespace k8s.io)
+#   hack/images.sh name NAME           print NAME's image reference
+#   hack/images.sh list                print NAME and reference of every image
+#
+# Images (NAME: reference):
+#   pause:      localhost/quorum/pause:catatonit          the pod sandbox (Debian's catatonit -P)
+#   etcd-3.6:   quay.io/coreos/etcd:v<3.6 of tools/etcd>  etcd + etcdctl from hack/build-tools.sh
+#   etcd-3.5:   quay.io/coreos/etcd:v<3.5 of tools/etcd35>
+#   postgres-15: ghcr.io/quorum-dev/postgres:15-patroni4   images/postgres on bookworm, PG from Debian
+#   postgres-17: ghcr.io/quorum-dev/postgres:17-patroni4   images/postgres on trixie, PG from Debian
+#   operator:   ghcr.io/quorum-dev/quorum-operator:0.1.0   images/operator on bookworm (compiles the
+#               operator inside the build, ~10 min cold; keyed by the tracked sources)
+# The bases are localhost/quorum/debian:bookworm and :trixie (minbase + ca-certificates).
+set -euo pipefail
+shopt -s inherit_errexit
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+self="$here/$(basename "${BASH_SOURCE[0]}")"
+cache="${QUORUM_CACHE:-$HOME/.cache/quorum}"
+images="${QUORUM_IMAGES_DIR:-$cache/images}"
+mirror="${QUORUM_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+all=(pause etcd-3.6 etcd-3.5 postgres-15 postgres-17 operator)
+
+log() { echo "images: $*" >&2; }
+die() { log "$*"; exit 1; }
+usage() { sed -n '8,11s/^# \{0,1\}//p' "$self" >&2; exit 2; }
+
+modversion() { sed -nE "s#^(require)?[[:space:]]*$2[[:space:]]+(v[^[:space:]]+).*#\\2#p" "$1" | head -1; }
+etcd36="$(modversion "$here/tools/etcd/go.mod" go.etcd.io/etcd/server/v3)"
+etcd35="$(modversion "$here/tools/etcd35/go.mod" go.etcd.io/etcd/server/v3)"
+
+ref() {
+  case "$1" in
+    pause) echo "localhost/quorum/pause:catatonit" ;;
+    etcd-3.6) echo "quay.io/coreos/etcd:$etcd36" ;;
+    etcd-3.5) echo "quay.io/coreos/etcd:$etcd35" ;;
+    postgres-15) echo "ghcr.io/quorum-dev/postgres:15-patroni4" ;;
+    postgres-17) echo "ghcr.io/quorum-dev/postgres:17-patroni4" ;;
+    operator) echo "ghcr.io/quorum-dev/quorum-operator:0.1.0" ;;
+    *) die "unknown image $1 (one of: ${all[*]})" ;;
+  esac
+}
+
+bah() {  # buildah on a store of its own (not the machine's /var/lib/containers)
+  buildah --root "$images/store" --runroot "$images/run" --storage-driver vfs "$@"
+}
+
+# One lock per image and per base: concurrent node starts wait for one build of
+# the same image, not for other images' builds.
+mkdir -p "$images"
+locked() {  # locked NAME CMD...: CMD under NAME's lock
+  local fd rc=0
+  exec {fd}>"$images/.lock-$1"
+  flock "$fd"
+  shift
+  "$@" || rc=$?
+  exec {fd}>&-
+  return "$rc"
+}
+
+# Certificate authorities this machine adds to Debian's (a TLS-inspecting egress proxy,
+# say): builds that download (pip in images/postgres) must trust them too, so the
+# bases carry them, and PIP_CERT points pip at the system store.
+extra_cas=(/usr/local/share/ca-certificates/*.crt)
+[[ -e "${extra_cas[0]}" ]] || extra_cas=()
+
+base() { locked "base-$1" base_unlocked "$1"; }
+base_unlocked() {  # base SUITE: makes localhost/quorum/debian:SUITE-KEY if missing; prints KEY
+  local suite="$1" key tar c
+  key="$(printf '%s\n' "$suite" "$mirror" minbase ca-certificates | sha256sum | cut -c1-12)"
+  tar="$images/debian-$suite-$key.tar"
+  if [[ ! -f "$tar" ]]; then
+    log "mmdebstrap $suite"
+    mmdebstrap --quiet --format=tar --variant=minbase --include=ca-certificates "$suite" "$tar.tmp" "$mirror" >&2
+    mv "$tar.tmp" "$tar"
+  fi
+  if ((${#extra_cas[@]})); then
+    key="$( (echo "$key"; cat "${extra_cas[@]}") | sha256sum | cut -c1-12)"
+  fi
+  if ! bah inspect --type image "localhost/quorum/debian:$suite-$key" >/dev/null 2>&1; then
+    c="$(bah from scratch)"
+    bah add --quiet "$c" "$tar" / >/dev/null
+    bah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --cmd /bin/bash "$c"
+    if ((${#extra_cas[@]})); then
+      bah copy --quiet "$c" "${extra_cas[@]}" /usr/local/share/ca-certificates/ >/dev/null
+      bah run --isolation chroot "$c" update-ca-certificates >/dev/null 2>&1
+      bah config --env PIP_CERT=/etc/ssl/certs/ca-certificates.crt "$c"
+    fi
+    bah commit --quiet --rm "$c" "localhost/quorum/debian:$suite-$key" >/dev/null
+  fi
+  echo "$key"
+}
+
+archive() {  # archive NAME KEY: the OCI archive's path
+  echo "$images/$1-$2.oci.tar"
+}
+
+build_one() {  # build_one NAME: prints its archive
+  local name="$1" r key out ctx bin c
+  r="$(ref "$name")"
+  case "$name" in
+    pause)
+      key="$(cat /usr/bin/catatonit | sha256sum | cut -c1-12)"
+      out="$(archive "$name" "$key")"
+      [[ -f "$out" ]] && { echo "$out"; return; }
+      log "building $r"
+      c="$(bah from scratch)"
+      bah copy --quiet "$c" /usr/bin/catatonit /catatonit >/dev/null
+      bah config --entrypoint '["/catatonit","-P"]' --user 65535:65535 "$c"
+      bah commit --quiet --rm "$c" "$r" >/dev/null
+      ;;
+    etcd-3.*)
+      local bkey
+      bkey="$(base bookworm)"
+      if [[ "$name" == etcd-3.6 ]]; then bin="$("$here/build-tools.sh")"; else bin="$("$here/build-tools.sh" etcd35)"; fi
+      ctx="$(mktemp -d)"
+      cp -L "$bin/etcd" "$bin/etcdctl" "$ctx/"
+      key="$( (cat "$root/images/etcd/Dockerfile" "$ctx/etcd" "$ctx/etcdctl"; echo "$bkey") | sha256sum | cut -c1-12)"
+      out="$(archive "$name" "$key")"
+      if [[ -f "$out" ]]; then rm -rf "$ctx"; echo "$out"; return; fi
+      log "building $r"
+      bah bud --quiet --isolation chroot --pull=false --layers=false \
+        --build-arg BASE="localhost/quorum/debian:bookworm-$bkey" \
+        -f "$root/images/etcd/Dockerfile" -t "$r" "$ctx" >/dev/null
+      rm -rf "$ctx"
+      ;;
+    operator)
+      local bkey
+      bkey="$(base bookworm)"
+      key="$( (cat "$root/images/operator/Dockerfile"; echo "$bkey"
+        cd "$root" && git ls-files -s CMakeLists.txt cmake api src cmd deploy/crds test bench
+        git -C "$root" diff HEAD -- CMakeLists.txt cmake api src cmd deploy/crds test bench) |
+        sha256sum | cut -c1-12)"
+      out="$(archive "$name" "$key")"
+      [[ -f "$out" ]] && { echo "$out"; return; }
+      log "building $r (compiles the operator)"
+      bah bud --quiet --isolation chroot --pull=false --layers=false \
+        --build-arg BASE="localhost/quorum/debian:bookworm-$bkey" \
+        --build-arg RUNTIME_BASE="localhost/quorum/debian:bookworm-$bkey" \
+        -f "$root/images/operator/Dockerfile" -t "$r" "$root" >&2
+      ;;
+    postgres-*)
+      local major="${name#postgres-}" suite bkey
+      if [[ "$major" == 15 ]]; then suite=bookworm; else suite=trixie; fi
+      bkey="$(base "$suite")"
+      key="$( (cat "$root/images/postgres/Dockerfile" "$root/src/patroni/role-callback.sh"
+        echo "$bkey $major debian") | sha256sum | cut -c1-12)"
+      out="$(archive "$name" "$key")"
+      [[ -f "$out" ]] && { echo "$out"; return; }
+      log "building $r"
+      bah bud --quiet --isolation chroot --pull=false --layers=false \
+        --build-arg BASE="localhost/quorum/debian:$suite-$bkey" --build-arg PG_MAJOR="$major" \
+        --build-arg PG_SOURCE=debian -f "$root/images/postgres/Dockerfile" -t "$r" "$root" >&2
+      ;;
+  esac
+  rm -f "$out.tmp"
+  bah push --quiet "$r" "oci-archive:$out.tmp:$r" >&2
+  mv "$out.tmp" "$out"
+  echo "$out"
+}
+
+cmd_build() {
+  local n
+  (($#)) || set -- "${all[@]}"
+  for n in "$@"; do locked "$n" build_one "$n"; done
+}
+
+cmd_import() {  # import SOCKET: what containerd does not have yet (recorded next to its root)
+  local sock="$1" ctr n out record
+  ctr=("$("$here/build-tools.sh" node)/ctr" --address "$sock" -n k8s.io)
+  record="$(dirname "$sock")/../containerd/imported"
+  touch "$record"
+  for n in "${all[@]}"; do
+    out="$(cmd_build "$n")"
+    if grep -qxF "$out" "$record" && [[ -n "$("${ctr[@]}" images ls -q "name==$(ref "$n")")" ]]; then
+      continue
+    fi
+    "${ctr[@]}" images import "$out" >/dev/null
+    echo "$out" >>"$record"
+    log "imported $(ref "$n")"
+  done
+}
+
+(($#)) || usage
+case "$1" in
+  build) shift; cmd_build "$@" ;;
+  import) (($# == 2)) || usage; cmd_import "$2" ;;
+  name) (($# == 2)) || usage; ref "$2" ;;
+  list) for n in "${all[@]}"; do echo "$n $(ref "$n")"; done ;;
+  *) usage ;;
+esac
