@@ -191,7 +191,9 @@ kcm_healthy() { curl_ok "https://127.0.0.1:$kcm_port/healthz" 'ok' --cacert "$pk
 wait_for() {  # wait_for NAME CHECK: until CHECK passes; fails early if NAME exits
   local name="$1" check="$2" deadline=$((SECONDS + ready_timeout))
   until "$check"; do
-    if ! running "$name"; then
+    # While a process execs, /proc/PID/cmdline can read empty for a moment and
+    # `running` says no: only a second look a little later means it exited.
+    if ! running "$name" && { sleep 0.3; ! running "$name"; }; then
       log "$name exited during start-up"
       return 1
     fi
