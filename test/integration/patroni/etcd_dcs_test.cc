@@ -43,23 +43,13 @@ class EtcdDcsTest : public testenv::IntegrationTest {
 
   // The member that reports itself running as primary, -1 if not exactly one.
   int Primary(RestClient& rest) {
-    int primary = -1, count = 0;
-    for (int k = 0; k < kMembers; ++k) {
-      absl::StatusOr<MemberStatus> s = rest.GetPatroni(ApiUrl(k));
-      if (s.ok() && s->role == "primary" && s->state == "running") {
-        primary = k;
-        ++count;
-      }
-    }
-    return count == 1 ? primary : -1;
+    std::vector<std::string> urls;
+    for (int k = 0; k < kMembers; ++k) urls.push_back(ApiUrl(k));
+    return testing::RunningPrimary(rest, urls);
   }
 
   std::string Logs() {
-    std::string out;
-    for (int k = 0; k < kMembers; ++k) {
-      out += absl::StrCat("--- ", Pod(k), " ---\n", patroni_.LogTail(k, 2500));
-    }
-    return out;
+    return patroni_.LogTails([this](int k) { return Pod(k); });
   }
 
   std::vector<int> ports_;

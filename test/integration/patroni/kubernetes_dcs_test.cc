@@ -31,16 +31,11 @@ class KubernetesDcsTest : public testenv::IntegrationTest {
   std::string ApiUrl(int k) const { return absl::StrCat("http://127.0.0.1:", ports_[2 * k]); }
   int PgPort(int k) const { return ports_[2 * k + 1]; }
 
+  // The member that reports itself running as primary, -1 if not exactly one.
   int Primary(RestClient& rest) {
-    int primary = -1, count = 0;
-    for (int k = 0; k < kMembers; ++k) {
-      absl::StatusOr<MemberStatus> s = rest.GetPatroni(ApiUrl(k));
-      if (s.ok() && s->role == "primary" && s->state == "running") {
-        primary = k;
-        ++count;
-      }
-    }
-    return count == 1 ? primary : -1;
+    std::vector<std::string> urls;
+    for (int k = 0; k < kMembers; ++k) urls.push_back(ApiUrl(k));
+    return testing::RunningPrimary(rest, urls);
   }
 
   bool LabelsAre(int primary) {
@@ -53,11 +48,7 @@ class KubernetesDcsTest : public testenv::IntegrationTest {
   }
 
   std::string Logs() {
-    std::string out;
-    for (int k = 0; k < kMembers; ++k) {
-      out += absl::StrCat("--- ", Pod(k), " ---\n", patroni_.LogTail(k, 2500));
-    }
-    return out;
+    return patroni_.LogTails([this](int k) { return Pod(k); });
   }
 
   std::vector<int> ports_;

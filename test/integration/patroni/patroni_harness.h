@@ -37,6 +37,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "src/patroni/config.h"
+#include "src/patroni/rest_client.h"
 #include "src/patroni/role_callback.h"
 
 namespace quorum::patroni::testing {
@@ -132,6 +133,20 @@ inline std::map<std::string, std::string> ResolveEnv(const ConfigInput& in, cons
   }
   for (const auto& [k, v] : m.extra) out[k] = v;
   return out;
+}
+
+// The index of the one member (of `api_urls`, its REST API addresses) that
+// reports itself running as primary; -1 when none or more than one does.
+inline int RunningPrimary(RestClient& rest, const std::vector<std::string>& api_urls) {
+  int primary = -1, count = 0;
+  for (int k = 0; k < static_cast<int>(api_urls.size()); ++k) {
+    absl::StatusOr<MemberStatus> s = rest.GetPatroni(api_urls[k]);
+    if (s.ok() && s->role == "primary" && s->state == "running") {
+      primary = k;
+      ++count;
+    }
+  }
+  return count == 1 ? primary : -1;
 }
 
 class PatroniHarness {
@@ -281,6 +296,16 @@ class PatroniHarness {
       while (Running(k) && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(100));
     }
     Kill(k);
+  }
+
+  // Every member's log tail, each under a "--- <name(k)> ---" heading.
+  template <typename NameOf>
+  std::string LogTails(NameOf name, size_t bytes = 2500) const {
+    std::string out;
+    for (int k = 0; k < static_cast<int>(members_.size()); ++k) {
+      out += absl::StrCat("--- ", name(k), " ---\n", LogTail(k, bytes));
+    }
+    return out;
   }
 
   std::string LogTail(int k, size_t bytes = 4000) const {
