@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "src/base/strings.h"
+#include "src/base/work_scope.h"
 
 namespace quorum::kube {
 namespace {
@@ -194,9 +195,19 @@ class Transport::Impl {
     pool_.push_back(e);
   }
 
+  static int AbortWhenCancelled(void* scope, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    return static_cast<const WorkScope*>(scope)->cancelled() ? 1 : 0;
+  }
+
   absl::StatusOr<HttpResponse> Once(const HttpRequest& req, bool stream,
                                     const std::function<bool(std::string_view)>* on_data,
                                     Cancellation* cancel) {
+    // A reconcile's request stops with its work (see src/base/work_scope.h).
+    const WorkScope* scope = stream ? nullptr : WorkScope::Current();
+    if (scope != nullptr) {
+      absl::Status s = CheckCurrentWork(absl::StrCat(req.method, " ", req.path));
+      if (!s.ok()) return s;
+    }
     absl::StatusOr<Credentials> creds = creds_->Get();
     if (!creds.ok()) return creds.status();
 
@@ -245,13 +256,20 @@ class Transport::Impl {
     curl_easy_setopt(e, CURLOPT_HEADERDATA, &t);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
     if (!stream || req.timeout.has_value()) {
-      const absl::Duration timeout = req.timeout.value_or(config_.timeout);
+      absl::Duration timeout = req.timeout.value_or(config_.timeout);
+      if (scope != nullptr) timeout = CapToCurrentDeadline(timeout);
       if (timeout > absl::ZeroDuration()) {
         curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
                          static_cast<long>(absl::ToInt64Milliseconds(timeout)));
       }
     }
     SetTls(e, *creds);
+    if (scope != nullptr) {
+      // curl calls this about once a second and more often while data moves.
+      curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+      curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, &AbortWhenCancelled);
+      curl_easy_setopt(e, CURLOPT_XFERINFODATA, scope);
+    }
 
     CURLcode rc = stream ? PerformStream(e, cancel) : curl_easy_perform(e);
     long connects = 0;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/time/clock.h"
+#include "src/base/work_scope.h"
 
 namespace quorum::runtime {
 namespace {
@@ -94,6 +95,7 @@ void Controller::Enqueue(const std::vector<Request>& requests) {
 
 void Controller::Start() {
   if (started_.exchange(true)) return;
+  term_ = std::make_unique<Cancellation>();
   for (int i = 0; i < std::max(1, options_.workers); ++i) workers_.emplace_back([this] { Work(); });
 }
 
@@ -109,6 +111,14 @@ void Controller::Stop() {
   workers_.clear();
 }
 
+void Controller::Abort() {
+  if (started_.load() && term_ != nullptr) {
+    spdlog::warn("controller {}: cancelling in-flight reconciles", name_);
+    term_->Cancel();
+  }
+  Stop();
+}
+
 void Controller::Work() {
   while (std::optional<std::string> key = queue_->Get()) {
     ReconcileOne(*key);
@@ -122,6 +132,10 @@ void Controller::ReconcileOne(const std::string& key) {
   const absl::Time start = absl::Now();
   absl::StatusOr<Result> result;
   try {
+    const absl::Time deadline = options_.reconcile_timeout > absl::ZeroDuration()
+                                    ? start + options_.reconcile_timeout
+                                    : absl::InfiniteFuture();
+    WorkScope scope(term_.get(), deadline);
     result = reconciler_.Reconcile(request);
   } catch (const std::exception& e) {
     result = absl::InternalError(std::string("reconciler threw: ") + e.what());
@@ -133,7 +147,11 @@ void Controller::ReconcileOne(const std::string& key) {
   if (reconcile_time_ != nullptr) reconcile_time_->Observe({name_}, seconds);
 
   std::string outcome;
-  if (!result.ok()) {
+  if (!result.ok() && term_->cancelled()) {
+    outcome = "cancelled";
+    spdlog::info("controller {}: reconcile {} cancelled: {}", name_, key,
+                 std::string(result.status().message()));
+  } else if (!result.ok()) {
     if (reconcile_errors_ != nullptr) reconcile_errors_->Inc({name_});
     if (IsTerminal(result.status())) {
       outcome = "error";

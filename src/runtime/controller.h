@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "src/base/cancellation.h"
 #include "src/runtime/handler.h"
 #include "src/runtime/informer.h"
 #include "src/runtime/metrics.h"
@@ -28,6 +29,9 @@ struct ControllerOptions {
   int workers = 1;
   WorkQueue::Options queue;  // queue.name defaults to the controller's name
   Registry* metrics = nullptr;
+  // Each Reconcile runs in a WorkScope (src/base/work_scope.h) with this
+  // deadline; zero means none. Abort() cancels the scopes either way.
+  absl::Duration reconcile_timeout = absl::ZeroDuration();
 };
 
 class Controller {
@@ -45,6 +49,10 @@ class Controller {
   void Start();
   // Stops taking new work, lets in-flight reconciles finish, joins the workers.
   void Stop();
+  // Like Stop(), but first cancels the in-flight reconciles: their next (and
+  // current) kube/etcd/Patroni request fails with Cancelled, so they end
+  // without another side effect. Used when leadership is lost.
+  void Abort();
 
   const std::string& name() const { return name_; }
   WorkQueue& queue() { return *queue_; }
@@ -60,6 +68,8 @@ class Controller {
   std::unique_ptr<WorkQueue> queue_;
   std::vector<std::thread> workers_;
   std::atomic<bool> started_{false};
+  // Cancelled by Abort(); set by Start() before any worker runs.
+  std::unique_ptr<Cancellation> term_;
 
   CounterFamily* reconcile_total_ = nullptr;
   CounterFamily* reconcile_errors_ = nullptr;

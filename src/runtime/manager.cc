@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
+#include <thread>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/clock.h"
@@ -121,6 +124,23 @@ void Manager::StopControllers() {
   for (auto& c : controllers_) c->Stop();
 }
 
+void Manager::AbortControllers() {
+  leading_ = false;
+  if (!controllers_started_.exchange(false)) return;
+  Cancellation aborted;
+  const absl::Duration grace = options_.lost_leadership_grace;
+  std::thread guard([&aborted, grace] {
+    if (aborted.WaitFor(grace)) return;
+    spdlog::critical("leadership lost and reconciles still running after {}: exiting",
+                     absl::FormatDuration(grace));
+    spdlog::default_logger()->flush();
+    std::_Exit(1);
+  });
+  for (auto& c : controllers_) c->Abort();
+  aborted.Cancel();
+  guard.join();
+}
+
 void Manager::StopAll() {
   StopControllers();
   if (cache_) cache_->Stop();
@@ -156,7 +176,15 @@ absl::Status Manager::Run(Cancellation& cancel) {
           spdlog::info("became leader");
           StartControllers();
         },
-        [this] { StopControllers(); });
+        [this, &cancel] {
+          // Shutting down: in-flight work may finish (the lease is released
+          // only afterwards). Lost: nobody waits for us, so stop at once.
+          if (cancel.cancelled()) {
+            StopControllers();
+          } else {
+            AbortControllers();
+          }
+        });
     if (!result.ok()) spdlog::error("leader election: {}", std::string(result.message()));
   }
   StopAll();

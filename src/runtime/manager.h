@@ -48,6 +48,11 @@ struct ManagerOptions {
   // Per-type label selectors/transforms of the shared cache (see cache.h).
   std::map<std::string, ResourceScope> cache_scopes;
   EventRecorderOptions events;
+  // When the leader lease is lost, in-flight reconciles are cancelled (see
+  // Controller::Abort); if they have not all returned within this grace the
+  // process exits at once (status 1) rather than risk overlapping the next
+  // leader. Keep it below lease_duration - renew_deadline.
+  absl::Duration lost_leadership_grace = absl::Seconds(3);
 };
 
 // Splits "host:port" (":8080" binds all interfaces). Errors: InvalidArgument.
@@ -85,6 +90,8 @@ class Manager {
   absl::Status StartServers();
   void StartControllers();
   void StopControllers();
+  // Leadership lost: cancels in-flight reconciles, then stops (or exits).
+  void AbortControllers();
   void StopAll();
 
   kube::Client& client_;

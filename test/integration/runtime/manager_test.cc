@@ -1,10 +1,12 @@
 // The Manager in-process against the real API server: readiness follows the
-// caches, metrics move with reconciles and API requests.
+// caches, metrics move with reconciles and API requests, and a lost lease
+// stops in-flight reconciles before they take another step.
 #include "src/runtime/manager.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <atomic>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -159,6 +161,108 @@ TEST_F(ManagerTest, MetricsMoveWithReconcilesAndRequests) {
   EXPECT_NE(after.find("informer_cached_objects{resource=\"configmaps\"}"), std::string::npos);
   cancel.Cancel();
   runner.join();
+}
+
+// Takes numbered "steps" (one ConfigMap each) until a request fails; records
+// how its last request failed.
+class SteppingReconciler : public Reconciler {
+ public:
+  SteppingReconciler(kube::Client& client, std::string ns) : client_(client), ns_(std::move(ns)) {}
+
+  absl::StatusOr<Result> Reconcile(const Request& request) override {
+    if (request.name != "trigger") return Result{};
+    for (int step = 0; step < 600; ++step) {
+      absl::StatusOr<kube::Json> made =
+          client_.Create(kConfigMaps, ns_,
+                         {{"apiVersion", "v1"},
+                          {"kind", "ConfigMap"},
+                          {"metadata", {{"name", "step-" + std::to_string(step)}}}});
+      if (!made.ok()) {
+        absl::MutexLock lock(&mu_);
+        last_error_ = made.status();
+        return made.status();
+      }
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+    return Result{};
+  }
+
+  absl::Status last_error() {
+    absl::MutexLock lock(&mu_);
+    return last_error_;
+  }
+
+ private:
+  kube::Client& client_;
+  const std::string ns_;
+  absl::Mutex mu_;
+  absl::Status last_error_ ABSL_GUARDED_BY(mu_);
+};
+
+int CountSteps(kube::Client& client, const std::string& ns) {
+  absl::StatusOr<kube::Json> list = client.List(kConfigMaps, ns);
+  if (!list.ok()) return -1;
+  int steps = 0;
+  for (const kube::Json& cm : (*list)["items"]) {
+    if (cm["metadata"]["name"].get<std::string>().starts_with("step-")) ++steps;
+  }
+  return steps;
+}
+
+TEST_F(ManagerTest, LosingTheLeaseCancelsTheInFlightReconcileBeforeItsNextStep) {
+  const kube::GroupVersionResource leases{"coordination.k8s.io", "v1", "leases"};
+  Manager manager(client(), {.namespaces = {ns()},
+                             .leader_election =
+                                 LeaderElectionConfig{
+                                     .lease_namespace = ns(),
+                                     .lease_name = "manager-test",
+                                     .identity = "me",
+                                     .lease_duration = absl::Seconds(4),
+                                     .renew_deadline = absl::Seconds(3),
+                                     .retry_period = absl::Milliseconds(500),
+                                 },
+                             .metrics_bind_address = "0",
+                             .health_probe_bind_address = "0"});
+  SteppingReconciler reconciler(client(), ns());
+  manager.AddController("cm", reconciler)
+      .Watch(manager.cache().Informer(kConfigMaps), EnqueueRequestForObject());
+  Cancellation cancel;
+  absl::Status result;
+  std::atomic<bool> returned{false};
+  std::thread runner([&] {
+    result = manager.Run(cancel);
+    returned = true;
+  });
+  ASSERT_TRUE(Eventually([&] { return manager.IsLeader(); }, absl::Seconds(30)));
+  ASSERT_TRUE(
+      client()
+          .Create(
+              kConfigMaps, ns(),
+              {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "trigger"}}}})
+          .ok());
+  ASSERT_TRUE(Eventually([&] { return CountSteps(client(), ns()) >= 3; }, absl::Seconds(30)))
+      << "the reconcile is taking steps";
+
+  // Another candidate takes the lease (retried when it races a renewal).
+  ASSERT_TRUE(Eventually(
+      [&] {
+        absl::StatusOr<kube::Json> lease = client().Get(leases, ns(), "manager-test");
+        if (!lease.ok()) return false;
+        (*lease)["spec"]["holderIdentity"] = "usurper";
+        return client().Update(leases, ns(), *lease).ok();
+      },
+      absl::Seconds(5)));
+
+  // The old leader notices at its next renewal, cancels the reconcile, and
+  // returns; the reconcile's pending step is refused, not sent.
+  ASSERT_TRUE(Eventually([&] { return returned.load(); }, absl::Seconds(30)))
+      << "Run did not return: the in-flight reconcile was not stopped";
+  runner.join();
+  EXPECT_TRUE(absl::IsAborted(result)) << result;
+  EXPECT_TRUE(absl::IsCancelled(reconciler.last_error())) << reconciler.last_error();
+  const int steps = CountSteps(client(), ns());
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(CountSteps(client(), ns()), steps) << "a step was taken after the loss";
 }
 
 }  // namespace
