@@ -201,7 +201,10 @@ class SteppingReconciler : public Reconciler {
 
 int CountSteps(kube::Client& client, const std::string& ns) {
   absl::StatusOr<kube::Json> list = client.List(kConfigMaps, ns);
-  if (!list.ok()) return -1;
+  if (!list.ok()) {
+    ADD_FAILURE() << list.status();
+    return -1;
+  }
   int steps = 0;
   for (const kube::Json& cm : (*list)["items"]) {
     if (cm["metadata"]["name"].get<std::string>().starts_with("step-")) ++steps;
