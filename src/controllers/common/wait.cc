@@ -19,9 +19,10 @@ absl::Duration Spread(absl::Duration base, const std::string& key) {
 absl::Duration WaitBackoff::Next(const std::string& key, const std::string& what,
                                  absl::Duration max) {
   absl::MutexLock lock(&mu_);
-  Entry& e = entries_[key];
-  if (e.what != what) e = Entry{.what = what};
-  return BackoffDelay(e.attempt++, kFirstWait, max);
+  const absl::Time now = clock_.Now();
+  auto [it, added] = entries_.try_emplace(key, Entry{.what = what, .since = now});
+  if (!added && it->second.what != what) it->second = Entry{.what = what, .since = now};
+  return std::clamp(now - it->second.since, kFirstWait, std::max(max, kFirstWait));
 }
 
 void WaitBackoff::Reset(const std::string& key) {

@@ -1,7 +1,10 @@
 // How long a reconciler waits before looking again at what no watch event
 // signals (etcd member health, a learner catching up, a Patroni role):
 // capped exponential backoff per object, 1 s, 2 s, 4 s ... 5 min, restarted
-// whenever the thing waited for changes. What a pod or StatefulSet event
+// whenever the thing waited for changes. The backoff grows with the time
+// already spent waiting, not with the number of looks: the watches reconcile
+// an object many times while its pods start, and counting those looks would
+// push the next one far beyond what the wait so far justifies. What a pod or StatefulSet event
 // signals is not polled at all: the watches requeue the object.
 //
 // Thread-safety: WaitBackoff is safe to share between workers.
@@ -13,6 +16,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "src/base/clock.h"
 
 namespace quorum::controllers {
 
@@ -34,9 +38,13 @@ absl::Duration Spread(absl::Duration base, const std::string& key);
 
 class WaitBackoff {
  public:
+  // `clock` must outlive the backoff.
+  explicit WaitBackoff(Clock& clock = RealClock()) : clock_(clock) {}
+
   // The next delay for `key` waiting on `what` (a sentence or a step kind):
-  // the first delay when `what` differs from the last call's, else double
-  // the last one, capped at `max`.
+  // as long as it has waited on `what` so far (since the first call with this
+  // `what`), at least kFirstWait and at most `max`. So looks on a timer come
+  // at about 1, 2, 4, 8 ... s into the wait, whatever events come between.
   absl::Duration Next(const std::string& key, const std::string& what,
                       absl::Duration max = kMaxWait);
   // Forgets `key` (it progressed, converged or went away).
@@ -46,8 +54,9 @@ class WaitBackoff {
  private:
   struct Entry {
     std::string what;
-    int attempt = 0;
+    absl::Time since;
   };
+  Clock& clock_;
   mutable absl::Mutex mu_;
   std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
 };

@@ -373,10 +373,14 @@ std::string PostgresClusterReconciler::EnsureUsersOnce(const Json& cluster,
       absl::StrCat(primary, "|", host, "|", users.dump(), "|", version(n.superuser_secret));
   for (const Json& u : users)
     absl::StrAppend(&key, "|", version(UserSecretName(cluster, Str(At(u, {"name"})))));
-  const std::string uid = Str(At(cluster, {"metadata", "uid"}));
+  // Keyed by namespace/name (forgotten when the object goes), the uid in the
+  // value: a re-created cluster of the same name gets its users again.
+  const std::string object = n.ns + "/" + n.cluster;
+  absl::StrAppend(&key, "|", Str(At(cluster, {"metadata", "uid"})));
   {
     absl::MutexLock lock(&mu_);
-    if (users_applied_[uid] == key) return "";
+    auto it = users_applied_.find(object);
+    if (it != users_applied_.end() && it->second == key) return "";
   }
   if (host.empty()) return "";
   absl::Status s = EnsureUsers({.host = host,
@@ -394,7 +398,7 @@ std::string PostgresClusterReconciler::EnsureUsersOnce(const Json& cluster,
   recorder_.Normal(stored, "UsersReady",
                    absl::StrCat(users.size(), " user(s) and their databases exist"));
   absl::MutexLock lock(&mu_);
-  users_applied_[uid] = key;
+  users_applied_[object] = key;
   return "";
 }
 
@@ -407,11 +411,22 @@ PostgresClusterReconciler::PostgresClusterReconciler(kube::Client& client, runti
       member_url_(member_url ? std::move(member_url) : MemberUrlFunc(DefaultMemberUrl)),
       rest_(patroni::RestClientConfig{.timeout = absl::Seconds(3)}) {}
 
+void PostgresClusterReconciler::Forget(const runtime::Request& req) {
+  backoff_.Reset(req.Key());
+  absl::MutexLock lock(&mu_);
+  users_applied_.erase(req.Key());
+}
+
+size_t PostgresClusterReconciler::remembered() const {
+  absl::MutexLock lock(&mu_);
+  return users_applied_.size() + backoff_.size();
+}
+
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
   controllers::ReconcileLogScope log("postgrescluster", req);
   ObjectPtr stored = cache_.Get(kPostgresClusters, req.ns, req.name);
   if (stored == nullptr || (*stored)["metadata"].contains("deletionTimestamp")) {
-    backoff_.Reset(req.Key());
+    Forget(req);
     return Result{};
   }
   // Parse.

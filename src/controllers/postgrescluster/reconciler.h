@@ -65,7 +65,14 @@ class PostgresClusterReconciler : public runtime::Reconciler {
                             runtime::EventRecorder& recorder, MemberUrlFunc member_url = nullptr);
   absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
 
+  // How many objects the reconciler keeps memory for (users applied, role
+  // waits): bounded by the live clusters; for tests.
+  size_t remembered() const;
+
  private:
+  // Drops what is kept for an object that is gone or going.
+  void Forget(const runtime::Request& req);
+
   // Step 5; returns a problem sentence or "".
   std::string EnsureUsersOnce(const nlohmann::json& cluster, const std::string& primary,
                               const std::vector<runtime::ObjectPtr>& pods,
@@ -76,9 +83,10 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   runtime::EventRecorder& recorder_;
   MemberUrlFunc member_url_;
   patroni::RestClient rest_;
-  // Per cluster UID: what spec.users was last applied inside PostgreSQL
-  // (primary, users, Secret versions), so unchanged users cost no SQL.
-  absl::Mutex mu_;
+  // What spec.users was last applied inside PostgreSQL (primary, users,
+  // Secret versions, uid), so unchanged users cost no SQL.
+  mutable absl::Mutex mu_;
+  // namespace/name -> the key last applied; erased when the object goes.
   std::map<std::string, std::string> users_applied_ ABSL_GUARDED_BY(mu_);
   controllers::WaitBackoff backoff_;  // re-reading the members' roles
 };

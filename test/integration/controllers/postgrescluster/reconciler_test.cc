@@ -323,4 +323,23 @@ TEST_F(PostgresClusterControllerTest, ReconcilingAnUnchangedClusterWritesNothing
 }
 
 }  // namespace
+TEST_F(PostgresClusterControllerTest, ForgetsADeletedClusterEntirely) {
+  // Waiting for a missing Secret keeps a backoff entry for the cluster.
+  Json patroni = {
+      {"dcs",
+       {{"type", "etcd"},
+        {"etcd", {{"endpoints", {"https://etcd.example:2379"}}, {"authSecret", "missing"}}}}}};
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("gone", patroni)).ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        Json c = Condition("gone", "DCSReady");
+        return c.is_object() && c["reason"] == "SecretNotFound";
+      },
+      absl::Seconds(30)));
+  EXPECT_GT(reconciler_->remembered(), 0u) << "waiting for the Secret";
+  ASSERT_TRUE(client().Delete(kPostgresClusters, ns(), "gone").ok());
+  EXPECT_TRUE(Eventually([&] { return reconciler_->remembered() == 0; }, absl::Seconds(30)))
+      << "memory per cluster must not outlive the cluster";
+}
+
 }  // namespace quorum::postgrescluster

@@ -16,10 +16,15 @@ TEST(BackoffDelayTest, DoublesFromOneSecondUpToFiveMinutes) {
   EXPECT_EQ(BackoffDelay(1000), absl::Minutes(5));
 }
 
-TEST(WaitBackoffTest, GrowsWhileWaitingOnTheSameThingAndRestartsOnChange) {
-  WaitBackoff b;
+TEST(WaitBackoffTest, GrowsWithTheTimeSpentWaitingAndRestartsOnChange) {
+  FakeClock clock;
+  WaitBackoff b(clock);
   EXPECT_EQ(b.Next("ns/a", "learner not started"), absl::Seconds(1));
+  clock.Advance(absl::Seconds(1));
+  EXPECT_EQ(b.Next("ns/a", "learner not started"), absl::Seconds(1));
+  clock.Advance(absl::Seconds(1));
   EXPECT_EQ(b.Next("ns/a", "learner not started"), absl::Seconds(2));
+  clock.Advance(absl::Seconds(2));
   EXPECT_EQ(b.Next("ns/a", "learner not started"), absl::Seconds(4));
   EXPECT_EQ(b.Next("ns/b", "learner not started"), absl::Seconds(1)) << "per object";
   EXPECT_EQ(b.Next("ns/a", "member kv-2 unhealthy"), absl::Seconds(1)) << "a new wait";
@@ -28,6 +33,27 @@ TEST(WaitBackoffTest, GrowsWhileWaitingOnTheSameThingAndRestartsOnChange) {
   b.Reset("ns/a");
   b.Reset("ns/b");
   EXPECT_EQ(b.size(), 0u) << "objects that progressed are forgotten";
+}
+
+TEST(WaitBackoffTest, LooksBroughtByEventsDoNotPushTheNextTimerLookAway) {
+  FakeClock clock;
+  WaitBackoff b(clock);
+  // Five pod events within the first second of a wait.
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(b.Next("ns/a", "member kv-1 unhealthy"), absl::Seconds(1));
+    clock.Advance(absl::Milliseconds(150));
+  }
+  clock.Advance(absl::Seconds(3));
+  EXPECT_EQ(b.Next("ns/a", "member kv-1 unhealthy"), absl::Milliseconds(3750));
+}
+
+TEST(WaitBackoffTest, CappedAtTheGivenMaximum) {
+  FakeClock clock;
+  WaitBackoff b(clock);
+  (void)b.Next("ns/a", "secret missing", absl::Seconds(30));
+  clock.Advance(absl::Hours(1));
+  EXPECT_EQ(b.Next("ns/a", "secret missing", absl::Seconds(30)), absl::Seconds(30));
+  EXPECT_EQ(b.Next("ns/a", "secret missing"), kMaxWait);
 }
 
 TEST(SpreadTest, AddsAtMostATenthAndIsStablePerKey) {
