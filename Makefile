@@ -14,14 +14,19 @@ export QUORUM_CACHE
 DEV_CONTROLPLANE := $(QUORUM_CACHE)/dev-controlplane
 FORMAT_DIRS := src test bench api cmd
 BENCH_ARGS ?=
+# make faults: which rows of the fault table (comma list; empty = all) and how often.
+FAULT_ROWS ?=
+FAULT_REPEAT ?= 3
 # The node of the e2e tests and the demo: local (the quorum-localnode stand-in) or
 # real (kubelet + containerd + runc: hack/node.sh, docs/testbed.md).
 QUORUM_NODE ?= local
 export QUORUM_NODE
 ifeq ($(QUORUM_NODE),real)
+NODE_SH := hack/node.sh
 DEMO := hack/node-demo.sh
 DEMO_TARGETS := quorum-operator
 else
+NODE_SH := hack/localnode.sh
 DEMO := hack/localnode-demo.sh
 DEMO_TARGETS := quorum-operator quorum-localnode
 endif
@@ -42,7 +47,7 @@ define controlplane_up
 	@echo "Stop it with: make controlplane-down"
 endef
 
-.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench bench-scale demo demo-down clean
+.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench bench-scale demo demo-down faults clean
 
 help:
 	@echo "make demo               control plane + node runtime + operator + a sample EtcdCluster and PostgresCluster"
@@ -57,6 +62,7 @@ help:
 	@echo "make controlplane-down  stop it"
 	@echo "make bench              build, start the dev control plane, run the kube client benchmark"
 	@echo "make bench-scale N=1000 [UNRELATED=2000]  the operator process at scale on its own control plane"
+	@echo "make faults [FAULT_ROWS=1,4 FAULT_REPEAT=1]  the fault table against the running demo (docs/reliability.md)"
 	@echo "make clean              remove $(BUILD_DIR)/"
 
 deps:
@@ -123,6 +129,17 @@ demo: deps
 
 demo-down:
 	$(DEMO) down "$(DEV_CONTROLPLANE)"
+
+# The fault table runs against the demo's test bed (make demo first), under the
+# node's exec so that the Services' names resolve. All rows: docs/reliability.md.
+faults:
+	@test -f "$(DEV_CONTROLPLANE)/operator.pid" || { echo "make faults: no demo running (make demo first)"; exit 1; }
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target fault_table
+	$(NODE_SH) exec "$(DEV_CONTROLPLANE)" -- "$(abspath $(BUILD_DIR))/test/faults/fault_table" \
+	  --cp "$(DEV_CONTROLPLANE)" --faults "$(CURDIR)/hack/faults.sh" --repeat $(FAULT_REPEAT) \
+	  $(if $(FAULT_ROWS),--rows $(FAULT_ROWS)) --out "$(abspath $(BUILD_DIR))/reliability.md"
+	$(if $(FAULT_ROWS),,cp "$(BUILD_DIR)/reliability.md" docs/reliability.md)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Fault injection on the test bed (the kubelet stand-in or the real node) for
+# the fault table (test/faults/, `make faults`) and for trying things by hand.
+#
+#   hack/faults.sh pids CP NS POD            host pids of the pod's processes (not the pause process)
+#   hack/faults.sh signal CP NS POD SIG      send SIG (KILL, STOP, CONT, TERM...) to all of them
+#   hack/faults.sh cut CP NS POD             drop every packet in and out of the pod (not loopback)
+#   hack/faults.sh heal CP NS POD            undo cut
+#   hack/faults.sh apiserver-restart CP      restart kube-apiserver with the same flags
+#   hack/faults.sh operator-kill CP          SIGKILL the demo's operator (its command line is kept)
+#   hack/faults.sh operator-start CP         start it again with the same command line and log
+#
+# CP is the control plane folder of `make demo` (or of a test): the operator's
+# pid is CP/operator.pid; the real node keeps its state in CP/node, the
+# stand-in in CP/localnode. A pod's processes are the processes in its network
+# namespace: /run/netns/<instance>-<start of the pod uid> on the stand-in, the sandbox's
+# namespace (crictl inspectp) on the real node.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+die() { echo "faults.sh: $*" >&2; exit 1; }
+usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+kubectl_in() {
+  local cp="$1"; shift
+  # shellcheck disable=SC1091
+  (source "$cp/env" && "$QUORUM_BIN/kubectl" "$@")
+}
+
+# The network namespace name (under /run/netns) of pod NS/POD.
+pod_netns() {
+  local cp="$1" ns="$2" pod="$3" uid id path
+  if [[ -f "$cp/node/env" ]]; then
+    # shellcheck disable=SC1091
+    source "$cp/node/env"
+    id="$("$QUORUM_NODE_BIN/crictl" pods --namespace "$ns" --name "^$pod\$" --state ready -q | head -n1)"
+    [[ -n "$id" ]] || die "no ready sandbox for pod $ns/$pod"
+    path="$("$QUORUM_NODE_BIN/crictl" inspectp "$id" |
+      jq -r '.info.runtimeSpec.linux.namespaces[] | select(.type == "network") | .path')"
+    [[ -n "$path" && "$path" != null ]] || die "sandbox $id of $ns/$pod has no network namespace"
+    basename "$path"
+  else
+    uid="$(kubectl_in "$cp" -n "$ns" get pod "$pod" -o 'jsonpath={.metadata.uid}')"
+    [[ -n "$uid" ]] || die "pod $ns/$pod not found"
+    # <instance>-<start of the uid> (interface names limit its length).
+    for path in /run/netns/*; do
+      id="${path##*/}"; id="${id#*-}"
+      if [[ -n "$id" && "$uid" == "$id"* ]]; then basename "$path"; return; fi
+    done
+    die "no network namespace for pod $ns/$pod (uid $uid)"
+  fi
+}
+
+pod_pids() {
+  local netns pid comm
+  netns="$(pod_netns "$@")"
+  for pid in $(ip netns pids "$netns"); do
+    comm="$(cat "/proc/$pid/comm" 2>/dev/null || true)"
+    case "$comm" in pause | catatonit | "") ;; *) echo "$pid" ;; esac
+  done
+}
+
+# nft table in the pod's namespace dropping everything but loopback.
+cut_pod() {
+  local netns
+  netns="$(pod_netns "$@")"
+  ip netns exec "$netns" nft -f - <<'EOF'
+table inet quorum_fault {
+  chain in { type filter hook input priority -300; policy drop; iifname "lo" accept; }
+  chain out { type filter hook output priority -300; policy drop; oifname "lo" accept; }
+}
+EOF
+}
+
+heal_pod() {
+  local netns
+  netns="$(pod_netns "$@")"
+  ip netns exec "$netns" nft delete table inet quorum_fault 2>/dev/null || true
+}
+
+operator_kill() {
+  local cp="$1" pid
+  pid="$(cat "$cp/operator.pid" 2>/dev/null)" || die "no $cp/operator.pid (is the demo running?)"
+  [[ -r "/proc/$pid/cmdline" ]] || die "operator pid $pid is not running"
+  cp "/proc/$pid/cmdline" "$cp/operator.cmdline"
+  kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid"
+  for _ in $(seq 50); do [[ -e "/proc/$pid" ]] || break; sleep 0.1; done
+}
+
+operator_start() {
+  local cp="$1" pid
+  if pid="$(cat "$cp/operator.pid" 2>/dev/null)" && [[ -e "/proc/$pid" ]]; then
+    die "operator pid $pid is still running"
+  fi
+  [[ -s "$cp/operator.cmdline" ]] || die "no saved command line (operator-kill first)"
+  local -a argv
+  mapfile -d '' -t argv <"$cp/operator.cmdline"
+  setsid nohup "${argv[@]}" >>"$cp/operator.log" 2>&1 </dev/null &
+  echo "$!" >"$cp/operator.pid"
+}
+
+(($# >= 2)) || usage
+cmd="$1"; cp="$(realpath -m -- "$2")"; shift 2
+[[ -f "$cp/env" ]] || die "$cp/env not found: not a control plane folder"
+case "$cmd" in
+  pids) (($# == 2)) || usage; pod_pids "$cp" "$1" "$2" ;;
+  signal)
+    (($# == 3)) || usage
+    pids="$(pod_pids "$cp" "$1" "$2")"
+    [[ -n "$pids" ]] || die "pod $1/$2 has no process"
+    # shellcheck disable=SC2086
+    kill -s "$3" $pids ;;
+  cut) (($# == 2)) || usage; cut_pod "$cp" "$1" "$2" ;;
+  heal) (($# == 2)) || usage; heal_pod "$cp" "$1" "$2" ;;
+  apiserver-restart) "$here/controlplane.sh" restart-apiserver "$cp" ;;
+  operator-kill) operator_kill "$cp" ;;
+  operator-start) operator_start "$cp" ;;
+  *) usage ;;
+esac

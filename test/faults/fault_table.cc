@@ -1,0 +1,368 @@
+// fault_table: runs the fault table against a running test bed (`make demo`)
+// and writes the result as Markdown (docs/reliability.md). `make faults`
+// runs it; see docs/reliability.md for what each row does and checks.
+//
+//   fault_table --cp DIR --faults hack/faults.sh [--namespace quorum-demo]
+//               [--postgres demo-pg] [--etcd demo-etcd] [--rows 1,2,...]
+//               [--repeat 3] [--out FILE]
+//
+// Run it where the Services' names resolve (`hack/localnode.sh exec CP --`
+// or `hack/node.sh exec CP --`). Exit status 1 if any run lost an
+// acknowledged write, showed two primaries, routed a write to a read-only
+// member, reported Ready during an outage, or did not recover.
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "src/kube/client.h"
+#include "src/kube/config.h"
+#include "test/faults/checkers.h"
+#include "test/faults/timeline.h"
+
+namespace quorum::faults {
+namespace {
+
+const kube::GroupVersionResource kPods{"", "v1", "pods"};
+const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
+const kube::GroupVersionResource kPostgresClusters{"postgres.quorum.dev", "v1alpha1",
+                                                   "postgresclusters"};
+const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
+
+struct Flags {
+  std::string cp, faults, ns = "quorum-demo", postgres = "demo-pg", etcd = "demo-etcd", out;
+  std::set<int> rows;
+  int repeat = 3;
+};
+
+void Log(const std::string& line) {
+  std::cerr << absl::FormatTime("%H:%M:%S ", absl::Now(), absl::UTCTimeZone()) << line << std::endl;
+}
+
+// What a row's fault does, with the test bed at hand.
+class Bed {
+ public:
+  Bed(const Flags& flags, kube::Client& client) : f_(flags), client_(client) {}
+
+  void Fault(const std::string& args) {
+    const std::string cmd = absl::StrCat(f_.faults, " ", args, " >&2");
+    Log("fault: " + args);
+    if (std::system(cmd.c_str()) != 0) Log("  (fault command failed)");
+  }
+  void PodFault(const std::string& verb, const std::string& pod, const std::string& extra = "") {
+    Fault(absl::StrCat(verb, " ", f_.cp, " ", f_.ns, " ", pod, extra.empty() ? "" : " ", extra));
+  }
+  std::string Primary() {
+    kube::ListOptions o{.label_selector = absl::StrCat(
+                            "app.kubernetes.io/name=postgres,app.kubernetes.io/instance=",
+                            f_.postgres, ",role=primary")};
+    absl::StatusOr<kube::Json> list = client_.List(kPods, f_.ns, o);
+    if (!list.ok() || (*list)["items"].empty()) return "";
+    return (*list)["items"][0]["metadata"].value("name", "");
+  }
+  std::vector<std::string> EtcdPods() {
+    kube::ListOptions o{.label_selector = absl::StrCat(
+                            "app.kubernetes.io/name=etcd,app.kubernetes.io/instance=", f_.etcd)};
+    std::vector<std::string> names;
+    absl::StatusOr<kube::Json> list = client_.List(kPods, f_.ns, o);
+    if (!list.ok()) return names;
+    for (const kube::Json& p : (*list)["items"]) names.push_back(p["metadata"].value("name", ""));
+    return names;
+  }
+  const Flags& flags() const { return f_; }
+  // The window in which etcd has no quorum (rows that take it away).
+  absl::Time quorum_lost_from = absl::InfiniteFuture();
+  absl::Time quorum_lost_to = absl::InfiniteFuture();
+
+ private:
+  const Flags& f_;
+  kube::Client& client_;
+};
+
+struct Row {
+  int id;
+  std::string fault;
+  std::function<void(Bed&)> inject;  // returns when the fault is healed
+};
+
+void KillFor(Bed& bed, const std::string& pod, absl::Duration d) {
+  const absl::Time end = absl::Now() + d;
+  while (absl::Now() < end) {
+    bed.PodFault("signal", pod, "KILL");
+    absl::SleepFor(absl::Seconds(1));
+  }
+}
+
+std::vector<Row> Rows() {
+  return {
+      {1, "primary's processes SIGKILLed once",
+       [](Bed& bed) { bed.PodFault("signal", bed.Primary(), "KILL"); }},
+      {2, "primary dead for 45 s (killed every second), operator up",
+       [](Bed& bed) { KillFor(bed, bed.Primary(), absl::Seconds(45)); }},
+      {3, "primary dead for 45 s, operator down until +53 s",
+       [](Bed& bed) {
+         const absl::Time start = absl::Now();
+         const std::string primary = bed.Primary();
+         bed.Fault("operator-kill " + bed.flags().cp);
+         KillFor(bed, primary, absl::Seconds(45));
+         absl::SleepFor(start + absl::Seconds(53) - absl::Now());
+         bed.Fault("operator-start " + bed.flags().cp);
+       }},
+      {4, "primary's network cut for 60 s",
+       [](Bed& bed) {
+         const std::string primary = bed.Primary();
+         bed.PodFault("cut", primary);
+         absl::SleepFor(absl::Seconds(60));
+         bed.PodFault("heal", primary);
+       }},
+      {5, "all etcd members frozen (SIGSTOP) for 60 s",
+       [](Bed& bed) {
+         const std::vector<std::string> pods = bed.EtcdPods();
+         bed.quorum_lost_from = absl::Now();
+         for (const std::string& p : pods) bed.PodFault("signal", p, "STOP");
+         absl::SleepFor(absl::Seconds(60));
+         for (const std::string& p : pods) bed.PodFault("signal", p, "CONT");
+         bed.quorum_lost_to = absl::Now();
+       }},
+      {6, "2 of 3 etcd members SIGKILLed",
+       [](Bed& bed) {
+         const std::vector<std::string> pods = bed.EtcdPods();
+         for (size_t i = 0; i < pods.size() && i < 2; ++i) bed.PodFault("signal", pods[i], "KILL");
+         absl::SleepFor(absl::Seconds(20));
+       }},
+      {7, "operator SIGKILLed in steady state, restarted after 5 s",
+       [](Bed& bed) {
+         bed.Fault("operator-kill " + bed.flags().cp);
+         absl::SleepFor(absl::Seconds(5));
+         bed.Fault("operator-start " + bed.flags().cp);
+       }},
+  };
+}
+
+struct Run {
+  absl::Duration outage;
+  int64_t acknowledged = 0, lost = 0, read_only = 0;
+  int max_primaries = 0, ready_lies = 0, etcd_lies = 0;
+  absl::Duration two_primaries;
+  bool recovered = false;
+  bool ok() const {
+    return recovered && lost == 0 && max_primaries <= 1 && read_only == 0 && ready_lies == 0 &&
+           etcd_lies == 0;
+  }
+};
+
+absl::StatusOr<std::string> AppUri(kube::Client& client, const Flags& f) {
+  absl::StatusOr<kube::Json> secret = client.Get(kSecrets, f.ns, f.postgres + "-user-app");
+  if (!secret.ok()) return secret.status();
+  std::string uri;
+  const kube::Json& v = (*secret)["data"]["uri"];
+  if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &uri)) {
+    return absl::NotFoundError("Secret " + f.postgres + "-user-app has no data.uri");
+  }
+  return uri;
+}
+
+// Waits until writes made from `since` on have succeeded 100 times running
+// (5 s) and the PostgresCluster is Ready, at most `timeout`.
+bool Settled(const PgWriter& writer, const ReadySampler& pg, absl::Time since,
+             absl::Duration timeout) {
+  const absl::Time end = absl::Now() + timeout;
+  while (absl::Now() < end) {
+    if (writer.trailing_successes(since) >= 100 && pg.ready()) return true;
+    absl::SleepFor(absl::Milliseconds(500));
+  }
+  return false;
+}
+
+Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const std::string& uri) {
+  const Flags& f = bed.flags();
+  const int64_t first_id = (static_cast<int64_t>(absl::ToUnixSeconds(absl::Now())) << 20) +
+                           static_cast<int64_t>(row.id) * 100000 + attempt;
+  PgWriter writer(uri, "quorum_fault_table", first_id);
+  PrimaryWatch watch(client, f.ns, f.postgres);
+  ReadySampler pg(client, kPostgresClusters, f.ns, f.postgres);
+  ReadySampler etcd(client, kEtcdClusters, f.ns, f.etcd);
+  writer.Start();
+  watch.Start();
+  pg.Start();
+  etcd.Start();
+  Run run;
+  if (!Settled(writer, pg, absl::InfinitePast(), absl::Minutes(3))) {
+    Log("not settled before the fault: writes or Ready never held for 5 s");
+  }
+  bed.quorum_lost_from = bed.quorum_lost_to = absl::InfiniteFuture();
+  row.inject(bed);
+  // A fault may take effect a little later (a restart, a lease running out):
+  // only writes from 5 s after it count towards recovery.
+  run.recovered = Settled(writer, pg, absl::Now() + absl::Seconds(5), absl::Minutes(4));
+  writer.Stop();
+  watch.Stop();
+  pg.Stop();
+  etcd.Stop();
+
+  const std::vector<WriteAttempt> attempts = writer.attempts();
+  const WriteSummary s = SummarizeWrites(attempts);
+  run.outage = s.longest;
+  run.acknowledged = s.acknowledged;
+  run.read_only = s.read_only_refusals;
+  absl::StatusOr<std::set<int64_t>> present = writer.Present(absl::Minutes(1));
+  if (present.ok()) {
+    run.lost = static_cast<int64_t>(LostWrites(attempts, *present).size());
+  } else {
+    Log("cannot read the rows back: " + present.status().ToString());
+    run.lost = -1;
+    run.recovered = false;
+  }
+  run.max_primaries = watch.max_labelled();
+  run.two_primaries = watch.two_primaries();
+  run.ready_lies = ReadyDuringOutage(pg.samples(), s.outages, absl::Seconds(2));
+  if (bed.quorum_lost_from != absl::InfiniteFuture()) {
+    const Outage lost{.from = bed.quorum_lost_from, .to = bed.quorum_lost_to};
+    run.etcd_lies = ReadyDuringOutage(etcd.samples(), {lost}, absl::Seconds(10));
+  }
+  Log(absl::StrFormat(
+      "row %d run %d: outage %s, acknowledged %d, lost %d, primaries at once %d (%s), "
+      "read-only refusals %d, Ready during outage %d, etcd Ready without quorum %d, %s",
+      row.id, attempt, absl::FormatDuration(run.outage), run.acknowledged, run.lost,
+      run.max_primaries, absl::FormatDuration(run.two_primaries), run.read_only, run.ready_lies,
+      run.etcd_lies, run.recovered ? "recovered" : "NOT RECOVERED"));
+  return run;
+}
+
+std::string Seconds(absl::Duration d) {
+  return absl::StrFormat("%.1f s", absl::ToDoubleSeconds(d));
+}
+
+std::string Markdown(const Flags& f, const std::vector<Row>& rows,
+                     const std::map<int, std::vector<Run>>& results) {
+  std::string md = absl::StrCat(
+      "# Reliability: the fault table\n\n"
+      "Generated by `make faults` (test/faults/fault_table.cc) on ",
+      absl::FormatTime("%Y-%m-%d", absl::Now(), absl::UTCTimeZone()),
+      ". Each row injects one fault into the demo's test bed (an EtcdCluster and a "
+      "3-instance PostgresCluster using it through clusterRef) while a client inserts a row "
+      "every 50 ms through the primary Service and records every acknowledged id; a watch "
+      "counts pods labelled role=primary; the resources' Ready condition is read every second.\n\n"
+      "A run passes when every acknowledged row is there afterwards, never two pods carry "
+      "role=primary, no write reaches a read-only member (SQLSTATE 25006), the PostgresCluster "
+      "does not say Ready while writes have failed for more than 2 s, the EtcdCluster does not "
+      "say Ready 10 s into a quorum loss, and the cluster recovers (5 s of successful writes and "
+      "Ready) within 4 minutes.\n\n"
+      "| # | fault | runs | outage p50 | outage max | rows acknowledged | rows lost | "
+      "most primaries at once | writes refused read-only | Ready during outage | "
+      "etcd Ready without quorum | passed |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const Row& row : rows) {
+    auto it = results.find(row.id);
+    if (it == results.end()) continue;
+    std::vector<absl::Duration> outages;
+    int64_t acked = 0, lost = 0, read_only = 0;
+    int primaries = 0, lies = 0, etcd_lies = 0, passed = 0;
+    for (const Run& r : it->second) {
+      outages.push_back(r.outage);
+      acked += r.acknowledged;
+      lost += r.lost;
+      read_only += r.read_only;
+      primaries = std::max(primaries, r.max_primaries);
+      lies += r.ready_lies;
+      etcd_lies += r.etcd_lies;
+      passed += r.ok() ? 1 : 0;
+    }
+    absl::StrAppend(&md, "| ", row.id, " | ", row.fault, " | ", it->second.size(), " | ",
+                    Seconds(Percentile(outages, 50)), " | ", Seconds(Percentile(outages, 100)),
+                    " | ", acked, " | ", lost, " | ", primaries, " | ", read_only, " | ", lies,
+                    " | ", etcd_lies, " | ", passed, "/", it->second.size(), " |\n");
+  }
+  absl::StrAppend(&md,
+                  "\nReproduce: `make demo && make faults` (all rows, 3 runs each), or one row: "
+                  "`make faults FAULT_ROWS=4 FAULT_REPEAT=1`. The faults themselves are "
+                  "`hack/faults.sh` commands (kill, stop/continue, cut/heal a pod's network, "
+                  "restart the API server, stop/start the operator).\n");
+  return md;
+}
+
+int Main(int argc, char** argv) {
+  Flags f;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--cp")
+      f.cp = v;
+    else if (k == "--faults")
+      f.faults = v;
+    else if (k == "--namespace")
+      f.ns = v;
+    else if (k == "--postgres")
+      f.postgres = v;
+    else if (k == "--etcd")
+      f.etcd = v;
+    else if (k == "--out")
+      f.out = v;
+    else if (k == "--repeat")
+      f.repeat = std::atoi(v.c_str());
+    else if (k == "--rows") {
+      for (absl::string_view r : absl::StrSplit(v, ',', absl::SkipEmpty())) {
+        int n = 0;
+        if (absl::SimpleAtoi(r, &n)) f.rows.insert(n);
+      }
+    } else {
+      std::cerr << "fault_table: unknown flag " << k << "\n";
+      return 2;
+    }
+  }
+  if (f.cp.empty() || f.faults.empty() || f.repeat < 1) {
+    std::cerr << "usage: fault_table --cp DIR --faults hack/faults.sh [--rows 1,2] [--repeat N] "
+                 "[--out FILE]\n";
+    return 2;
+  }
+  absl::StatusOr<kube::RestConfig> config = kube::LoadKubeconfigFile(f.cp + "/kubeconfig");
+  if (!config.ok()) {
+    std::cerr << "fault_table: " << config.status() << "\n";
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<kube::Client>> client = kube::Client::Create(*config);
+  if (!client.ok()) {
+    std::cerr << "fault_table: " << client.status() << "\n";
+    return 1;
+  }
+  absl::StatusOr<std::string> uri = AppUri(**client, f);
+  if (!uri.ok()) {
+    std::cerr << "fault_table: " << uri.status() << " (is `make demo` running?)\n";
+    return 1;
+  }
+  Bed bed(f, **client);
+  std::vector<Row> rows;
+  for (const Row& r : Rows()) {
+    if (f.rows.empty() || f.rows.contains(r.id)) rows.push_back(r);
+  }
+  std::map<int, std::vector<Run>> results;
+  bool all_ok = true;
+  for (const Row& row : rows) {
+    for (int i = 1; i <= f.repeat; ++i) {
+      Log(absl::StrCat("row ", row.id, " run ", i, ": ", row.fault));
+      Run run = RunOnce(row, i, bed, **client, *uri);
+      all_ok = all_ok && run.ok();
+      results[row.id].push_back(run);
+    }
+  }
+  const std::string md = Markdown(f, rows, results);
+  std::cout << md;
+  if (!f.out.empty()) std::ofstream(f.out) << md;
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace quorum::faults
+
+int main(int argc, char** argv) { return quorum::faults::Main(argc, argv); }
