@@ -240,7 +240,7 @@ Json Status() {
       {"type", "array"},
       {"description",
        "Initialized (InitializationStarted, InitializationComplete), Ready "
-       "(WaitingForFirstQuorum, StatefulSetReady, StatefulSetNotReady, ...) and Error "
+       "(WaitingForFirstQuorum, QuorumLost, StatefulSetReady, StatefulSetNotReady, ...) and Error "
        "(Splitbrain: members report different cluster IDs)."},
       {"items", {{"$ref", std::string(kMeta) + "Condition"}}},
       {"x-kubernetes-list-type", "map"},

@@ -44,13 +44,28 @@ struct Readiness {
   std::string message;
 };
 
-Readiness ReadinessOf(const StatusInput& in, int healthy_voters) {
+// An initialized cluster that cannot serve is QuorumLost, not
+// WaitingForFirstQuorum: the member list did not come back, or fewer than a
+// majority of its voting members answered (a hung member counts as down: the
+// status calls have short deadlines).
+Readiness ReadinessOf(const StatusInput& in, int healthy_voters, int voters) {
   const int desired = DesiredReplicas(*in.cluster);
+  const bool initialized = StatusInitialized(*in.cluster);
   if (!in.problem.empty()) return {false, "ConfigurationProblem", in.problem};
   if (!in.etcd->members_known) {
+    if (initialized) {
+      return {
+          false, "QuorumLost",
+          in.etcd->error.empty() ? "No member answered" : "No quorum answered: " + in.etcd->error};
+    }
     return {false, "WaitingForFirstQuorum",
             in.etcd->error.empty() ? "No member has answered yet"
                                    : "No quorum answered: " + in.etcd->error};
+  }
+  if (voters > 0 && healthy_voters * 2 <= voters) {
+    return {
+        false, "QuorumLost",
+        absl::StrFormat("%d of %d voting members healthy: no majority", healthy_voters, voters)};
   }
   const std::string count = absl::StrFormat("%d of %d members healthy", healthy_voters, desired);
   if (in.converged && healthy_voters == desired && in.ready_pods >= desired) {
@@ -81,7 +96,7 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
   api::EtcdClusterStatus s{.observed_generation = cluster.metadata.generation,
                            .ready_replicas = in.ready_pods,
                            .client_endpoint = ServiceClientUrl(cluster)};
-  int healthy_voters = 0;
+  int healthy_voters = 0, voters = 0;
   for (const MemberStatus& ms : in.etcd->members) {
     api::EtcdMemberStatus m = MemberOf(ms, *in.etcd);
     // Record the storage identity the member started on; keep the first one
@@ -94,6 +109,7 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
       }
     }
     if (m.is_leader) s.leader = m.name;
+    if (!m.is_learner) ++voters;
     if (m.healthy && !m.is_learner) ++healthy_voters;
     s.members.push_back(std::move(m));
   }
@@ -104,7 +120,7 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
                     initialized ? "The cluster has formed its first quorum"
                                 : "Waiting for the first member to start",
                     in.now));
-  const Readiness r = ReadinessOf(in, healthy_voters);
+  const Readiness r = ReadinessOf(in, healthy_voters, voters);
   s.conditions.push_back(MakeCondition(cluster, "Ready", r.ready, r.reason, r.message, in.now));
   if (in.etcd->split_brain) {
     s.conditions.push_back(MakeCondition(cluster, "Error", true, "Splitbrain",

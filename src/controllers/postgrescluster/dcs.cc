@@ -67,13 +67,30 @@ patroni::EtcdDcs EtcdFrom(const std::vector<std::string>& urls, bool with_tls_fi
   return etcd;
 }
 
-bool IsReady(const Json& etcd_cluster) {
-  const Json& conditions = At(etcd_cluster, {"status", "conditions"});
+bool ConditionTrue(const Json& obj, std::string_view type) {
+  const Json& conditions = At(obj, {"status", "conditions"});
   if (!conditions.is_array()) return false;
   for (const Json& c : conditions) {
-    if (Str(At(c, {"type"})) == "Ready") return Str(At(c, {"status"})) == "True";
+    if (Str(At(c, {"type"})) == type) return Str(At(c, {"status"})) == "True";
   }
   return false;
+}
+
+// Patroni needs etcd to answer, not every member to be up: Ready, or
+// initialized with a majority of its voting members healthy in status (one
+// of three down still serves).
+bool ServesTheDcs(const Json& etcd_cluster) {
+  if (ConditionTrue(etcd_cluster, "Ready")) return true;
+  if (!ConditionTrue(etcd_cluster, "Initialized")) return false;
+  const Json& members = At(etcd_cluster, {"status", "members"});
+  if (!members.is_array()) return false;
+  int voters = 0, healthy = 0;
+  for (const Json& m : members) {
+    if (At(m, {"isLearner"}).is_boolean() && At(m, {"isLearner"}).get<bool>()) continue;
+    ++voters;
+    if (At(m, {"healthy"}).is_boolean() && At(m, {"healthy"}).get<bool>()) ++healthy;
+  }
+  return voters > 0 && healthy * 2 > voters;
 }
 
 }  // namespace
@@ -123,10 +140,10 @@ DcsResolution ResolveEtcdClusterRef(const std::string& ref, const Lookup& lookup
     out.message = "EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) does not exist";
     return out;
   }
-  if (!IsReady(*etcd_cluster)) {
+  if (!ServesTheDcs(*etcd_cluster)) {
     out.reason = "EtcdClusterNotReady";
-    out.message =
-        "waiting for EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) to be Ready";
+    out.message = "waiting for EtcdCluster " + ref +
+                  " (spec.patroni.dcs.etcd.clusterRef) to be Ready or to have a quorum";
     return out;
   }
   const std::string endpoint = Str(At(*etcd_cluster, {"status", "clientEndpoint"}));

@@ -336,7 +336,9 @@ TEST_F(PostgresClusterControllerTest, ForgetsADeletedClusterEntirely) {
         return c.is_object() && c["reason"] == "SecretNotFound";
       },
       absl::Seconds(30)));
-  EXPECT_GT(reconciler_->remembered(), 0u) << "waiting for the Secret";
+  // The status is written before the reconcile returns its wait.
+  EXPECT_TRUE(Eventually([&] { return reconciler_->remembered() > 0; }, absl::Seconds(10)))
+      << "waiting for the Secret";
   ASSERT_TRUE(client().Delete(kPostgresClusters, ns(), "gone").ok());
   EXPECT_TRUE(Eventually([&] { return reconciler_->remembered() == 0; }, absl::Seconds(30)))
       << "memory per cluster must not outlive the cluster";

@@ -253,5 +253,40 @@ TEST(PostgresBuildersTest, KeyNamespaceKeepsNamespacesApart) {
   EXPECT_EQ(KeyNamespace(a), "/mine/");
 }
 
+TEST(PostgresDcsTest, ClusterRefNeedsAQuorumNotEveryMember) {
+  World w = TlsWorld();
+  Json& etcd = w.objects["EtcdCluster/dcs"];
+  auto member = [](const std::string& name, bool healthy, bool learner = false) {
+    return Json{{"name", name}, {"healthy", healthy}, {"isLearner", learner}};
+  };
+  etcd["status"]["conditions"] = {{{"type", "Initialized"}, {"status", "True"}},
+                                  {{"type", "Ready"}, {"status", "False"}}};
+  struct Case {
+    const char* name;
+    Json members;
+    bool ready;
+  };
+  const std::vector<Case> cases = {
+      {"2 of 3 healthy", {member("a", true), member("b", true), member("c", false)}, true},
+      {"1 of 3 healthy", {member("a", true), member("b", false), member("c", false)}, false},
+      {"2 of 3 voters, a healthy learner does not count",
+       {member("a", true), member("b", false), member("c", false), member("d", true, true)},
+       false},
+      {"no members known", Json::array(), false},
+  };
+  for (const Case& tc : cases) {
+    etcd["status"]["members"] = tc.members;
+    const DcsResolution r = ResolveDcs(Cluster(kEtcdClusterRef), w.lookup());
+    EXPECT_EQ(r.ready, tc.ready) << tc.name << ": " << r.message;
+    if (!tc.ready) {
+      EXPECT_EQ(r.reason, "EtcdClusterNotReady") << tc.name;
+    }
+  }
+  etcd["status"]["conditions"] = {{{"type", "Initialized"}, {"status", "False"}}};
+  etcd["status"]["members"] = {member("a", true), member("b", true), member("c", true)};
+  EXPECT_FALSE(ResolveDcs(Cluster(kEtcdClusterRef), w.lookup()).ready)
+      << "a cluster still forming is not a DCS";
+}
+
 }  // namespace
 }  // namespace quorum::postgrescluster
