@@ -440,6 +440,8 @@ int Main(int argc, char** argv) {
 
   // Idle.
   const double idle_reconciles0 = metrics.Sum("controller_runtime_reconcile_total");
+  const double idle_etcd0 =
+      metrics.Sum("controller_runtime_reconcile_total", "controller=\"etcdcluster\"");
   const ProcSample idle_start = Sample(op);
   const double idle_writes0 = metrics.Writes();
   perf_pid = start_perf("idle");
@@ -449,6 +451,8 @@ int Main(int argc, char** argv) {
   const double idle_writes = metrics.Writes() - idle_writes0;
   const double idle_reconciles =
       metrics.Sum("controller_runtime_reconcile_total") - idle_reconciles0;
+  const double idle_etcd =
+      metrics.Sum("controller_runtime_reconcile_total", "controller=\"etcdcluster\"") - idle_etcd0;
 
   std::printf(
       "\n== scale_bench: %d EtcdClusters + %d PostgresClusters%s ==\n", a.clusters, a.pg_clusters,
@@ -469,7 +473,9 @@ int Main(int argc, char** argv) {
   std::printf("API writes in idle window               %.0f\n", idle_writes);
   std::printf("reconciles / watch events to settle      %.0f / %.0f\n", reconciles_settle,
               events_settle);
-  std::printf("reconciles in idle window               %.0f\n", idle_reconciles);
+  std::printf(
+      "reconciles in idle window               %.0f (EtcdCluster %.0f, PostgresCluster %.0f)\n",
+      idle_reconciles, idle_etcd, idle_reconciles - idle_etcd);
   std::printf("creating all clusters took              %.1f s\n",
               absl::ToDoubleSeconds(last_create - first_create));
   std::printf("first create -> all StatefulSets        %.1f s (%zu of %d)\n",

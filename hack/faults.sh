@@ -93,9 +93,12 @@ operator_start() {
     die "operator pid $pid is still running"
   fi
   [[ -s "$cp/operator.cmdline" ]] || die "no saved command line (operator-kill first)"
-  local -a argv
+  local -a argv wrap
   mapfile -d '' -t argv <"$cp/operator.cmdline"
-  setsid nohup "${argv[@]}" >>"$cp/operator.log" 2>&1 </dev/null &
+  # The demos run the operator under the node's exec (the pods' names
+  # resolve there); the saved command line is the operator's own.
+  if [[ -f "$cp/node/env" ]]; then wrap=("$here/node.sh" exec "$cp" --); else wrap=("$here/localnode.sh" exec "$cp" --); fi
+  setsid nohup "${wrap[@]}" "${argv[@]}" >>"$cp/operator.log" 2>&1 </dev/null &
   echo "$!" >"$cp/operator.pid"
 }
 

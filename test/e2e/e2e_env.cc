@@ -96,7 +96,7 @@ std::string OperatorProcess::log_path() const {
   return absl::StrCat(testenv::GetControlPlane()->dir, "/operator-", ns_, ".log");
 }
 
-void OperatorProcess::Start() {
+void OperatorProcess::Start(const std::vector<std::string>& env) {
   const testenv::ControlPlane* cp = testenv::GetControlPlane();
   std::vector<std::string> argv = NodeExecPrefix();
   for (const std::string& a :
@@ -113,6 +113,7 @@ void OperatorProcess::Start() {
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
+    for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -122,6 +123,20 @@ void OperatorProcess::Start() {
     (void)ignored;
     _exit(127);
   }
+}
+
+int OperatorProcess::WaitExit(absl::Duration timeout) {
+  if (pid_ <= 0) return -1;
+  const absl::Time end = absl::Now() + timeout;
+  while (absl::Now() < end) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = 0;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return -1;
 }
 
 void OperatorProcess::Kill() {

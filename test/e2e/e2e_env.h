@@ -42,7 +42,11 @@ class OperatorProcess {
  public:
   explicit OperatorProcess(std::string ns) : ns_(std::move(ns)) {}
   ~OperatorProcess() { Stop(); }
-  void Start();
+  // `env`: extra NAME=VALUE entries, e.g. QUORUM_FAILPOINTS=... .
+  void Start(const std::vector<std::string>& env = {});
+  // Waits up to `timeout` for the process to end by itself; its exit status,
+  // or -1 if it is still running (or ended by a signal).
+  int WaitExit(absl::Duration timeout);
   void Kill();  // SIGKILL, as a crash
   void Stop();  // SIGTERM, then SIGKILL after 10 s
   bool running() const { return pid_ > 0; }

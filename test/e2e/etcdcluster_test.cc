@@ -2,11 +2,13 @@
 // real etcd pods; data written survives scaling to 5 and back to 3; a member
 // pod deleted is replaced and the cluster returns to 3 healthy voters.
 // Scenario 5: the operator killed in the middle of a scale-up and restarted
-// completes it.
+// completes it. And a crash at each membership failpoint (src/base/failpoint.h)
+// leaves a cluster that a restarted operator converges, data intact.
 #include <gtest/gtest.h>
 
 #include <set>
 
+#include "src/base/failpoint.h"
 #include "test/e2e/e2e_env.h"
 
 namespace quorum::e2e {
@@ -126,6 +128,36 @@ TEST_F(EtcdClusterE2E, OperatorKilledMidScaleResumes) {
   ASSERT_TRUE(testenv::Eventually([&] { return Converged("mid", 5); }, kConverge))
       << "the restarted operator did not finish the scale-up";
   EXPECT_EQ(Get("mid", "k"), "v\n");
+}
+
+TEST_F(EtcdClusterE2E, CrashAtEachMembershipStepResumes) {
+  {
+    OperatorProcess op(ns());
+    op.Start();
+    ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Cluster(ns(), "fp", 1)).ok());
+    ASSERT_TRUE(testenv::Eventually([&] { return Converged("fp", 1); }, kConverge));
+    ASSERT_EQ(Etcdctl(ns(), "fp", {"put", "k", "v"}).exit_code, 0);
+  }
+  // Each line: a failpoint that the change to `replicas` must reach.
+  const std::vector<std::pair<std::string, int>> steps = {
+      {"etcdcluster/after-AddLearner", 3},
+      {"etcdcluster/after-RemoveMember", 1},
+      {"etcdcluster/after-Promote", 3},
+      {"etcdcluster/before-RemoveMember", 1},
+  };
+  for (const auto& [failpoint, replicas] : steps) {
+    SCOPED_TRACE(failpoint);
+    OperatorProcess crashing(ns());
+    crashing.Start({"QUORUM_FAILPOINTS=" + failpoint});
+    Scale("fp", replicas);
+    ASSERT_EQ(crashing.WaitExit(kConverge), kFailpointExitCode)
+        << "the operator never reached " << failpoint << "; log " << crashing.log_path();
+    OperatorProcess op(ns());
+    op.Start();
+    ASSERT_TRUE(testenv::Eventually([&] { return Converged("fp", replicas); }, kConverge))
+        << "no convergence to " << replicas << " after a crash at " << failpoint;
+    EXPECT_EQ(Get("fp", "k"), "v\n");
+  }
 }
 
 }  // namespace

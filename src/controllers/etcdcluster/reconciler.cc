@@ -2,8 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "api/etcdcluster_types.h"
+#include "src/base/failpoint.h"
 #include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/etcdcluster/access.h"
 #include "src/controllers/etcdcluster/act.h"
@@ -25,6 +27,14 @@ bool AnyPodHasIp(const World& w) {
 
 bool IsMembershipStep(const etcd::Action& a) {
   return a.kind != etcd::Action::kNone && a.kind != etcd::Action::kWait;
+}
+
+// "etcdcluster/before-<Step>" and "etcdcluster/after-<Step>" around each
+// membership step (after: once etcd and the StatefulSet reflect it); see
+// src/base/failpoint.h.
+void StepFailpoint(const char* when, const Plan& plan) {
+  if (!IsMembershipStep(plan.action)) return;
+  Failpoint(absl::StrCat("etcdcluster/", when, "-", std::string(etcd::KindName(plan.action.kind))));
 }
 
 StatusInput StatusInputFor(const EtcdCluster& cluster, const EtcdView& view, const World& world,
@@ -73,10 +83,12 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   }
   // Plan (pure), act, status, wait.
   const Plan plan = PlanStep(PlanInputFor(*cluster, world, etcd.view, access));
+  StepFailpoint("before", plan);
   const absl::Status step = TakeStep(*stored, *cluster, plan, etcd.client.get(), cfg.password);
   if (absl::Status s = ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok()); !s.ok()) {
     return s;
   }
+  if (step.ok()) StepFailpoint("after", plan);
   RecordStep(*stored, plan, step);
   const api::EtcdClusterStatus status =
       BuildStatus(StatusInputFor(*cluster, etcd.view, world, plan, step));
