@@ -3,15 +3,12 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "api/etcdcluster_types.h"
 #include "src/controllers/postgrescluster/json_path.h"
 #include "src/patroni/role.h"
 
 namespace quorum::postgrescluster {
 namespace {
-
-const Json& EtcdSpec(const Json& cluster) {
-  return At(cluster, {"spec", "patroni", "dcs", "etcd"});
-}
 
 // "" when `secret` (named by `field`) exists with every key; else the problem.
 bool CheckSecret(const Lookup& lookup, const std::string& name, const std::string& field,
@@ -67,34 +64,30 @@ patroni::EtcdDcs EtcdFrom(const std::vector<std::string>& urls, bool with_tls_fi
   return etcd;
 }
 
-bool IsReady(const Json& etcd_cluster) {
-  const Json& conditions = At(etcd_cluster, {"status", "conditions"});
-  if (!conditions.is_array()) return false;
-  for (const Json& c : conditions) {
-    if (Str(At(c, {"type"})) == "Ready") return Str(At(c, {"status"})) == "True";
-  }
-  return false;
+bool IsReady(const api::EtcdCluster& etcd_cluster) {
+  const api::Condition* ready = api::FindCondition(etcd_cluster.status, "Ready");
+  return ready != nullptr && ready->status == "True";
 }
 
 }  // namespace
 
-std::vector<std::string> ReferencedSecrets(const Json& cluster) {
+std::vector<std::string> ReferencedSecrets(const PostgresCluster& cluster) {
   std::vector<std::string> out;
-  for (const char* field : {"tlsSecret", "authSecret"}) {
-    const std::string name = Str(At(EtcdSpec(cluster), {field}));
-    if (!name.empty()) out.push_back(name);
+  const api::PostgresEtcdDcs& etcd = cluster.spec.patroni.dcs.etcd;
+  for (const std::string* name : {&etcd.tls_secret, &etcd.auth_secret}) {
+    if (!name->empty()) out.push_back(*name);
   }
   return out;
 }
 
-std::string ReferencedEtcdCluster(const Json& cluster) {
-  return Str(At(EtcdSpec(cluster), {"clusterRef", "name"}));
+std::string ReferencedEtcdCluster(const PostgresCluster& cluster) {
+  return cluster.spec.patroni.dcs.etcd.cluster_ref;
 }
 
 namespace {
 
 // Patroni on the Kubernetes API: always usable.
-DcsResolution ResolveKubernetesDcs(const Json& cluster) {
+DcsResolution ResolveKubernetesDcs(const PostgresCluster& cluster) {
   DcsResolution out;
   const Names n = NamesOf(cluster);
   patroni::KubernetesDcs k8s;
@@ -117,10 +110,17 @@ DcsResolution ResolveKubernetesDcs(const Json& cluster) {
 // Secrets its status names.
 DcsResolution ResolveEtcdClusterRef(const std::string& ref, const Lookup& lookup) {
   DcsResolution out;
-  std::shared_ptr<const Json> etcd_cluster = lookup("EtcdCluster", ref);
-  if (etcd_cluster == nullptr) {
+  std::shared_ptr<const Json> stored = lookup("EtcdCluster", ref);
+  if (stored == nullptr) {
     out.reason = "EtcdClusterNotFound";
     out.message = "EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) does not exist";
+    return out;
+  }
+  absl::StatusOr<api::EtcdCluster> etcd_cluster = api::DecodeEtcdCluster(*stored);
+  if (!etcd_cluster.ok()) {
+    out.reason = "EtcdClusterNotReady";
+    out.message = "EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) cannot be read: " +
+                  std::string(etcd_cluster.status().message());
     return out;
   }
   if (!IsReady(*etcd_cluster)) {
@@ -129,11 +129,10 @@ DcsResolution ResolveEtcdClusterRef(const std::string& ref, const Lookup& lookup
         "waiting for EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) to be Ready";
     return out;
   }
-  const std::string endpoint = Str(At(*etcd_cluster, {"status", "clientEndpoint"}));
-  const std::string client_secret = Str(At(*etcd_cluster, {"status", "clientSecretName"}));
-  const std::string auth_secret = Str(At(*etcd_cluster, {"status", "authSecretName"}));
-  const std::string server_ca =
-      Str(At(*etcd_cluster, {"spec", "security", "tls", "serverTrustedCASecret"}));
+  const std::string& endpoint = etcd_cluster->status.client_endpoint;
+  const std::string& client_secret = etcd_cluster->status.client_secret_name;
+  const std::string& auth_secret = etcd_cluster->status.auth_secret_name;
+  const std::string& server_ca = etcd_cluster->spec.security.tls.server_trusted_ca_secret;
   const std::string field = "EtcdCluster " + ref + " status";
   if (endpoint.empty()) {
     out.reason = "EtcdClusterNotReady";
@@ -172,10 +171,10 @@ DcsResolution ResolveEtcdClusterRef(const std::string& ref, const Lookup& lookup
 
 // spec.patroni.dcs.etcd.endpoints: etcd the user runs, with the Secrets the
 // spec names.
-DcsResolution ResolveEtcdEndpoints(const Json& spec, const Lookup& lookup) {
+DcsResolution ResolveEtcdEndpoints(const api::PostgresEtcdDcs& spec, const Lookup& lookup) {
   DcsResolution out;
-  const std::string tls = Str(At(spec, {"tlsSecret"}));
-  const std::string auth = Str(At(spec, {"authSecret"}));
+  const std::string& tls = spec.tls_secret;
+  const std::string& auth = spec.auth_secret;
   if (!tls.empty() && !CheckSecret(lookup, tls, "spec.patroni.dcs.etcd.tlsSecret",
                                    {"ca.crt", "tls.crt", "tls.key"}, out)) {
     return out;
@@ -184,10 +183,7 @@ DcsResolution ResolveEtcdEndpoints(const Json& spec, const Lookup& lookup) {
                                     {"username", "password"}, out)) {
     return out;
   }
-  const Json& endpoints = At(spec, {"endpoints"});
-  if (endpoints.is_array()) {
-    for (const Json& e : endpoints) out.etcd_urls.push_back(Str(e));
-  }
+  out.etcd_urls = spec.endpoints;
   out.tls_secret = tls;
   out.auth_secret = auth;
   out.dcs = EtcdFrom(out.etcd_urls, !tls.empty(), /*ca_only=*/false, !auth.empty());
@@ -199,11 +195,11 @@ DcsResolution ResolveEtcdEndpoints(const Json& spec, const Lookup& lookup) {
 
 }  // namespace
 
-DcsResolution ResolveDcs(const Json& cluster, const Lookup& lookup) {
+DcsResolution ResolveDcs(const PostgresCluster& cluster, const Lookup& lookup) {
   if (!UsesEtcd(cluster)) return ResolveKubernetesDcs(cluster);
   const std::string ref = ReferencedEtcdCluster(cluster);
   if (!ref.empty()) return ResolveEtcdClusterRef(ref, lookup);
-  return ResolveEtcdEndpoints(EtcdSpec(cluster), lookup);
+  return ResolveEtcdEndpoints(cluster.spec.patroni.dcs.etcd, lookup);
 }
 
 }  // namespace quorum::postgrescluster
