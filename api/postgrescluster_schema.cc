@@ -56,9 +56,10 @@ Json InstanceSet() {
 
   Json replicas = Int32(
       "PostgreSQL instances (pods) in this set. Patroni elects one primary across all sets; the "
-      "others stream from it. 0 stops the set and keeps its volumes.");
+      "others stream from it. 0 stops the set and keeps its volumes. At most 32.");
   replicas["default"] = kDefaultInstanceReplicas;
   replicas["minimum"] = 0;
+  replicas["maximum"] = kMaxInstanceReplicas;
 
   Json data =
       CoreRef("PersistentVolumeClaimSpec",
