@@ -78,6 +78,24 @@ void Decoder::Object(const Json* o, const std::string& path, const std::string& 
   if (const Json* v = Typed(o, path, key, Json::value_t::object, "an object")) out = *v;
 }
 
+void Decoder::Array(const Json* o, const std::string& path, const std::string& key, Json& out) {
+  if (const Json* v = Typed(o, path, key, Json::value_t::array, "a list")) out = *v;
+}
+
+void Decoder::StringList(const Json* o, const std::string& path, const std::string& key,
+                         std::vector<std::string>& out) {
+  const Json* list = Typed(o, path, key, Json::value_t::array, "a list of strings");
+  if (list == nullptr) return;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const Json& v = (*list)[i];
+    if (v.is_string()) {
+      out.push_back(v.get<std::string>());
+    } else {
+      Fail(Join(path, key) + "[" + std::to_string(i) + "]", "want a string, got " + Dump(v));
+    }
+  }
+}
+
 void Decoder::Fail(std::string field, std::string message) {
   errors_.push_back({std::move(field), std::move(message)});
 }

@@ -36,6 +36,11 @@ class Decoder {
                  std::map<std::string, std::string>& out);
   // Any JSON object, kept as is.
   void Object(const Json* o, const std::string& path, const std::string& key, Json& out);
+  // Any JSON array, kept as is.
+  void Array(const Json* o, const std::string& path, const std::string& key, Json& out);
+  // An array of strings; other elements are reported ("path.key[i]").
+  void StringList(const Json* o, const std::string& path, const std::string& key,
+                  std::vector<std::string>& out);
 
   void Fail(std::string field, std::string message);
   const std::vector<FieldError>& errors() const { return errors_; }

@@ -24,6 +24,11 @@ inline constexpr std::string_view kEtcdClusterCrdName = "etcdclusters.etcd.aenix
 
 // Defaults (API.md "spec").
 inline constexpr int32_t kDefaultReplicas = 3;
+// The most members spec.replicas may ask for. etcd advises 3, 5 or 7 (every
+// write waits for a majority, so more members make writes slower and add no
+// safety past that); 9 leaves room to grow through an even size. The cap also
+// bounds what one object can make the operator allocate (issue 14).
+inline constexpr int32_t kMaxReplicas = 9;
 inline constexpr std::string_view kDefaultStorageSize = "4Gi";
 inline constexpr std::string_view kDefaultAccessMode = "ReadWriteOnce";
 

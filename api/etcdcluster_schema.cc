@@ -149,9 +149,10 @@ Json Spec() {
       "Number of etcd members. Changing it scales the cluster one member at a time (a new member "
       "joins as a learner and is promoted once it caught up; a removed member hands over "
       "leadership first). 0 stops every member and keeps their volumes. Odd numbers make sense: "
-      "3 members survive 1 failure, 5 survive 2.");
+      "3 members survive 1 failure, 5 survive 2. At most 9.");
   replicas["default"] = kDefaultReplicas;
   replicas["minimum"] = 0;
+  replicas["maximum"] = kMaxReplicas;
 
   Json spec = Object(
       "The etcd cluster you want.",

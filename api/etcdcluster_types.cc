@@ -145,6 +145,7 @@ absl::StatusOr<EtcdCluster> DecodeEtcdCluster(const Json& obj) {
   d.String(meta, "metadata", "uid", out.metadata.uid);
   d.Int64(meta, "metadata", "generation", out.metadata.generation);
   out.metadata.deleting = d.Member(meta, "metadata", "deletionTimestamp") != nullptr;
+  d.StringMap(meta, "metadata", "annotations", out.metadata.annotations);
   DecodeSpec(d, d.Member(&obj, "", "spec"), out.spec);
   DecodeStatus(d, d.Member(&obj, "", "status"), out.status);
   if (absl::Status s = d.ToStatus(); !s.ok()) return s;

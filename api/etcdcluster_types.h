@@ -30,6 +30,7 @@ struct ObjectMeta {
   std::string uid;
   int64_t generation = 0;
   bool deleting = false;  // deletionTimestamp is set
+  std::map<std::string, std::string> annotations;
 };
 
 // metadata of a template: labels and annotations (string values only), and

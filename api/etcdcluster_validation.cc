@@ -70,6 +70,13 @@ class Validator {
                                         Dump(*r), "); use an odd number such as 3 or 5"));
       return -1;
     }
+    if (*n > kMaxReplicas) {
+      Add("spec.replicas",
+          absl::StrCat("at most ", kMaxReplicas, " members (got ", *n,
+                       "): every write waits for a majority, so more members only slow etcd "
+                       "down; use 3, 5 or 7"));
+      return -1;
+    }
     return static_cast<int>(*n);
   }
 

@@ -53,6 +53,10 @@ inline constexpr std::string_view kDefaultSwitchoverType = "Switchover";
 // Limits (API.md "spec"; Patroni's own: ttl >= 20).
 inline constexpr int32_t kMinLeaderLeaseDurationSeconds = 20;
 inline constexpr size_t kMaxInstanceSets = 16;
+// The most members one instance set may ask for (instances[].replicas): every
+// replica streams WAL from the one primary; the cap also bounds what one
+// object can make the operator do (issue 14).
+inline constexpr int32_t kMaxInstanceReplicas = 32;
 inline constexpr size_t kMaxEtcdEndpoints = 7;
 inline constexpr size_t kMaxUsers = 64;
 inline constexpr size_t kMaxDatabasesPerUser = 64;

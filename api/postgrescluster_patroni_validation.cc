@@ -87,6 +87,8 @@ class PatroniRules {
                          " after creation (an absent dcs means kubernetes): Patroni's leader lock "
                          "and cluster state live there; keep ",
                          old_type, ", or create a new PostgresCluster to use another DCS"));
+      } else if (etcd && etcd_block != nullptr) {
+        EtcdLocation(*etcd_block, Path(old_spec, {"patroni", "dcs", "etcd"}));
       }
     }
     Switchover(Child(patroni, "switchover"));
@@ -113,6 +115,42 @@ class PatroniRules {
           absl::StrCat("\"", name,
                        "\" is not a valid Secret name; use lowercase letters, digits, '-' and "
                        "'.'"));
+    }
+  }
+
+  // Where the cluster's keys live cannot move while it runs: members still
+  // holding the leader lock at the old location and members that find an
+  // empty new one would each believe they lead. tlsSecret and authSecret may
+  // change (credential rotation).
+  void EtcdLocation(const Json& etcd, const Json* old_etcd) {
+    if (old_etcd == nullptr) return;
+    auto endpoints = [](const Json* e) {
+      std::set<std::string> out;
+      const Json* list = Child(e, "endpoints");
+      for (size_t i = 0; list != nullptr && list->is_array() && i < list->size(); ++i) {
+        out.insert(Display((*list)[i]));
+      }
+      return out;
+    };
+    auto show = [](const std::string& v) { return v.empty() ? std::string("(unset)") : v; };
+    const std::string why =
+        " after creation: Patroni's leader lock and cluster state live there, and members at the "
+        "old and the new location could both lead; to move, create a new PostgresCluster "
+        "(docs/etcd-dcs.md)";
+    const std::string ref = Str(Child(&etcd, "clusterRef"), "name");
+    const std::string old_ref = Str(Child(old_etcd, "clusterRef"), "name");
+    if (ref != old_ref) {
+      Add(absl::StrCat(kEtcd, ".clusterRef"),
+          absl::StrCat("cannot change from ", show(old_ref), " to ", show(ref), why));
+    }
+    if (endpoints(&etcd) != endpoints(old_etcd)) {
+      Add(absl::StrCat(kEtcd, ".endpoints"), "cannot change" + why);
+    }
+    const std::string ns = Str(&etcd, "namespace");
+    const std::string old_ns = Str(old_etcd, "namespace");
+    if (ns != old_ns) {
+      Add(absl::StrCat(kEtcd, ".namespace"),
+          absl::StrCat("cannot change from ", show(old_ns), " to ", show(ns), why));
     }
   }
 

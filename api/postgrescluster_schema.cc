@@ -56,9 +56,10 @@ Json InstanceSet() {
 
   Json replicas = Int32(
       "PostgreSQL instances (pods) in this set. Patroni elects one primary across all sets; the "
-      "others stream from it. 0 stops the set and keeps its volumes.");
+      "others stream from it. 0 stops the set and keeps its volumes. At most 32.");
   replicas["default"] = kDefaultInstanceReplicas;
   replicas["minimum"] = 0;
+  replicas["maximum"] = kMaxInstanceReplicas;
 
   Json data =
       CoreRef("PersistentVolumeClaimSpec",
@@ -162,6 +163,29 @@ Json Etcd() {
            "tlsSecret needs https:// endpoints; change the endpoints to https:// or remove "
            "tlsSecret",
            ".tlsSecret"),
+      // Transition rules (they run on updates that keep the etcd block; the
+      // rule on spec refuses dropping it): where the keys live is fixed, or
+      // members at the old and the new location could both lead. has()
+      // rather than optionals keeps CEL's cost estimate bounded.
+      Rule("has(self.clusterRef) == has(oldSelf.clusterRef) && "
+           "(!has(self.clusterRef) || self.clusterRef.name == oldSelf.clusterRef.name)",
+           "clusterRef cannot change after creation: Patroni's leader lock and cluster state live "
+           "in that etcd; to move, create a new PostgresCluster",
+           ".clusterRef", "FieldValueForbidden"),
+      Rule("(has(self.endpoints) ? size(self.endpoints) : 0) == "
+           "(has(oldSelf.endpoints) ? size(oldSelf.endpoints) : 0) && "
+           "(!has(self.endpoints) || !has(oldSelf.endpoints) || "
+           "self.endpoints.all(e, e in oldSelf.endpoints))",
+           "endpoints cannot change after creation: Patroni's leader lock and cluster state live "
+           "in that etcd; to move, create a new PostgresCluster",
+           ".endpoints", "FieldValueForbidden"),
+      Rule("(has(self.__namespace__) && self.__namespace__ != '') == "
+           "(has(oldSelf.__namespace__) && oldSelf.__namespace__ != '') && "
+           "(!has(self.__namespace__) || !has(oldSelf.__namespace__) || "
+           "self.__namespace__ == oldSelf.__namespace__)",
+           "namespace (the key prefix) cannot change after creation: Patroni's leader lock and "
+           "cluster state live under it; to move, create a new PostgresCluster",
+           ".namespace", "FieldValueForbidden"),
   });
   return etcd;
 }

@@ -152,6 +152,10 @@ class Validator {
         if (!n.has_value() || *n < 0 || *n > INT32_MAX) {
           Add(base + ".replicas",
               absl::StrCat("must be a whole number of instances, 0 or more (got ", Dump(*r), ")"));
+        } else if (*n > kMaxInstanceReplicas) {
+          Add(base + ".replicas",
+              absl::StrCat("at most ", kMaxInstanceReplicas, " instances per set (got ", *n,
+                           "): each replica streams from the one primary"));
         }
       }
       auto old = old_sets.find(name);

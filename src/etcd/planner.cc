@@ -105,9 +105,14 @@ Action Plan::NoMemberList() const {
 }
 
 std::optional<Action> Plan::PlaceMembers() {
-  // Every member we created sits below this bound (highest ordinals go first).
-  const int limit = std::max({o_.desired_replicas, sts_, static_cast<int>(o_.pods.size())}) +
-                    static_cast<int>(o_.members.size()) + 1;
+  // Every member we created sits below this bound: the StatefulSet is never
+  // scaled below the highest member (step 5), a pod exists for it, or it is
+  // the learner being added at the lowest free ordinal (<= members). Not
+  // spec.replicas: that may be far larger than anything that exists, and the
+  // names below are made for every ordinal under the bound.
+  int highest_pod = -1;
+  for (const PodView& p : o_.pods) highest_pod = std::max(highest_pod, p.ordinal);
+  const int limit = std::max(sts_, highest_pod + 1) + static_cast<int>(o_.members.size()) + 1;
   std::vector<std::string> names, urls;
   for (int k = 0; k < limit; ++k) {
     names.push_back(o_.member_name(k));

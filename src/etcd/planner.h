@@ -90,8 +90,9 @@ struct Observation {
   bool members_known = false;    // the member list succeeded (a quorum answered)
   std::optional<uint64_t> leader_id;
   std::vector<MemberView> members;
-  // Pods by ordinal, at least for 0..max(statefulset_replicas, desired)-1;
-  // a missing entry means the pod does not exist.
+  // The pods that exist, by ordinal (any order); a missing ordinal means its
+  // pod does not exist. NextAction's work and memory grow with the pods, the
+  // members and the StatefulSet's size, never with desired_replicas alone.
   std::vector<PodView> pods;
   // Naming of ordinals; called for any ordinal >= 0, also past the StatefulSet.
   std::function<std::string(int ordinal)> member_name;  // "<cluster>-<ordinal>"

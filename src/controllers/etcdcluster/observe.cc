@@ -130,19 +130,20 @@ int PodOrdinal(const std::string& cluster, const std::string& pod_name) {
 
 std::vector<etcd::PodView> ObservePods(const std::vector<PodInfo>& pods,
                                        const std::map<int, std::string>& storage_uids,
-                                       const std::map<int, std::string>& recorded_uids, int count) {
-  std::vector<etcd::PodView> out;
-  for (int k = 0; k < count; ++k) out.push_back({.ordinal = k});
+                                       const std::map<int, std::string>& recorded_uids) {
+  std::map<int, etcd::PodView> by_ordinal;
   for (const PodInfo& pod : pods) {
     const int k = pod.ordinal;
     if (k < 0) continue;
-    while (static_cast<int>(out.size()) <= k) {
-      out.push_back({.ordinal = static_cast<int>(out.size())});
-    }
-    out[k].exists = !pod.deleting;
-    out[k].ready = pod.ready;
-    out[k].crash_looping = pod.crash_looping;
+    etcd::PodView& v = by_ordinal[k];
+    v.ordinal = k;
+    v.exists = !pod.deleting;
+    v.ready = pod.ready;
+    v.crash_looping = pod.crash_looping;
   }
+  std::vector<etcd::PodView> out;
+  out.reserve(by_ordinal.size());
+  for (auto& [k, v] : by_ordinal) out.push_back(v);
   for (etcd::PodView& v : out) {
     auto now = storage_uids.find(v.ordinal);
     auto then = recorded_uids.find(v.ordinal);

@@ -90,12 +90,14 @@ EtcdConnection ObserveMembers(const EtcdClientFactory& factory, etcd::ClientConf
 // Ordinal of a pod name "<cluster>-<k>", or -1.
 int PodOrdinal(const std::string& cluster, const std::string& pod_name);
 
-// The planner's view of the pods: ordinal → exists/ready/crash-looping, and
-// data_lost when the pod's storage identity differs from the one recorded in
-// status for that ordinal's member.
+// The planner's view of the pods that exist, by ascending ordinal:
+// exists/ready/crash-looping, and data_lost when the pod's storage identity
+// differs from the one recorded in status for that ordinal's member. Sized by
+// the pods, never by spec.replicas: an ordinal without a pod has no entry
+// (the planner reads that as "no pod").
 std::vector<etcd::PodView> ObservePods(const std::vector<PodInfo>& pods,
                                        const std::map<int, std::string>& storage_uids,
-                                       const std::map<int, std::string>& recorded_uids, int count);
+                                       const std::map<int, std::string>& recorded_uids);
 
 // Builds the planner input.
 etcd::Observation BuildObservation(const Topology& topology, int desired_replicas,

@@ -74,14 +74,13 @@ BootstrapState StateFrom(const PlanInput& in) {
 
 Plan PlanStep(const PlanInput& in) {
   const World& w = in.world;
-  const int count = std::max(w.statefulset_replicas, in.desired_replicas);
   // An emptyDir cluster with no pod left has no data anywhere: scaling it up
   // again bootstraps a new cluster instead of waiting for members that are gone.
   const bool bootstrapped =
       in.initialized && !(in.empty_dir && w.statefulset_replicas == 0 && w.pods.empty());
   const etcd::Observation obs =
       BuildObservation(in.topology, in.desired_replicas, w.statefulset_replicas, bootstrapped,
-                       in.view, ObservePods(w.pods, w.storage_uids, in.recorded_uids, count));
+                       in.view, ObservePods(w.pods, w.storage_uids, in.recorded_uids));
   Plan plan{.statefulset_replicas = w.statefulset_replicas, .state = StateFrom(in)};
   if (!in.access.ok()) plan.problem = std::string(in.access.message());
   plan.action = in.access.ok() ? etcd::NextAction(obs)

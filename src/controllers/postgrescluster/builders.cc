@@ -3,7 +3,6 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
-#include "src/controllers/postgrescluster/json_path.h"
 #include "src/patroni/role.h"
 #include "src/patroni/role_callback.h"
 
@@ -16,15 +15,10 @@ Json LabelsJson(const std::map<std::string, std::string>& labels) {
   return out;
 }
 
-int Major(const Json& cluster) {
-  const Json& v = At(cluster, {"spec", "postgresVersion"});
-  return v.is_number_integer() ? v.get<int>() : 0;
-}
+int Major(const PostgresCluster& cluster) { return cluster.spec.postgres_version; }
 
-int IntOr(const Json& v, int fallback) { return v.is_number_integer() ? v.get<int>() : fallback; }
-
-std::string Image(const Json& cluster) {
-  std::string image = Str(At(cluster, {"spec", "image"}));
+std::string Image(const PostgresCluster& cluster) {
+  std::string image = cluster.spec.image;
   if (image.empty()) image = api::DefaultPostgresImage(Major(cluster)).value_or("");
   return image;
 }
@@ -37,7 +31,8 @@ Json FieldEnv(const std::string& name, const std::string& path) {
   return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", path}}}}}};
 }
 
-Json PodEnvJson(const Json& cluster, const patroni::ConfigInput& input, const DcsResolution& dcs) {
+Json PodEnvJson(const PostgresCluster& cluster, const patroni::ConfigInput& input,
+                const DcsResolution& dcs) {
   const Names n = NamesOf(cluster);
   Json env = Json::array();
   for (const patroni::EnvVar& v : patroni::PodEnv(input)) {
@@ -86,7 +81,7 @@ Json ServicePorts(bool with_patroni) {
   return ports;
 }
 
-Json Service(const Json& cluster, const std::string& name, Json spec) {
+Json Service(const PostgresCluster& cluster, const std::string& name, Json spec) {
   return {{"apiVersion", "v1"},
           {"kind", "Service"},
           {"metadata", Metadata(cluster, name)},
@@ -98,15 +93,15 @@ Json Service(const Json& cluster, const std::string& name, Json spec) {
 std::string DataDir(int major) { return absl::StrCat(kDataMount, "/pg", major); }
 std::string BinDir(int major) { return absl::StrCat("/usr/lib/postgresql/", major, "/bin"); }
 
-patroni::ConfigInput BuildPatroniInput(const Json& cluster, const DcsResolution& dcs) {
-  const Json& p = At(cluster, {"spec", "patroni"});
+patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const DcsResolution& dcs) {
+  const api::PatroniSpec& p = cluster.spec.patroni;
   patroni::ConfigInput in;
   in.scope = NamesOf(cluster).cluster;
   in.key_namespace = KeyNamespace(cluster);
-  in.ttl = IntOr(At(p, {"leaderLeaseDurationSeconds"}), api::kDefaultLeaderLeaseDurationSeconds);
-  in.loop_wait = IntOr(At(p, {"syncPeriodSeconds"}), api::kDefaultSyncPeriodSeconds);
-  in.retry_timeout = IntOr(At(p, {"retryTimeoutSeconds"}), api::kDefaultRetryTimeoutSeconds);
-  in.dynamic_configuration = At(p, {"dynamicConfiguration"});
+  in.ttl = p.leader_lease_duration_seconds;
+  in.loop_wait = p.sync_period_seconds;
+  in.retry_timeout = p.retry_timeout_seconds;
+  in.dynamic_configuration = p.dynamic_configuration;
   // The timing fields are the spec's own (admission warns about these keys).
   if (in.dynamic_configuration.is_object()) {
     for (const char* key : {"ttl", "loop_wait", "retry_timeout"})
@@ -136,7 +131,7 @@ patroni::ConfigInput BuildPatroniInput(const Json& cluster, const DcsResolution&
   return in;
 }
 
-Json BuildConfigMap(const Json& cluster, const patroni::ConfigInput& input) {
+Json BuildConfigMap(const PostgresCluster& cluster, const patroni::ConfigInput& input) {
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
           {"metadata", Metadata(cluster, NamesOf(cluster).config_map)},
@@ -146,20 +141,18 @@ Json BuildConfigMap(const Json& cluster, const patroni::ConfigInput& input) {
              std::string(patroni::RoleCallbackScript())}}}};
 }
 
-Json BuildStatefulSet(const Json& cluster, const Json& set, const patroni::ConfigInput& input,
-                      const DcsResolution& dcs) {
+Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanceSet& set,
+                      const patroni::ConfigInput& input, const DcsResolution& dcs) {
   const Names n = NamesOf(cluster);
-  const std::string set_name = Str(At(set, {"name"}));
+  const std::string& set_name = set.name;
   const std::string name = StatefulSetName(cluster, set_name);
   const bool api_access = PodsHaveApiAccess(cluster);
 
   Json pod_labels = LabelsJson(CommonLabels(cluster));
   pod_labels[std::string(api::kInstanceSetLabel)] = set_name;
   Json pod_annotations = Json::object();
-  if (const Json& l = At(set, {"metadata", "labels"}); l.is_object()) {
-    for (const auto& [k, v] : l.items()) pod_labels.emplace(k, v);
-  }
-  if (const Json& a = At(set, {"metadata", "annotations"}); a.is_object()) pod_annotations = a;
+  for (const auto& [k, v] : set.metadata.labels) pod_labels.emplace(k, v);
+  for (const auto& [k, v] : set.metadata.annotations) pod_annotations[k] = v;
 
   Json mounts = Json::array({{{"name", "config"}, {"mountPath", kConfigDir}, {"readOnly", true}},
                              {{"name", "pgdata"}, {"mountPath", kDataMount}},
@@ -192,8 +185,7 @@ Json BuildStatefulSet(const Json& cluster, const Json& set, const patroni::Confi
        {{"allowPrivilegeEscalation", false},
         {"readOnlyRootFilesystem", true},
         {"capabilities", {{"drop", Json::array({"ALL"})}}}}}};
-  if (const Json& r = At(set, {"resources"}); r.is_object() && !r.empty())
-    container["resources"] = r;
+  if (set.resources.is_object() && !set.resources.empty()) container["resources"] = set.resources;
 
   Json pod_spec = {{"containers", Json::array({container})},
                    {"volumes", volumes},
@@ -211,8 +203,11 @@ Json BuildStatefulSet(const Json& cluster, const Json& set, const patroni::Confi
                      {"fsGroupChangePolicy", "OnRootMismatch"},
                      {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
   if (api_access) pod_spec["serviceAccountName"] = n.service_account;
-  for (const char* field : {"affinity", "tolerations", "topologySpreadConstraints"}) {
-    if (const Json& v = At(set, {field}); !v.is_null()) pod_spec[field] = v;
+  for (const auto& [field, value] :
+       {std::pair{"affinity", &set.affinity},
+        {"tolerations", &set.tolerations},
+        {"topologySpreadConstraints", &set.topology_spread_constraints}}) {
+    if (!value->is_null()) pod_spec[field] = *value;
   }
 
   Json pvc_meta = {{"name", "pgdata"}, {"labels", LabelsJson(InstanceSelector(cluster, set_name))}};
@@ -220,33 +215,29 @@ Json BuildStatefulSet(const Json& cluster, const Json& set, const patroni::Confi
   metadata["labels"][std::string(api::kInstanceSetLabel)] = set_name;
   Json template_meta = {{"labels", pod_labels}};
   if (!pod_annotations.empty()) template_meta["annotations"] = pod_annotations;
-  return {
-      {"apiVersion", "apps/v1"},
-      {"kind", "StatefulSet"},
-      {"metadata", metadata},
-      {"spec",
-       {{"serviceName", n.pods_service},
-        {"replicas", IntOr(At(set, {"replicas"}), api::kDefaultInstanceReplicas)},
-        {"podManagementPolicy", "Parallel"},
-        // Patroni decides who leads; the operator restarts members itself
-        // (replicas first), so the StatefulSet must not roll pods.
-        {"updateStrategy", {{"type", "OnDelete"}}},
-        {"selector", {{"matchLabels", LabelsJson(InstanceSelector(cluster, set_name))}}},
-        {"template", {{"metadata", template_meta}, {"spec", pod_spec}}},
-        {"persistentVolumeClaimRetentionPolicy",
-         {{"whenDeleted", "Retain"}, {"whenScaled", "Retain"}}},
-        {"volumeClaimTemplates", Json::array({{{"apiVersion", "v1"},
-                                               {"kind", "PersistentVolumeClaim"},
-                                               {"metadata", pvc_meta},
-                                               {"spec", At(set, {"dataVolumeClaimSpec"})}}})}}}};
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "StatefulSet"},
+          {"metadata", metadata},
+          {"spec",
+           {{"serviceName", n.pods_service},
+            {"replicas", set.replicas},
+            {"podManagementPolicy", "Parallel"},
+            // Patroni decides who leads; the operator restarts members itself
+            // (replicas first), so the StatefulSet must not roll pods.
+            {"updateStrategy", {{"type", "OnDelete"}}},
+            {"selector", {{"matchLabels", LabelsJson(InstanceSelector(cluster, set_name))}}},
+            {"template", {{"metadata", template_meta}, {"spec", pod_spec}}},
+            {"persistentVolumeClaimRetentionPolicy",
+             {{"whenDeleted", "Retain"}, {"whenScaled", "Retain"}}},
+            {"volumeClaimTemplates", Json::array({{{"apiVersion", "v1"},
+                                                   {"kind", "PersistentVolumeClaim"},
+                                                   {"metadata", pvc_meta},
+                                                   {"spec", set.data_volume_claim_spec}}})}}}};
 }
 
-std::vector<Json> BuildServices(const Json& cluster) {
+std::vector<Json> BuildServices(const PostgresCluster& cluster) {
   const Names n = NamesOf(cluster);
-  const std::string type = [&] {
-    std::string t = Str(At(cluster, {"spec", "service", "type"}));
-    return t.empty() ? std::string(api::kDefaultServiceType) : t;
-  }();
+  const std::string& type = cluster.spec.service.type;
   Json primary_spec = {{"type", type}, {"ports", ServicePorts(false)}};
   if (UsesEtcd(cluster)) {
     Json selector = LabelsJson(ClusterSelector(cluster));
@@ -265,20 +256,17 @@ std::vector<Json> BuildServices(const Json& cluster) {
                {"publishNotReadyAddresses", true},
                {"selector", LabelsJson(ClusterSelector(cluster))},
                {"ports", ServicePorts(true)}})};
-  if (Json& meta = out[0]["metadata"]; At(cluster, {"spec", "service", "metadata"}).is_object()) {
-    const Json& user = At(cluster, {"spec", "service", "metadata"});
-    for (const char* field : {"labels", "annotations"}) {
-      if (!At(user, {field}).is_object()) continue;
-      for (const auto& [k, v] : At(user, {field}).items()) meta[field].emplace(k, v);
-    }
-  }
+  Json& meta = out[0]["metadata"];
+  const api::TemplateMeta& user = cluster.spec.service.metadata;
+  for (const auto& [k, v] : user.labels) meta["labels"].emplace(k, v);
+  for (const auto& [k, v] : user.annotations) meta["annotations"].emplace(k, v);
   if (!UsesEtcd(cluster)) {  // Patroni's config object (leader-lease Service is the primary)
     out.push_back(Service(cluster, n.config_service, {{"clusterIP", "None"}}));
   }
   return out;
 }
 
-std::vector<Json> BuildRbac(const Json& cluster) {
+std::vector<Json> BuildRbac(const PostgresCluster& cluster) {
   if (!PodsHaveApiAccess(cluster)) return {};
   const Names n = NamesOf(cluster);
   Json rules = Json::array();
@@ -316,7 +304,7 @@ std::vector<Json> BuildRbac(const Json& cluster) {
   return {sa, role, binding};
 }
 
-std::optional<Json> BuildPodDisruptionBudget(const Json& cluster) {
+std::optional<Json> BuildPodDisruptionBudget(const PostgresCluster& cluster) {
   if (DesiredMembers(cluster) < 2) return std::nullopt;
   return Json{{"apiVersion", "policy/v1"},
               {"kind", "PodDisruptionBudget"},
@@ -326,23 +314,19 @@ std::optional<Json> BuildPodDisruptionBudget(const Json& cluster) {
                 {"selector", {{"matchLabels", LabelsJson(ClusterSelector(cluster))}}}}}};
 }
 
-std::vector<CredentialSpec> CredentialSecrets(const Json& cluster) {
+std::vector<CredentialSpec> CredentialSecrets(const PostgresCluster& cluster) {
   const Names n = NamesOf(cluster);
   std::vector<CredentialSpec> out = {
       {n.superuser_secret, std::string(api::kSuperuserName), "postgres"},
       {n.replication_secret, std::string(api::kReplicationUserName), ""}};
-  if (const Json& users = At(cluster, {"spec", "users"}); users.is_array()) {
-    for (const Json& u : users) {
-      const std::string name = Str(At(u, {"name"}));
-      const Json& dbs = At(u, {"databases"});
-      const std::string db = dbs.is_array() && !dbs.empty() ? Str(dbs[0]) : "";
-      out.push_back({UserSecretName(cluster, name), name, db});
-    }
+  for (const api::PostgresUserSpec& u : cluster.spec.users) {
+    const std::string db = u.databases.empty() ? "" : u.databases[0];
+    out.push_back({UserSecretName(cluster, u.name), u.name, db});
   }
   return out;
 }
 
-Json BuildCredentialSecret(const Json& cluster, const std::string& name,
+Json BuildCredentialSecret(const PostgresCluster& cluster, const std::string& name,
                            const std::string& username, const std::string& password,
                            const std::string& dbname) {
   const Names n = NamesOf(cluster);

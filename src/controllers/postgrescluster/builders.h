@@ -20,22 +20,22 @@
 namespace quorum::postgrescluster {
 
 // Patroni's configuration for this cluster (the defaulted spec + the DCS).
-patroni::ConfigInput BuildPatroniInput(const Json& cluster, const DcsResolution& dcs);
+patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const DcsResolution& dcs);
 
-Json BuildConfigMap(const Json& cluster, const patroni::ConfigInput& input);
-Json BuildStatefulSet(const Json& cluster, const Json& instance_set,
+Json BuildConfigMap(const PostgresCluster& cluster, const patroni::ConfigInput& input);
+Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanceSet& instance_set,
                       const patroni::ConfigInput& input, const DcsResolution& dcs);
 // Primary, replicas, pods and (kubernetes DCS) config Services.
-std::vector<Json> BuildServices(const Json& cluster);
+std::vector<Json> BuildServices(const PostgresCluster& cluster);
 // ServiceAccount, Role, RoleBinding; empty without pod API access.
-std::vector<Json> BuildRbac(const Json& cluster);
+std::vector<Json> BuildRbac(const PostgresCluster& cluster);
 // maxUnavailable 1 over all members; nullopt with fewer than two members.
-std::optional<Json> BuildPodDisruptionBudget(const Json& cluster);
+std::optional<Json> BuildPodDisruptionBudget(const PostgresCluster& cluster);
 
 // A Secret of credentials, created once and never rewritten (passwords must
 // survive operator restarts): username, password, and for connectable roles
 // host, port, dbname and a uri.
-Json BuildCredentialSecret(const Json& cluster, const std::string& name,
+Json BuildCredentialSecret(const PostgresCluster& cluster, const std::string& name,
                            const std::string& username, const std::string& password,
                            const std::string& dbname);
 
@@ -43,7 +43,7 @@ Json BuildCredentialSecret(const Json& cluster, const std::string& name,
 struct CredentialSpec {
   std::string secret, username, dbname;
 };
-std::vector<CredentialSpec> CredentialSecrets(const Json& cluster);
+std::vector<CredentialSpec> CredentialSecrets(const PostgresCluster& cluster);
 
 // The members' data directory and PostgreSQL binaries for a major.
 std::string DataDir(int major);

@@ -3,15 +3,12 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
+#include "api/etcdcluster_types.h"
 #include "src/controllers/postgrescluster/json_path.h"
 #include "src/patroni/role.h"
 
 namespace quorum::postgrescluster {
 namespace {
-
-const Json& EtcdSpec(const Json& cluster) {
-  return At(cluster, {"spec", "patroni", "dcs", "etcd"});
-}
 
 // "" when `secret` (named by `field`) exists with every key; else the problem.
 bool CheckSecret(const Lookup& lookup, const std::string& name, const std::string& field,
@@ -67,51 +64,45 @@ patroni::EtcdDcs EtcdFrom(const std::vector<std::string>& urls, bool with_tls_fi
   return etcd;
 }
 
-bool ConditionTrue(const Json& obj, std::string_view type) {
-  const Json& conditions = At(obj, {"status", "conditions"});
-  if (!conditions.is_array()) return false;
-  for (const Json& c : conditions) {
-    if (Str(At(c, {"type"})) == type) return Str(At(c, {"status"})) == "True";
-  }
-  return false;
+bool ConditionTrue(const api::EtcdCluster& etcd_cluster, const char* type) {
+  const api::Condition* c = api::FindCondition(etcd_cluster.status, type);
+  return c != nullptr && c->status == "True";
 }
 
 // Patroni needs etcd to answer, not every member to be up: Ready, or
 // initialized with a majority of its voting members healthy in status (one
 // of three down still serves).
-bool ServesTheDcs(const Json& etcd_cluster) {
+bool ServesTheDcs(const api::EtcdCluster& etcd_cluster) {
   if (ConditionTrue(etcd_cluster, "Ready")) return true;
   if (!ConditionTrue(etcd_cluster, "Initialized")) return false;
-  const Json& members = At(etcd_cluster, {"status", "members"});
-  if (!members.is_array()) return false;
   int voters = 0, healthy = 0;
-  for (const Json& m : members) {
-    if (At(m, {"isLearner"}).is_boolean() && At(m, {"isLearner"}).get<bool>()) continue;
+  for (const api::EtcdMemberStatus& m : etcd_cluster.status.members) {
+    if (m.is_learner) continue;
     ++voters;
-    if (At(m, {"healthy"}).is_boolean() && At(m, {"healthy"}).get<bool>()) ++healthy;
+    if (m.healthy) ++healthy;
   }
   return voters > 0 && healthy * 2 > voters;
 }
 
 }  // namespace
 
-std::vector<std::string> ReferencedSecrets(const Json& cluster) {
+std::vector<std::string> ReferencedSecrets(const PostgresCluster& cluster) {
   std::vector<std::string> out;
-  for (const char* field : {"tlsSecret", "authSecret"}) {
-    const std::string name = Str(At(EtcdSpec(cluster), {field}));
-    if (!name.empty()) out.push_back(name);
+  const api::PostgresEtcdDcs& etcd = cluster.spec.patroni.dcs.etcd;
+  for (const std::string* name : {&etcd.tls_secret, &etcd.auth_secret}) {
+    if (!name->empty()) out.push_back(*name);
   }
   return out;
 }
 
-std::string ReferencedEtcdCluster(const Json& cluster) {
-  return Str(At(EtcdSpec(cluster), {"clusterRef", "name"}));
+std::string ReferencedEtcdCluster(const PostgresCluster& cluster) {
+  return cluster.spec.patroni.dcs.etcd.cluster_ref;
 }
 
 namespace {
 
 // Patroni on the Kubernetes API: always usable.
-DcsResolution ResolveKubernetesDcs(const Json& cluster) {
+DcsResolution ResolveKubernetesDcs(const PostgresCluster& cluster) {
   DcsResolution out;
   const Names n = NamesOf(cluster);
   patroni::KubernetesDcs k8s;
@@ -134,10 +125,17 @@ DcsResolution ResolveKubernetesDcs(const Json& cluster) {
 // Secrets its status names.
 DcsResolution ResolveEtcdClusterRef(const std::string& ref, const Lookup& lookup) {
   DcsResolution out;
-  std::shared_ptr<const Json> etcd_cluster = lookup("EtcdCluster", ref);
-  if (etcd_cluster == nullptr) {
+  std::shared_ptr<const Json> stored = lookup("EtcdCluster", ref);
+  if (stored == nullptr) {
     out.reason = "EtcdClusterNotFound";
     out.message = "EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) does not exist";
+    return out;
+  }
+  absl::StatusOr<api::EtcdCluster> etcd_cluster = api::DecodeEtcdCluster(*stored);
+  if (!etcd_cluster.ok()) {
+    out.reason = "EtcdClusterNotReady";
+    out.message = "EtcdCluster " + ref + " (spec.patroni.dcs.etcd.clusterRef) cannot be read: " +
+                  std::string(etcd_cluster.status().message());
     return out;
   }
   if (!ServesTheDcs(*etcd_cluster)) {
@@ -146,11 +144,10 @@ DcsResolution ResolveEtcdClusterRef(const std::string& ref, const Lookup& lookup
                   " (spec.patroni.dcs.etcd.clusterRef) to be Ready or to have a quorum";
     return out;
   }
-  const std::string endpoint = Str(At(*etcd_cluster, {"status", "clientEndpoint"}));
-  const std::string client_secret = Str(At(*etcd_cluster, {"status", "clientSecretName"}));
-  const std::string auth_secret = Str(At(*etcd_cluster, {"status", "authSecretName"}));
-  const std::string server_ca =
-      Str(At(*etcd_cluster, {"spec", "security", "tls", "serverTrustedCASecret"}));
+  const std::string& endpoint = etcd_cluster->status.client_endpoint;
+  const std::string& client_secret = etcd_cluster->status.client_secret_name;
+  const std::string& auth_secret = etcd_cluster->status.auth_secret_name;
+  const std::string& server_ca = etcd_cluster->spec.security.tls.server_trusted_ca_secret;
   const std::string field = "EtcdCluster " + ref + " status";
   if (endpoint.empty()) {
     out.reason = "EtcdClusterNotReady";
@@ -189,10 +186,10 @@ DcsResolution ResolveEtcdClusterRef(const std::string& ref, const Lookup& lookup
 
 // spec.patroni.dcs.etcd.endpoints: etcd the user runs, with the Secrets the
 // spec names.
-DcsResolution ResolveEtcdEndpoints(const Json& spec, const Lookup& lookup) {
+DcsResolution ResolveEtcdEndpoints(const api::PostgresEtcdDcs& spec, const Lookup& lookup) {
   DcsResolution out;
-  const std::string tls = Str(At(spec, {"tlsSecret"}));
-  const std::string auth = Str(At(spec, {"authSecret"}));
+  const std::string& tls = spec.tls_secret;
+  const std::string& auth = spec.auth_secret;
   if (!tls.empty() && !CheckSecret(lookup, tls, "spec.patroni.dcs.etcd.tlsSecret",
                                    {"ca.crt", "tls.crt", "tls.key"}, out)) {
     return out;
@@ -201,10 +198,7 @@ DcsResolution ResolveEtcdEndpoints(const Json& spec, const Lookup& lookup) {
                                     {"username", "password"}, out)) {
     return out;
   }
-  const Json& endpoints = At(spec, {"endpoints"});
-  if (endpoints.is_array()) {
-    for (const Json& e : endpoints) out.etcd_urls.push_back(Str(e));
-  }
+  out.etcd_urls = spec.endpoints;
   out.tls_secret = tls;
   out.auth_secret = auth;
   out.dcs = EtcdFrom(out.etcd_urls, !tls.empty(), /*ca_only=*/false, !auth.empty());
@@ -216,11 +210,11 @@ DcsResolution ResolveEtcdEndpoints(const Json& spec, const Lookup& lookup) {
 
 }  // namespace
 
-DcsResolution ResolveDcs(const Json& cluster, const Lookup& lookup) {
+DcsResolution ResolveDcs(const PostgresCluster& cluster, const Lookup& lookup) {
   if (!UsesEtcd(cluster)) return ResolveKubernetesDcs(cluster);
   const std::string ref = ReferencedEtcdCluster(cluster);
   if (!ref.empty()) return ResolveEtcdClusterRef(ref, lookup);
-  return ResolveEtcdEndpoints(EtcdSpec(cluster), lookup);
+  return ResolveEtcdEndpoints(cluster.spec.patroni.dcs.etcd, lookup);
 }
 
 }  // namespace quorum::postgrescluster

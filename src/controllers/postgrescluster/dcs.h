@@ -36,12 +36,12 @@ struct DcsResolution {
   std::vector<std::string> etcd_urls;  // client URLs, for the operator's own reads
 };
 
-DcsResolution ResolveDcs(const Json& cluster, const Lookup& lookup);
+DcsResolution ResolveDcs(const PostgresCluster& cluster, const Lookup& lookup);
 
 // Names of the Secrets and of the EtcdCluster the spec references directly
 // (for the indexes that turn their changes into reconciles).
-std::vector<std::string> ReferencedSecrets(const Json& cluster);
-std::string ReferencedEtcdCluster(const Json& cluster);
+std::vector<std::string> ReferencedSecrets(const PostgresCluster& cluster);
+std::string ReferencedEtcdCluster(const PostgresCluster& cluster);
 
 }  // namespace quorum::postgrescluster
 

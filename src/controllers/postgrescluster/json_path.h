@@ -1,7 +1,8 @@
-// Read-only access to nested JSON fields that never throws: At(obj, {"spec",
-// "replicas"}) is the value or a null, Str(value) the string or "".
-// Used by the PostgresCluster controller until its spec is typed like the
-// EtcdCluster's (api/etcdcluster_types.h). Pure; thread-safe.
+// Read-only access to nested JSON fields that never throws: At(pod, {"status",
+// "podIP"}) is the value or a null, Str(value) the string or "".
+// For the Kubernetes objects the PostgresCluster controller observes (pods,
+// StatefulSets, Secrets) only: the cluster itself is read through its typed
+// form (api/postgrescluster_types.h), never through this. Pure; thread-safe.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_JSON_PATH_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_JSON_PATH_H_
 

@@ -2,14 +2,13 @@
 
 #include "absl/strings/str_replace.h"
 #include "api/postgrescluster.h"
-#include "src/controllers/postgrescluster/json_path.h"
 
 namespace quorum::postgrescluster {
 
-Names NamesOf(const Json& cluster) {
+Names NamesOf(const PostgresCluster& cluster) {
   Names n;
-  n.cluster = Str(At(cluster, {"metadata", "name"}));
-  n.ns = Str(At(cluster, {"metadata", "namespace"}));
+  n.cluster = cluster.metadata.name;
+  n.ns = cluster.metadata.ns;
   n.config_map = n.cluster + "-patroni";
   n.primary_service = n.cluster;
   n.replica_service = n.cluster + "-replicas";
@@ -23,25 +22,26 @@ Names NamesOf(const Json& cluster) {
   return n;
 }
 
-std::string StatefulSetName(const Json& cluster, const std::string& instance_set) {
+std::string StatefulSetName(const PostgresCluster& cluster, const std::string& instance_set) {
   return NamesOf(cluster).cluster + "-" + instance_set;
 }
 
-std::string UserSecretName(const Json& cluster, const std::string& user) {
+std::string UserSecretName(const PostgresCluster& cluster, const std::string& user) {
   return NamesOf(cluster).cluster + "-user-" + absl::StrReplaceAll(user, {{"_", "-"}});
 }
 
-std::map<std::string, std::string> ClusterSelector(const Json& cluster) {
+std::map<std::string, std::string> ClusterSelector(const PostgresCluster& cluster) {
   return {{std::string(api::kClusterLabel), NamesOf(cluster).cluster}};
 }
 
-std::map<std::string, std::string> InstanceSelector(const Json& cluster, const std::string& set) {
+std::map<std::string, std::string> InstanceSelector(const PostgresCluster& cluster,
+                                                    const std::string& set) {
   auto labels = ClusterSelector(cluster);
   labels[std::string(api::kInstanceSetLabel)] = set;
   return labels;
 }
 
-std::map<std::string, std::string> CommonLabels(const Json& cluster) {
+std::map<std::string, std::string> CommonLabels(const PostgresCluster& cluster) {
   auto labels = ClusterSelector(cluster);
   labels["app.kubernetes.io/name"] = "postgres";
   labels["app.kubernetes.io/instance"] = NamesOf(cluster).cluster;
@@ -49,16 +49,16 @@ std::map<std::string, std::string> CommonLabels(const Json& cluster) {
   return labels;
 }
 
-Json OwnerReference(const Json& cluster) {
+Json OwnerReference(const PostgresCluster& cluster) {
   return {{"apiVersion", std::string(api::kPostgresApiVersion)},
           {"kind", std::string(api::kPostgresClusterKind)},
-          {"name", Str(At(cluster, {"metadata", "name"}))},
-          {"uid", Str(At(cluster, {"metadata", "uid"}))},
+          {"name", cluster.metadata.name},
+          {"uid", cluster.metadata.uid},
           {"controller", true},
           {"blockOwnerDeletion", true}};
 }
 
-Json Metadata(const Json& cluster, const std::string& name) {
+Json Metadata(const PostgresCluster& cluster, const std::string& name) {
   Json labels = Json::object();
   for (const auto& [k, v] : CommonLabels(cluster)) labels[k] = v;
   return {{"name", name},
@@ -67,26 +67,20 @@ Json Metadata(const Json& cluster, const std::string& name) {
           {"ownerReferences", Json::array({OwnerReference(cluster)})}};
 }
 
-int DesiredMembers(const Json& cluster) {
+int DesiredMembers(const PostgresCluster& cluster) {
   int n = 0;
-  for (const Json& set : At(cluster, {"spec", "instances"})) {
-    const Json& r = At(set, {"replicas"});
-    n += r.is_number_integer() ? r.get<int>() : api::kDefaultInstanceReplicas;
-  }
+  for (const api::PostgresInstanceSet& set : cluster.spec.instances) n += set.replicas;
   return n;
 }
 
-bool UsesEtcd(const Json& cluster) {
-  return Str(At(cluster, {"spec", "patroni", "dcs", "type"})) == api::kDcsEtcd;
+bool UsesEtcd(const PostgresCluster& cluster) { return cluster.spec.patroni.dcs.UsesEtcd(); }
+
+bool PodsHaveApiAccess(const PostgresCluster& cluster) {
+  return cluster.spec.patroni.pod_api_access;
 }
 
-bool PodsHaveApiAccess(const Json& cluster) {
-  const Json& v = At(cluster, {"spec", "patroni", "podAPIAccess"});
-  return v.is_boolean() ? v.get<bool>() : api::kDefaultPodApiAccess;
-}
-
-std::string KeyNamespace(const Json& cluster) {
-  std::string ns = Str(At(cluster, {"spec", "patroni", "dcs", "etcd", "namespace"}));
+std::string KeyNamespace(const PostgresCluster& cluster) {
+  std::string ns = cluster.spec.patroni.dcs.etcd.key_namespace;
   if (ns.empty()) ns = "/quorum/" + NamesOf(cluster).ns + "/";
   return ns;
 }

@@ -1,5 +1,5 @@
 // Deterministic names, labels and paths of everything a PostgresCluster owns,
-// derived from the cluster object alone (pure; thread-safe).
+// derived from the typed cluster alone (pure; thread-safe).
 //
 // The primary Service carries the cluster's own name in both DCS modes, so a
 // client always connects to <cluster>.<namespace>.svc: with the etcd DCS it
@@ -13,9 +13,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/postgrescluster_types.h"
+
 namespace quorum::postgrescluster {
 
 using Json = nlohmann::json;
+using api::PostgresCluster;
 
 inline constexpr int kPostgresPort = 5432;
 inline constexpr int kPatroniPort = 8008;
@@ -48,31 +51,32 @@ struct Names {
   std::string pdb;                 // <cluster>
 };
 
-Names NamesOf(const Json& cluster);
+Names NamesOf(const PostgresCluster& cluster);
 
-std::string StatefulSetName(const Json& cluster, const std::string& instance_set);
+std::string StatefulSetName(const PostgresCluster& cluster, const std::string& instance_set);
 // <cluster>-user-<name>, with '_' turned into '-' (Secret names are DNS names).
-std::string UserSecretName(const Json& cluster, const std::string& user);
+std::string UserSecretName(const PostgresCluster& cluster, const std::string& user);
 
 // Labels on every owned object; the selector of all member pods; the
 // selector of one instance set's pods.
-std::map<std::string, std::string> CommonLabels(const Json& cluster);
-std::map<std::string, std::string> ClusterSelector(const Json& cluster);
-std::map<std::string, std::string> InstanceSelector(const Json& cluster, const std::string& set);
+std::map<std::string, std::string> CommonLabels(const PostgresCluster& cluster);
+std::map<std::string, std::string> ClusterSelector(const PostgresCluster& cluster);
+std::map<std::string, std::string> InstanceSelector(const PostgresCluster& cluster,
+                                                    const std::string& set);
 
-Json OwnerReference(const Json& cluster);
-Json Metadata(const Json& cluster, const std::string& name);
+Json OwnerReference(const PostgresCluster& cluster);
+Json Metadata(const PostgresCluster& cluster, const std::string& name);
 
-// Members across all instance sets (replicas defaulted).
-int DesiredMembers(const Json& cluster);
+// Members across all instance sets.
+int DesiredMembers(const PostgresCluster& cluster);
 
 // spec.patroni.dcs.type is etcd (absent means kubernetes).
-bool UsesEtcd(const Json& cluster);
+bool UsesEtcd(const PostgresCluster& cluster);
 // spec.patroni.podAPIAccess (default true).
-bool PodsHaveApiAccess(const Json& cluster);
+bool PodsHaveApiAccess(const PostgresCluster& cluster);
 // Patroni's key prefix for the etcd DCS: spec.patroni.dcs.etcd.namespace, or
 // /quorum/<namespace>/ so same-named clusters of two namespaces never share keys.
-std::string KeyNamespace(const Json& cluster);
+std::string KeyNamespace(const PostgresCluster& cluster);
 
 }  // namespace quorum::postgrescluster
 

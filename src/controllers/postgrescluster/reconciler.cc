@@ -4,11 +4,11 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "api/field_error.h"
 #include "api/postgrescluster.h"
-#include "api/postgrescluster_defaults.h"
-#include "api/postgrescluster_validation.h"
+#include "api/postgrescluster_types.h"
+#include "src/base/logging.h"
 #include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/dcs.h"
@@ -61,26 +61,35 @@ Members Observe(patroni::RestClient& rest, const std::vector<ObjectPtr>& pods,
   return m;
 }
 
-// Handles a new switchover trigger; returns the status record, or null when
-// there is nothing to record now.
-Json Switchover(const Json& cluster, const Members& members, patroni::RestClient& rest,
-                runtime::EventRecorder& recorder, const Json& stored) {
+// Handles a new switchover trigger; returns the status record, or nullopt
+// when there is nothing to record now.
+std::optional<api::PostgresSwitchoverStatus> Switchover(const PostgresCluster& cluster,
+                                                        const Members& members,
+                                                        patroni::RestClient& rest,
+                                                        runtime::EventRecorder& recorder,
+                                                        const Json& stored) {
+  auto annotation =
+      cluster.metadata.annotations.find(std::string(api::kSwitchoverTriggerAnnotation));
   const std::string trigger =
-      Str(At(cluster,
-             {"metadata", "annotations", std::string(api::kSwitchoverTriggerAnnotation).c_str()}));
-  const std::string handled = Str(At(cluster, {"status", "patroni", "switchover", "trigger"}));
-  if (trigger.empty() || trigger == handled) return nullptr;
-  const Json& spec = At(cluster, {"spec", "patroni", "switchover"});
-  std::string type = Str(At(spec, {"type"}));
-  if (type.empty()) type = std::string(api::kDefaultSwitchoverType);
-  const std::string target = Str(At(spec, {"targetInstance"}));
-  Json record = {{"trigger", trigger},
-                 {"type", type},
-                 {"from", members.primary},
-                 {"to", target},
-                 {"time", runtime::Rfc3339(absl::Now())}};
+      annotation == cluster.metadata.annotations.end() ? "" : annotation->second;
+  const auto& last = cluster.status.patroni.switchover;
+  const std::string handled = last ? last->trigger : "";
+  if (trigger.empty() || trigger == handled) return std::nullopt;
+  const api::PostgresSwitchoverSpec& spec = cluster.spec.patroni.switchover;
+  const std::string& type = spec.type;
+  const std::string& target = spec.target_instance;
+  api::PostgresSwitchoverStatus record{.trigger = trigger,
+                                       .type = type,
+                                       .from = members.primary,
+                                       .to = target,
+                                       .time = runtime::Rfc3339(absl::Now())};
+  // Logged at info as well as evented, like the etcd membership steps.
+  ScopedLogFields fields({{"trigger", trigger},
+                          {"switchoverType", type},
+                          {"from", members.primary},
+                          {"to", target.empty() ? "(Patroni's choice)" : target}});
   absl::Status s;
-  if (!At(spec, {"enabled"}).is_boolean() || !At(spec, {"enabled"}).get<bool>()) {
+  if (!spec.enabled) {
     s = absl::FailedPreconditionError(
         "spec.patroni.switchover.enabled is false: set it to true, then annotate again");
   } else if (type == "Failover") {
@@ -92,23 +101,26 @@ Json Switchover(const Json& cluster, const Members& members, patroni::RestClient
       s = rest.Failover(it->second, target);
     }
   } else {
-    if (members.primary.empty()) return nullptr;  // wait for a leader to move from
+    if (members.primary.empty()) return std::nullopt;  // wait for a leader to move from
     if (target == members.primary) {
-      record["result"] = "Succeeded";
-      record["message"] = target + " is the primary already";
+      record.result = "Succeeded";
+      record.message = target + " is the primary already";
+      spdlog::info("switchover step: {} is the primary already", target);
       recorder.Normal(stored, type,
                       "trigger " + trigger + ": " + target + " is the primary already");
       return record;
     }
     s = rest.Switchover(members.urls.at(members.primary), members.primary, target);
   }
-  record["result"] = s.ok() ? "Succeeded" : "Failed";
-  record["message"] = s.ok() ? "Patroni accepted the " + type : std::string(s.message());
+  record.result = s.ok() ? "Succeeded" : "Failed";
+  record.message = s.ok() ? "Patroni accepted the " + type : std::string(s.message());
   if (s.ok()) {
+    spdlog::info("switchover step: Patroni accepted the {}", type);
     recorder.Normal(stored, type,
                     "trigger " + trigger + ": " + type + " from " + members.primary +
                         (target.empty() ? "" : " to " + target));
   } else {
+    spdlog::warn("switchover step failed: {}", std::string(s.message()));
     recorder.Warning(stored, type + "Failed",
                      "trigger " + trigger + ": " + std::string(s.message()));
   }
@@ -116,7 +128,7 @@ Json Switchover(const Json& cluster, const Members& members, patroni::RestClient
 }
 
 // The member pods as the rollout sees them.
-std::vector<MemberPod> MemberPods(const Json& cluster, const runtime::Cache& cache,
+std::vector<MemberPod> MemberPods(const PostgresCluster& cluster, const runtime::Cache& cache,
                                   const std::vector<ObjectPtr>& pods, const std::string& primary) {
   const Names n = NamesOf(cluster);
   std::vector<MemberPod> out;
@@ -141,22 +153,10 @@ struct Phase {
   kube::Client& client;
   runtime::Cache& cache;
   runtime::EventRecorder& recorder;
-  const Json& stored;   // as read from the cache
-  const Json& cluster;  // defaulted and validated
+  const Json& stored;              // as read from the cache
+  const PostgresCluster& cluster;  // parsed: defaulted, validated, typed
   Names n;
 };
-
-// The stored cluster defaulted (in case the defaulting webhook is not
-// installed) and validated; InvalidArgument naming the fields.
-absl::StatusOr<Json> ParseCluster(const Json& stored) {
-  Json cluster = stored;
-  api::DefaultPostgresCluster(cluster);
-  if (std::vector<api::FieldError> errors = api::ValidatePostgresCluster(cluster, nullptr);
-      !errors.empty()) {
-    return absl::InvalidArgumentError(api::JoinFieldErrors(errors));
-  }
-  return cluster;
-}
 
 // The DCS (Secrets checked, clusterRef followed); a problem is a Warning
 // event and DCSReady=False, never a crash loop.
@@ -202,7 +202,7 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs) {
   if (dcs.ready) {
     const patroni::ConfigInput input = BuildPatroniInput(p.cluster, dcs);
     desired.emplace_back(kConfigMaps, BuildConfigMap(p.cluster, input));
-    for (const Json& set : At(p.cluster, {"spec", "instances"}))
+    for (const api::PostgresInstanceSet& set : p.cluster.spec.instances)
       desired.emplace_back(kStatefulSets, BuildStatefulSet(p.cluster, set, input, dcs));
   }
   for (const auto& [gvr, obj] : desired) {
@@ -279,21 +279,21 @@ void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, con
 
 // Builds the status and applies it only when it changed.
 absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members& members,
-                         const Json& switchover, const std::string& problem) {
+                         const std::optional<api::PostgresSwitchoverStatus>& switchover,
+                         const std::string& problem) {
   std::map<std::string, Json> statefulsets;
-  for (const Json& set : At(p.cluster, {"spec", "instances"})) {
-    const std::string name = Str(At(set, {"name"}));
-    ObjectPtr sts = p.cache.Get(kStatefulSets, p.n.ns, StatefulSetName(p.cluster, name));
-    statefulsets[name] = sts ? *sts : Json();
+  for (const api::PostgresInstanceSet& set : p.cluster.spec.instances) {
+    ObjectPtr sts = p.cache.Get(kStatefulSets, p.n.ns, StatefulSetName(p.cluster, set.name));
+    statefulsets[set.name] = sts ? *sts : Json();
   }
-  const Json status = BuildStatus({.cluster = &p.stored,
-                                   .dcs = &dcs,
-                                   .statefulsets = statefulsets,
-                                   .primary = members.primary,
-                                   .system_identifier = members.system_identifier,
-                                   .switchover = switchover,
-                                   .problem = problem,
-                                   .now = absl::Now()});
+  const Json status = api::ToJson(BuildStatus({.cluster = &p.cluster,
+                                               .dcs = &dcs,
+                                               .statefulsets = statefulsets,
+                                               .primary = members.primary,
+                                               .system_identifier = members.system_identifier,
+                                               .switchover = switchover,
+                                               .problem = problem,
+                                               .now = absl::Now()}));
   const Json old = p.stored.value("status", Json::object());
   if (runtime::IsSubset(status, old) && runtime::IsSubset(old, status)) return absl::OkStatus();
   auto wrote = p.client.ApplyStatus(kPostgresClusters, p.n.ns,
@@ -347,13 +347,13 @@ Result NextWait(controllers::WaitBackoff& backoff, const runtime::Request& req,
 
 }  // namespace
 
-std::string PostgresClusterReconciler::EnsureUsersOnce(const Json& cluster,
+std::string PostgresClusterReconciler::EnsureUsersOnce(const PostgresCluster& cluster,
                                                        const std::string& primary,
                                                        const std::vector<ObjectPtr>& pods,
                                                        const Json& stored) {
   const Names n = NamesOf(cluster);
-  const Json& users = At(cluster, {"spec", "users"});
-  if (!users.is_array() || users.empty()) return "";
+  const std::vector<api::PostgresUserSpec>& users = cluster.spec.users;
+  if (users.empty()) return "";
   std::string host;
   for (const ObjectPtr& pod : pods) {
     if (Str(At(*pod, {"metadata", "name"})) == primary) host = Str(At(*pod, {"status", "podIP"}));
@@ -369,14 +369,15 @@ std::string PostgresClusterReconciler::EnsureUsersOnce(const Json& cluster,
     ObjectPtr secret = cache_.Get(kSecrets, n.ns, name);
     return secret ? Str(At(*secret, {"metadata", "resourceVersion"})) : std::string();
   };
-  std::string key =
-      absl::StrCat(primary, "|", host, "|", users.dump(), "|", version(n.superuser_secret));
-  for (const Json& u : users)
-    absl::StrAppend(&key, "|", version(UserSecretName(cluster, Str(At(u, {"name"})))));
+  std::string key = absl::StrCat(primary, "|", host, "|", version(n.superuser_secret));
+  for (const api::PostgresUserSpec& u : users) {
+    absl::StrAppend(&key, "|", u.name, "(", absl::StrJoin(u.databases, ","), ";",
+                    absl::StrJoin(u.options, ","), ")=", version(UserSecretName(cluster, u.name)));
+  }
   // Keyed by namespace/name (forgotten when the object goes), the uid in the
   // value: a re-created cluster of the same name gets its users again.
   const std::string object = n.ns + "/" + n.cluster;
-  absl::StrAppend(&key, "|", Str(At(cluster, {"metadata", "uid"})));
+  absl::StrAppend(&key, "|", cluster.metadata.uid);
   {
     absl::MutexLock lock(&mu_);
     auto it = users_applied_.find(object);
@@ -430,7 +431,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
     return Result{};
   }
   // Parse.
-  absl::StatusOr<Json> cluster = ParseCluster(*stored);
+  absl::StatusOr<PostgresCluster> cluster = api::ParsePostgresCluster(*stored);
   if (!cluster.ok()) {
     recorder_.Warning(*stored, "InvalidSpec", std::string(cluster.status().message()));
     return runtime::TerminalError(cluster.status());
@@ -448,7 +449,8 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (!members.primary.empty() && problem.empty()) {
     problem = EnsureUsersOnce(*cluster, members.primary, pods, *stored);
   }
-  const Json switchover = Switchover(*cluster, members, rest_, recorder_, *stored);
+  const std::optional<api::PostgresSwitchoverStatus> switchover =
+      Switchover(*cluster, members, rest_, recorder_, *stored);
   // Status last, only when it changed; then wait.
   if (absl::Status s = WriteStatus(ctx, dcs, members, switchover, problem); !s.ok()) return s;
   return NextWait(backoff_, req, dcs, members);
@@ -459,16 +461,19 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
                                                     int workers) {
   runtime::Cache& cache = manager.cache();
   runtime::SharedInformer& clusters = cache.Informer(kPostgresClusters);
-  clusters.AddIndex(kSecretIndex, [](const Json& c) {
+  // The indexes decode without defaulting: references need no defaults, and
+  // an object that does not decode references nothing until it is fixed.
+  clusters.AddIndex(kSecretIndex, [](const Json& obj) {
     std::vector<std::string> keys;
-    for (const std::string& s : ReferencedSecrets(c))
-      keys.push_back(c["metadata"].value("namespace", "") + "/" + s);
+    absl::StatusOr<PostgresCluster> c = api::DecodePostgresCluster(obj);
+    if (!c.ok()) return keys;
+    for (const std::string& s : ReferencedSecrets(*c)) keys.push_back(c->metadata.ns + "/" + s);
     return keys;
   });
-  clusters.AddIndex(kEtcdClusterIndex, [](const Json& c) {
-    const std::string ref = ReferencedEtcdCluster(c);
-    if (ref.empty()) return std::vector<std::string>{};
-    return std::vector<std::string>{c["metadata"].value("namespace", "") + "/" + ref};
+  clusters.AddIndex(kEtcdClusterIndex, [](const Json& obj) {
+    absl::StatusOr<PostgresCluster> c = api::DecodePostgresCluster(obj);
+    if (!c.ok() || ReferencedEtcdCluster(*c).empty()) return std::vector<std::string>{};
+    return std::vector<std::string>{c->metadata.ns + "/" + ReferencedEtcdCluster(*c)};
   });
   auto key_of = [](const Json& o) {
     return std::vector<std::string>{o["metadata"].value("namespace", "") + "/" +

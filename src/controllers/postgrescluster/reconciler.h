@@ -29,6 +29,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "src/controllers/common/wait.h"
+#include "src/controllers/postgrescluster/names.h"
 #include "src/patroni/rest_client.h"
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
@@ -74,7 +75,7 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   void Forget(const runtime::Request& req);
 
   // Step 5; returns a problem sentence or "".
-  std::string EnsureUsersOnce(const nlohmann::json& cluster, const std::string& primary,
+  std::string EnsureUsersOnce(const PostgresCluster& cluster, const std::string& primary,
                               const std::vector<runtime::ObjectPtr>& pods,
                               const nlohmann::json& stored);
 

@@ -9,42 +9,59 @@
 namespace quorum::postgrescluster {
 
 namespace {
+
+// An integer of a StatefulSet (the observed object, not the spec).
 int IntAt(const Json& j, std::initializer_list<const char*> path, int fallback = 0) {
   const Json& v = At(j, path);
   return v.is_number_integer() ? v.get<int>() : fallback;
 }
+
+// The condition at `now`, keeping the old transition time while its status
+// stays the same.
+api::Condition MakeCondition(const PostgresCluster& cluster, const std::string& type, bool ok,
+                             const std::string& reason, const std::string& message,
+                             absl::Time now) {
+  api::Condition c{.type = type,
+                   .status = ok ? "True" : "False",
+                   .reason = reason,
+                   .message = message,
+                   .observed_generation = cluster.metadata.generation,
+                   .last_transition_time = runtime::Rfc3339(now)};
+  const api::Condition* old = api::FindCondition(cluster.status, type);
+  if (old != nullptr && old->status == c.status && !old->last_transition_time.empty()) {
+    c.last_transition_time = old->last_transition_time;
+  }
+  return c;
+}
+
 }  // namespace
 
-Json BuildStatus(const StatusInput& in) {
-  const Json& cluster = *in.cluster;
+api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
+  const PostgresCluster& cluster = *in.cluster;
   const Names n = NamesOf(cluster);
-  Json instances = Json::array();
+  api::PostgresClusterStatus status;
   int desired = 0, ready = 0, updated = 0;
   bool rolled = true;
-  if (const Json& sets = At(cluster, {"spec", "instances"}); sets.is_array()) {
-    for (const Json& set : sets) {
-      const std::string name = Str(At(set, {"name"}));
-      const int want = IntAt(set, {"replicas"}, api::kDefaultInstanceReplicas);
-      auto it = in.statefulsets.find(name);
-      const Json sts = it == in.statefulsets.end() ? Json() : it->second;
-      const int have_ready = IntAt(sts, {"status", "readyReplicas"});
-      const int have_updated = IntAt(sts, {"status", "updatedReplicas"});
-      instances.push_back({{"name", name},
-                           {"replicas", IntAt(sts, {"status", "replicas"})},
-                           {"readyReplicas", have_ready},
-                           {"updatedReplicas", have_updated}});
-      desired += want;
-      ready += std::min(have_ready, want);
-      updated += have_updated;
-      rolled &= !sts.is_null() && IntAt(sts, {"status", "observedGeneration"}) >=
-                                      IntAt(sts, {"metadata", "generation"});
-    }
+  for (const api::PostgresInstanceSet& set : cluster.spec.instances) {
+    const int want = set.replicas;
+    auto it = in.statefulsets.find(set.name);
+    const Json sts = it == in.statefulsets.end() ? Json() : it->second;
+    const int have_ready = IntAt(sts, {"status", "readyReplicas"});
+    const int have_updated = IntAt(sts, {"status", "updatedReplicas"});
+    status.instances.push_back({.name = set.name,
+                                .replicas = IntAt(sts, {"status", "replicas"}),
+                                .ready_replicas = have_ready,
+                                .updated_replicas = have_updated});
+    desired += want;
+    ready += std::min(have_ready, want);
+    updated += have_updated;
+    rolled &= !sts.is_null() && IntAt(sts, {"status", "observedGeneration"}) >=
+                                    IntAt(sts, {"metadata", "generation"});
   }
 
-  Json conditions = Json::array();
   const DcsResolution& dcs = *in.dcs;
-  conditions.push_back(
-      runtime::MakeCondition(cluster, "DCSReady", dcs.ready, dcs.reason, dcs.message, in.now));
+  status.conditions.push_back(
+      MakeCondition(cluster, "DCSReady", dcs.ready, dcs.reason, dcs.message, in.now));
 
   bool is_ready = false;
   std::string reason, message;
@@ -65,34 +82,24 @@ Json BuildStatus(const StatusInput& in) {
     reason = "AllInstancesReady";
     message = absl::StrCat(ready, "/", desired, " members ready; primary ", in.primary);
   }
-  conditions.push_back(runtime::MakeCondition(cluster, "Ready", is_ready, reason, message, in.now));
+  status.conditions.push_back(MakeCondition(cluster, "Ready", is_ready, reason, message, in.now));
   const bool progressing = !rolled || ready < desired;
-  conditions.push_back(runtime::MakeCondition(
+  status.conditions.push_back(MakeCondition(
       cluster, "Progressing", progressing, progressing ? "Reconciling" : "Stable",
       progressing ? "members are being created or updated" : "every member runs the current spec",
       in.now));
 
-  Json users = Json::array();
-  if (const Json& us = At(cluster, {"spec", "users"}); us.is_array()) {
-    for (const Json& u : us) {
-      const std::string name = Str(At(u, {"name"}));
-      users.push_back({{"name", name}, {"secretName", UserSecretName(cluster, name)}});
-    }
+  for (const api::PostgresUserSpec& u : cluster.spec.users) {
+    status.users.push_back({.name = u.name, .secret_name = UserSecretName(cluster, u.name)});
   }
-
-  Json status = {{"observedGeneration", IntAt(cluster, {"metadata", "generation"})},
-                 {"conditions", conditions},
-                 {"instances", instances},
-                 {"readyInstances", absl::StrCat(ready, "/", desired)},
-                 {"primaryService", n.primary_service},
-                 {"replicaService", n.replica_service},
-                 {"users", users}};
-  if (!in.primary.empty()) status["primary"] = in.primary;
-  Json patroni = At(cluster, {"status", "patroni"}).is_object() ? At(cluster, {"status", "patroni"})
-                                                                : Json::object();
-  if (!in.system_identifier.empty()) patroni["systemIdentifier"] = in.system_identifier;
-  if (!in.switchover.is_null()) patroni["switchover"] = in.switchover;
-  if (!patroni.empty()) status["patroni"] = patroni;
+  status.observed_generation = cluster.metadata.generation;
+  status.ready_instances = absl::StrCat(ready, "/", desired);
+  status.primary_service = n.primary_service;
+  status.replica_service = n.replica_service;
+  status.primary = in.primary;
+  status.patroni = cluster.status.patroni;
+  if (!in.system_identifier.empty()) status.patroni.system_identifier = in.system_identifier;
+  if (in.switchover) status.patroni.switchover = in.switchover;
   return status;
 }
 

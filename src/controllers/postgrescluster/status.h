@@ -1,11 +1,13 @@
 // The PostgresCluster status (API.md): conditions DCSReady, Ready and
 // Progressing, observedGeneration, instances[], readyInstances, primary, the
 // Services and user Secrets to connect with, and what Patroni reports.
-// Pure: the caller passes what it observed and the time for transitions.
+// Pure: the caller passes what it observed and the time for transitions;
+// api::ToJson serialises the result for the status subresource.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_STATUS_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_STATUS_H_
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/time/time.h"
@@ -14,17 +16,17 @@
 namespace quorum::postgrescluster {
 
 struct StatusInput {
-  const Json* cluster = nullptr;  // as read, with its previous status
+  const PostgresCluster* cluster = nullptr;  // as parsed, with its previous status
   const DcsResolution* dcs = nullptr;
   std::map<std::string, Json> statefulsets;  // instance set name → StatefulSet (or null)
   std::string primary;                       // pod name of the Patroni leader; "" unknown
   std::string system_identifier;             // "" keeps the recorded one
-  Json switchover;                           // a new record, or null to keep the old one
-  std::string problem;                       // blocks Ready (e.g. a failed step); "" none
+  std::optional<api::PostgresSwitchoverStatus> switchover;  // a new record; nullopt keeps the old
+  std::string problem;  // blocks Ready (e.g. a failed step); "" none
   absl::Time now;
 };
 
-Json BuildStatus(const StatusInput& in);
+api::PostgresClusterStatus BuildStatus(const StatusInput& in);
 
 }  // namespace quorum::postgrescluster
 

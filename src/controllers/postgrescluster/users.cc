@@ -7,7 +7,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "src/controllers/postgrescluster/json_path.h"
 
 namespace quorum::postgrescluster {
 namespace {
@@ -39,22 +38,14 @@ absl::StatusOr<std::set<std::string>> Column(PGconn* conn, const char* sql) {
 
 }  // namespace
 
-std::vector<UserSpec> UsersOf(const Json& cluster,
+std::vector<UserSpec> UsersOf(const PostgresCluster& cluster,
                               const std::function<std::string(const std::string&)>& password_of) {
   std::vector<UserSpec> out;
-  const Json& users = At(cluster, {"spec", "users"});
-  if (!users.is_array()) return out;
-  for (const Json& u : users) {
-    UserSpec spec;
-    spec.name = Str(At(u, {"name"}));
-    for (const char* field : {"databases", "options"}) {
-      if (!At(u, {field}).is_array()) continue;
-      for (const Json& v : At(u, {field})) {
-        (std::string(field) == "databases" ? spec.databases : spec.options).push_back(Str(v));
-      }
-    }
-    spec.password = password_of(UserSecretName(cluster, spec.name));
-    out.push_back(std::move(spec));
+  for (const api::PostgresUserSpec& u : cluster.spec.users) {
+    out.push_back({.name = u.name,
+                   .databases = u.databases,
+                   .options = u.options,
+                   .password = password_of(UserSecretName(cluster, u.name))});
   }
   return out;
 }

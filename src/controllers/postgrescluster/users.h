@@ -29,7 +29,7 @@ struct UserSpec {
 };
 
 // spec.users, with passwords from `password_of(secret name)` ("" if unknown).
-std::vector<UserSpec> UsersOf(const Json& cluster,
+std::vector<UserSpec> UsersOf(const PostgresCluster& cluster,
                               const std::function<std::string(const std::string&)>& password_of);
 
 // The statements that make `users` exist, given the roles and databases that

@@ -19,6 +19,7 @@
 #include "api/etcdcluster.h"
 #include "api/etcdcluster_defaults.h"
 #include "src/kube/client.h"
+#include "src/kube/errors.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::api {
@@ -159,6 +160,21 @@ TEST_F(CrdTest, TheSchemaDefaultsAnEmptyClusterWithoutAnyWebhook) {
   auto pruned = client().Create(kEtcdClusters, ns(), extra);
   ASSERT_TRUE(pruned.ok()) << pruned.status();
   EXPECT_FALSE((*pruned)["spec"].contains("bootstrap"));
+}
+
+// Issue 14: the schema alone caps spec.replicas, so an object that would make
+// the operator allocate per member cannot be stored even without webhooks.
+TEST_F(CrdTest, TheSchemaRefusesFiftyMillionReplicas) {
+  InstallCrd(client());
+  Json huge = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+               {"kind", "EtcdCluster"},
+               {"metadata", {{"name", "huge"}}},
+               {"spec", {{"replicas", 50000000}}}};
+  auto refused = client().Create(kEtcdClusters, ns(), huge);
+  EXPECT_TRUE(kube::IsInvalid(refused.status())) << refused.status();
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "spec.replicas")) << refused.status();
+  huge["spec"]["replicas"] = 9;
+  EXPECT_TRUE(client().Create(kEtcdClusters, ns(), huge).ok());
 }
 
 TEST_F(CrdTest, KubectlExplainShowsOurDescriptions) {

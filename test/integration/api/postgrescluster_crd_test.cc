@@ -254,11 +254,61 @@ TEST_F(PostgresClusterCrdTest, TheApiServerRefusesAChangeOfTheDcsType) {
   // Removing dcs altogether means kubernetes: the same change.
   s = MergePatch("on-etcd", R"({"spec": {"patroni": {"dcs": null}}})");
   EXPECT_TRUE(kube::IsInvalid(s)) << s;
-  // Moving to other etcd endpoints is fine.
+  // Rotating the TLS Secret is fine.
+  EXPECT_TRUE(MergePatch("on-etcd",
+                         R"({"spec": {"patroni": {"dcs": {"etcd": {"tlsSecret": "etcd-tls-2"}}}}})")
+                  .ok());
+}
+
+// Issue 14: the CRD alone (no webhook installed here) keeps the keys' location
+// fixed, naming the field.
+TEST_F(PostgresClusterCrdTest, TheApiServerRefusesMovingTheDcs) {
+  ASSERT_TRUE(
+      client()
+          .Create(
+              kPostgresClusters, ns(),
+              Cluster(
+                  "pinned",
+                  R"({"patroni": {"dcs": {"type": "etcd", "etcd": {"endpoints": ["https://etcd-0:2379", "https://etcd-1:2379"], "tlsSecret": "etcd-tls"}}}})"))
+          .ok());
+  ASSERT_TRUE(
+      client()
+          .Create(
+              kPostgresClusters, ns(),
+              Cluster(
+                  "referring",
+                  R"({"patroni": {"dcs": {"type": "etcd", "etcd": {"clusterRef": {"name": "dcs"}}}}})"))
+          .ok());
+  struct Move {
+    const char* name;
+    const char* patch;
+    const char* field;
+  } refused[] = {
+      {"pinned",
+       R"({"spec": {"patroni": {"dcs": {"etcd": {"endpoints": ["https://etcd-2:2379"]}}}}})",
+       "spec.patroni.dcs.etcd.endpoints"},
+      {"pinned",
+       R"({"spec": {"patroni": {"dcs": {"etcd": {"endpoints": ["https://etcd-0:2379", "https://etcd-1:2379", "https://etcd-2:2379"]}}}}})",
+       "spec.patroni.dcs.etcd.endpoints"},
+      {"pinned", R"({"spec": {"patroni": {"dcs": {"etcd": {"namespace": "/moved/"}}}}})",
+       "spec.patroni.dcs.etcd.namespace"},
+      {"referring",
+       R"({"spec": {"patroni": {"dcs": {"etcd": {"clusterRef": {"name": "other"}}}}}})",
+       "spec.patroni.dcs.etcd.clusterRef"},
+      {"referring", R"({"spec": {"patroni": {"dcs": {"etcd": {"namespace": "/moved/"}}}}})",
+       "spec.patroni.dcs.etcd.namespace"},
+  };
+  for (const Move& m : refused) {
+    absl::Status s = MergePatch(m.name, m.patch);
+    EXPECT_TRUE(kube::IsInvalid(s)) << m.patch << ": " << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), m.field)) << m.patch << ": " << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), "cannot change after creation")) << s;
+  }
+  // Reordering the endpoints moves nothing.
   EXPECT_TRUE(
       MergePatch(
-          "on-etcd",
-          R"({"spec": {"patroni": {"dcs": {"etcd": {"endpoints": ["https://etcd-2:2379"]}}}}})")
+          "pinned",
+          R"({"spec": {"patroni": {"dcs": {"etcd": {"endpoints": ["https://etcd-1:2379", "https://etcd-0:2379"]}}}}})")
           .ok());
 }
 

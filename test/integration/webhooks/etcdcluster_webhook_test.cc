@@ -245,6 +245,9 @@ TEST_F(EtcdClusterWebhookTest, InvalidManifestsAreRefusedNamingTheField) {
        R"({"storage": {"volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": "lots"}}}}}})",
        kSizePath},
       {"negative-replicas", R"({"replicas": -1})", "spec.replicas"},
+      // Issue 14: this used to pass and made the operator allocate per
+      // desired member until it ran out of memory.
+      {"fifty-million-replicas", R"({"replicas": 50000000})", "spec.replicas"},
       {"same-service-names",
        R"({"serviceTemplate": {"metadata": {"name": "etcd"}}, "headlessServiceTemplate": {"metadata": {"name": "etcd"}}})",
        "spec.headlessServiceTemplate.metadata.name"},

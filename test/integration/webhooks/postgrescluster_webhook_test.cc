@@ -221,6 +221,10 @@ TEST_F(PostgresClusterWebhookTest, InvalidManifestsAreRefusedNamingTheField) {
       {"both-etcd-sources",
        R"({"patroni": {"dcs": {"type": "etcd", "etcd": {"endpoints": ["http://etcd:2379"], "clusterRef": {"name": "dcs"}}}}})",
        "spec.patroni.dcs.etcd"},
+      // Issue 14: no object may ask the operator for fifty million members.
+      {"fifty-million",
+       R"({"instances": [{"replicas": 50000000, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]})",
+       "spec.instances[0].replicas"},
   };
   for (const InvalidManifest& c : cases) {
     auto created = client().Create(kPostgresClusters, ns(), Cluster(c.name, c.spec_patch));
@@ -268,6 +272,43 @@ TEST_F(PostgresClusterWebhookTest, UpdatesAreValidatedAgainstTheStoredObject) {
   EXPECT_TRUE(absl::StrContains(s.message(), "spec.patroni.dcs.type")) << s;
   // Adding a label leaves the spec alone and always passes.
   EXPECT_TRUE(MergePatch("grow", R"({"metadata": {"labels": {"team": "db"}}})").ok());
+}
+
+// Issue 14: where Patroni keeps its keys cannot move under a running cluster
+// (members at the old and the new location could both lead).
+TEST_F(PostgresClusterWebhookTest, TheDcsLocationCannotMove) {
+  ASSERT_TRUE(
+      client()
+          .Create(
+              kPostgresClusters, ns(),
+              Cluster(
+                  "located",
+                  R"({"patroni": {"dcs": {"type": "etcd", "etcd": {"endpoints": ["http://e0:2379", "http://e1:2379"]}}}})"))
+          .ok());
+  struct Move {
+    const char* patch;
+    const char* field;
+  } refused[] = {
+      {R"({"spec": {"patroni": {"dcs": {"etcd": {"endpoints": ["http://other:2379"]}}}}})",
+       "spec.patroni.dcs.etcd.endpoints"},
+      {R"({"spec": {"patroni": {"dcs": {"etcd": {"namespace": "/elsewhere/"}}}}})",
+       "spec.patroni.dcs.etcd.namespace"},
+      {R"({"spec": {"patroni": {"dcs": {"etcd": {"endpoints": null, "clusterRef": {"name": "dcs"}}}}}})",
+       "spec.patroni.dcs.etcd.clusterRef"},
+  };
+  for (const Move& m : refused) {
+    absl::Status s = MergePatch("located", m.patch);
+    EXPECT_TRUE(kube::IsInvalid(s) || kube::IsForbidden(s)) << m.patch << ": " << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), m.field)) << m.patch << ": " << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), "create a new PostgresCluster")) << s;
+  }
+  // The same endpoints in another order, and a label, are no move.
+  EXPECT_TRUE(
+      MergePatch(
+          "located",
+          R"({"spec": {"patroni": {"dcs": {"etcd": {"endpoints": ["http://e1:2379", "http://e0:2379"]}}}}})")
+          .ok());
+  EXPECT_TRUE(MergePatch("located", R"({"metadata": {"labels": {"team": "db"}}})").ok());
 }
 
 TEST_F(PostgresClusterWebhookTest, WarningsReachTheClient) {

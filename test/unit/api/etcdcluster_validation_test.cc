@@ -54,6 +54,10 @@ const InvalidCase kInvalid[] = {
     {"NegativeReplicas", R"({"spec": {"replicas": -1}})", "spec.replicas", "0 or more"},
     {"StringReplicas", R"({"spec": {"replicas": "3"}})", "spec.replicas", "whole number"},
     {"HugeReplicas", R"({"spec": {"replicas": 4294967296}})", "spec.replicas", "whole number"},
+    // Issue 14: 50000000 members passed admission and made every reconcile
+    // allocate per desired member until the operator ran out of memory.
+    {"FiftyMillionReplicas", R"({"spec": {"replicas": 50000000}})", "spec.replicas", "at most 9"},
+    {"TenReplicas", R"({"spec": {"replicas": 10}})", "spec.replicas", "at most 9"},
     {"OptionWithLeadingDashes", R"({"spec": {"options": {"--max-wals": "5"}}})",
      "spec.options[--max-wals]", "without the leading dashes"},
     {"OptionWithTrailingDash", R"({"spec": {"options": {"max-wals-": "5"}}})",

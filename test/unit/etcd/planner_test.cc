@@ -258,6 +258,20 @@ const Case kCases[] = {
 INSTANTIATE_TEST_SUITE_P(Table, PlannerTableTest, ::testing::ValuesIn(kCases),
                          [](const auto& info) { return info.param.name; });
 
+// Issue 14: the planner named every ordinal below spec.replicas each time it
+// placed the members, so 50000000 desired members cost gigabytes per call.
+TEST(PlannerTest, NamesOnlyTheOrdinalsThatCanHoldAMember) {
+  Observation o = static_cast<Observation>(O(3, 3).Voters(3));
+  o.desired_replicas = 1'000'000;
+  int calls = 0;
+  o.member_name = [&](int k) { return ++calls, NameOf(k); };
+  o.peer_url = [&](int k) { return ++calls, UrlOf(k); };
+  const Action a = NextAction(o);
+  EXPECT_EQ(KindName(a.kind), KindName(Action::kAddLearner)) << a.reason;
+  EXPECT_EQ(a.ordinal, 3);
+  EXPECT_LT(calls, 100);
+}
+
 TEST(PlannerTest, WithoutNamingFunctionsItWaits) {
   Observation o = O(3, 3).Voters(3);
   o.peer_url = nullptr;

@@ -133,6 +133,38 @@ TEST(PlanStepTest, Table) {
   }
 }
 
+// Issue 14: spec.replicas 50000000 made every reconcile allocate a record
+// (and a member name and peer URL) per desired member. Admission now caps
+// replicas, and the plan's work follows the pods and members that exist.
+TEST(PlanStepTest, WorkIsBoundedByThePodsNotBySpecReplicas) {
+  EtcdCluster huge = Cluster(1'000'000);
+  MarkInitialized(huge);
+  World three{.statefulset_replicas = 3,
+              .pods = {Pod(0, true, true), Pod(1, true, true), Pod(2, true, true)}};
+  PlanInput in = PlanInputFor(huge, three, Members(huge, 3), absl::OkStatus());
+  int calls = 0;
+  const Topology real = in.topology;
+  in.topology.member_name = [&](int k) { return ++calls, real.member_name(k); };
+  in.topology.peer_url = [&](int k) { return ++calls, real.peer_url(k); };
+  const Plan plan = PlanStep(in);
+  EXPECT_EQ(plan.action.kind, etcd::Action::kAddLearner) << plan.action.reason;
+  EXPECT_EQ(plan.action.ordinal, 3);
+  EXPECT_LT(calls, 100) << "names made per desired member";
+  EXPECT_EQ(plan.ready_pods, 3);
+}
+
+TEST(ObservePodsTest, HasOneEntryPerExistingPod) {
+  const std::vector<etcd::PodView> pods =
+      ObservePods({Pod(4, true, true), Pod(0, true, false), Pod(-1, true, true)},
+                  {{0, "pvc-a"}, {4, "pvc-new"}}, {{4, "pvc-old"}});
+  ASSERT_EQ(pods.size(), 2u) << "no entries for ordinals without a pod";
+  EXPECT_EQ(pods[0].ordinal, 0);
+  EXPECT_TRUE(pods[0].exists);
+  EXPECT_FALSE(pods[0].data_lost);
+  EXPECT_EQ(pods[1].ordinal, 4);
+  EXPECT_TRUE(pods[1].data_lost);
+}
+
 TEST(PlanStepTest, BootstrapTellsTheFirstPodItIsNew) {
   const EtcdCluster c = Cluster(3);
   const Plan plan = PlanStep(PlanInputFor(c, {}, {}, absl::OkStatus()));

@@ -10,7 +10,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
-#include "api/postgrescluster_defaults.h"
+#include "api/postgrescluster_types.h"
 #include "test/unit/golden.h"
 
 namespace quorum::postgrescluster {
@@ -19,7 +19,7 @@ namespace {
 const std::string kTestdata =
     std::string(QUORUM_SOURCE_DIR) + "/test/unit/controllers/postgrescluster/testdata/";
 
-Json Cluster(Json patroni) {
+Json ClusterJson(Json patroni) {
   Json c = {{"apiVersion", "postgres.quorum.dev/v1alpha1"},
             {"kind", "PostgresCluster"},
             {"metadata", {{"name", "hippo"}, {"namespace", "db"}, {"uid", "9f8e-7d6c"}}},
@@ -33,9 +33,16 @@ Json Cluster(Json patroni) {
                    {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}},
               {"users", {{{"name", "app"}, {"databases", {"app"}}}}},
               {"patroni", std::move(patroni)}}}};
-  api::DefaultPostgresCluster(c);
   return c;
 }
+
+PostgresCluster Parse(const Json& obj) {
+  absl::StatusOr<PostgresCluster> c = api::ParsePostgresCluster(obj);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *c : PostgresCluster{};
+}
+
+PostgresCluster Cluster(Json patroni) { return Parse(ClusterJson(std::move(patroni))); }
 
 Json Secret(const std::string& name, std::map<std::string, std::string> data) {
   Json d = Json::object();
@@ -72,15 +79,14 @@ World TlsWorld() {
   return w;
 }
 
-Json BuildAll(const Json& cluster, const World& world) {
+Json BuildAll(const PostgresCluster& cluster, const World& world) {
   const DcsResolution dcs = ResolveDcs(cluster, world.lookup());
   EXPECT_TRUE(dcs.ready) << dcs.message;
   const patroni::ConfigInput input = BuildPatroniInput(cluster, dcs);
-  Json out = {
-      {"configMap", BuildConfigMap(cluster, input)},
-      {"statefulSet", BuildStatefulSet(cluster, cluster["spec"]["instances"][0], input, dcs)},
-      {"services", BuildServices(cluster)},
-      {"rbac", BuildRbac(cluster)}};
+  Json out = {{"configMap", BuildConfigMap(cluster, input)},
+              {"statefulSet", BuildStatefulSet(cluster, cluster.spec.instances[0], input, dcs)},
+              {"services", BuildServices(cluster)},
+              {"rbac", BuildRbac(cluster)}};
   if (auto pdb = BuildPodDisruptionBudget(cluster)) out["podDisruptionBudget"] = *pdb;
   return out;
 }
@@ -130,12 +136,12 @@ TEST(PostgresBuildersTest, ServicesPerDcs) {
   EXPECT_EQ(etcd[0]["spec"]["selector"]["role"], "primary");
   EXPECT_EQ(etcd[1]["spec"]["selector"]["role"], "replica");
 
-  Json lb = Cluster(kEtcdEndpoints);
+  Json lb = ClusterJson(kEtcdEndpoints);
   lb["spec"]["service"] = {{"type", "LoadBalancer"}};
-  EXPECT_EQ(BuildServices(lb)[0]["spec"]["type"], "LoadBalancer");
-  Json lb_k8s = Cluster(Json::object());
+  EXPECT_EQ(BuildServices(Parse(lb))[0]["spec"]["type"], "LoadBalancer");
+  Json lb_k8s = ClusterJson(Json::object());
   lb_k8s["spec"]["service"] = {{"type", "NodePort"}};
-  EXPECT_EQ(BuildServices(lb_k8s)[0]["spec"]["type"], "NodePort");
+  EXPECT_EQ(BuildServices(Parse(lb_k8s))[0]["spec"]["type"], "NodePort");
 }
 
 bool GrantsOn(const std::vector<Json>& rbac, const std::string& resource) {
@@ -163,13 +169,14 @@ TEST(PostgresBuildersTest, RbacPerDcsAndPodApiAccess) {
   EXPECT_FALSE(GrantsOn(etcd, "configmaps"));
   EXPECT_TRUE(GrantsOn(etcd, "pods")) << "the role callback patches its pod";
 
-  Json closed = Cluster(kEtcdEndpoints);
-  closed["spec"]["patroni"]["podAPIAccess"] = false;
+  Json closed_json = ClusterJson(kEtcdEndpoints);
+  closed_json["spec"]["patroni"]["podAPIAccess"] = false;
+  const PostgresCluster closed = Parse(closed_json);
   EXPECT_TRUE(BuildRbac(closed).empty());
   const World w = TlsWorld();
   const DcsResolution dcs = ResolveDcs(closed, w.lookup());
   const Json sts =
-      BuildStatefulSet(closed, closed["spec"]["instances"][0], BuildPatroniInput(closed, dcs), dcs);
+      BuildStatefulSet(closed, closed.spec.instances[0], BuildPatroniInput(closed, dcs), dcs);
   EXPECT_EQ(sts["spec"]["template"]["spec"]["automountServiceAccountToken"], false);
   EXPECT_FALSE(sts["spec"]["template"]["spec"].contains("serviceAccountName"));
   EXPECT_FALSE(absl::StrContains(
@@ -181,7 +188,7 @@ TEST(PostgresBuildersTest, RbacPerDcsAndPodApiAccess) {
 
 TEST(PostgresBuildersTest, NoSecretValueInTheConfigMap) {
   const World w = TlsWorld();
-  const Json cluster = Cluster(kEtcdEndpoints);
+  const PostgresCluster cluster = Cluster(kEtcdEndpoints);
   const DcsResolution dcs = ResolveDcs(cluster, w.lookup());
   const std::string yaml =
       BuildConfigMap(cluster, BuildPatroniInput(cluster, dcs))["data"]["patroni.yaml"];
@@ -190,7 +197,7 @@ TEST(PostgresBuildersTest, NoSecretValueInTheConfigMap) {
   EXPECT_TRUE(absl::StrContains(yaml, "etcd3:")) << yaml;
   EXPECT_FALSE(absl::StrContains(yaml, "kubernetes:")) << yaml;
   const Json env =
-      BuildStatefulSet(cluster, cluster["spec"]["instances"][0], BuildPatroniInput(cluster, dcs),
+      BuildStatefulSet(cluster, cluster.spec.instances[0], BuildPatroniInput(cluster, dcs),
                        dcs)["spec"]["template"]["spec"]["containers"][0]["env"];
   bool user = false, password = false;
   for (const Json& e : env) {
@@ -235,9 +242,10 @@ TEST(DcsResolutionTest, ChecksSecretsAndTheEtcdCluster) {
 }
 
 TEST(PostgresBuildersTest, DynamicConfigurationMergesButTheSpecTimingsWin) {
-  Json cluster = Cluster(Json::object());
-  cluster["spec"]["patroni"]["dynamicConfiguration"] = {
+  Json obj = ClusterJson(Json::object());
+  obj["spec"]["patroni"]["dynamicConfiguration"] = {
       {"ttl", 99}, {"postgresql", {{"parameters", {{"max_connections", "200"}}}}}};
+  const PostgresCluster cluster = Parse(obj);
   const patroni::ConfigInput in = BuildPatroniInput(cluster, ResolveDcs(cluster, World().lookup()));
   const std::string yaml = patroni::RenderConfig(in);
   EXPECT_TRUE(absl::StrContains(yaml, "ttl: 30")) << yaml;
@@ -246,11 +254,11 @@ TEST(PostgresBuildersTest, DynamicConfigurationMergesButTheSpecTimingsWin) {
 }
 
 TEST(PostgresBuildersTest, KeyNamespaceKeepsNamespacesApart) {
-  Json a = Cluster(kEtcdEndpoints), b = Cluster(kEtcdEndpoints);
+  Json a = ClusterJson(kEtcdEndpoints), b = ClusterJson(kEtcdEndpoints);
   b["metadata"]["namespace"] = "other";
-  EXPECT_NE(KeyNamespace(a), KeyNamespace(b));
+  EXPECT_NE(KeyNamespace(Parse(a)), KeyNamespace(Parse(b)));
   a["spec"]["patroni"]["dcs"]["etcd"]["namespace"] = "/mine/";
-  EXPECT_EQ(KeyNamespace(a), "/mine/");
+  EXPECT_EQ(KeyNamespace(Parse(a)), "/mine/");
 }
 
 TEST(PostgresDcsTest, ClusterRefNeedsAQuorumNotEveryMember) {

@@ -11,28 +11,29 @@ namespace quorum::postgrescluster {
 namespace {
 
 TEST(StatusSchemaTest, AFullStatusFitsTheCrd) {
-  const Json cluster = {{"metadata", {{"name", "hippo"}, {"namespace", "db"}, {"generation", 2}}},
-                        {"spec",
-                         {{"instances", {{{"name", "main"}, {"replicas", 2}}}},
-                          {"users", {{{"name", "app"}, {"databases", {"app"}}}}}}}};
+  PostgresCluster cluster;
+  cluster.metadata = {.name = "hippo", .ns = "db", .generation = 2};
+  cluster.spec.instances = {{.name = "main", .replicas = 2}};
+  cluster.spec.users = {{.name = "app", .databases = {"app"}}};
   DcsResolution dcs{.ready = true, .reason = "Resolved", .message = "ok"};
   const Json sts = {
       {"metadata", {{"generation", 1}}},
       {"status",
        {{"observedGeneration", 1}, {"replicas", 2}, {"readyReplicas", 2}, {"updatedReplicas", 2}}}};
-  const Json status = BuildStatus({.cluster = &cluster,
-                                   .dcs = &dcs,
-                                   .statefulsets = {{"main", sts}},
-                                   .primary = "hippo-main-0",
-                                   .system_identifier = "7301234567890123456",
-                                   .switchover = {{"trigger", "1"},
-                                                  {"type", "Switchover"},
-                                                  {"from", "hippo-main-0"},
-                                                  {"to", ""},
-                                                  {"result", "Succeeded"},
-                                                  {"message", "ok"},
-                                                  {"time", "2026-11-30T00:00:00Z"}},
-                                   .now = absl::Now()});
+  const Json status = api::ToJson(
+      BuildStatus({.cluster = &cluster,
+                   .dcs = &dcs,
+                   .statefulsets = {{"main", sts}},
+                   .primary = "hippo-main-0",
+                   .system_identifier = "7301234567890123456",
+                   .switchover = api::PostgresSwitchoverStatus{.trigger = "1",
+                                                               .type = "Switchover",
+                                                               .from = "hippo-main-0",
+                                                               .to = "",
+                                                               .time = "2026-11-30T00:00:00Z",
+                                                               .result = "Succeeded",
+                                                               .message = "ok"},
+                   .now = absl::Now()}));
   const Json schema = api::PostgresClusterSchemaSource()["properties"]["status"];
   EXPECT_EQ(testing::UndeclaredFields(status, schema), std::vector<std::string>{}) << status.dump();
   EXPECT_EQ(status["readyInstances"], "2/2");

@@ -29,10 +29,9 @@ TEST(PlanUserSqlTest, NoPasswordClauseWithoutAPassword) {
 }
 
 TEST(UsersOfTest, ReadsSpecAndSecretNames) {
-  const Json cluster = {
-      {"metadata", {{"name", "hippo"}, {"namespace", "db"}}},
-      {"spec",
-       {{"users", {{{"name", "app_rw"}, {"databases", {"app"}}, {"options", {"NOLOGIN"}}}}}}}};
+  PostgresCluster cluster;
+  cluster.metadata = {.name = "hippo", .ns = "db"};
+  cluster.spec.users = {{.name = "app_rw", .databases = {"app"}, .options = {"NOLOGIN"}}};
   std::string asked;
   const std::vector<UserSpec> users = UsersOf(cluster, [&](const std::string& secret) {
     asked = secret;

@@ -1,0 +1,297 @@
+#include "api/postgrescluster_types.h"
+
+#include "api/decode.h"
+#include "api/postgrescluster_defaults.h"
+#include "api/postgrescluster_validation.h"
+
+namespace quorum::api {
+namespace {
+
+using Json = nlohmann::json;
+using internal::Decoder;
+using internal::Join;
+
+std::string Indexed(const std::string& path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+void DecodeMeta(Decoder& d, const Json* o, const std::string& path, TemplateMeta& out) {
+  const Json* meta = d.Member(o, path, "metadata");
+  const std::string at = Join(path, "metadata");
+  d.StringMap(meta, at, "labels", out.labels);
+  d.StringMap(meta, at, "annotations", out.annotations);
+}
+
+void DecodeInstanceSet(Decoder& d, const Json& o, const std::string& at, PostgresInstanceSet& out) {
+  d.String(&o, at, "name", out.name);
+  d.Int32(&o, at, "replicas", out.replicas);
+  d.Object(&o, at, "dataVolumeClaimSpec", out.data_volume_claim_spec);
+  d.Object(&o, at, "resources", out.resources);
+  d.Object(&o, at, "affinity", out.affinity);
+  d.Array(&o, at, "tolerations", out.tolerations);
+  d.Array(&o, at, "topologySpreadConstraints", out.topology_spread_constraints);
+  DecodeMeta(d, &o, at, out.metadata);
+}
+
+// A list of objects at o[key], each decoded by `one` at "path.key[i]".
+template <typename T, typename F>
+void DecodeList(Decoder& d, const Json* o, const std::string& path, const std::string& key,
+                std::vector<T>& out, F one) {
+  const Json* list = d.Member(o, path, key);
+  if (list == nullptr) return;
+  const std::string at = Join(path, key);
+  if (!list->is_array()) {
+    d.Fail(at, "want a list, got " + list->dump(-1, ' ', false, Json::error_handler_t::replace));
+    return;
+  }
+  for (size_t i = 0; i < list->size(); ++i) {
+    const Json& item = (*list)[i];
+    if (!item.is_object()) {
+      d.Fail(Indexed(at, i), "want an object");
+      continue;
+    }
+    one(d, item, Indexed(at, i), out.emplace_back());
+  }
+}
+
+void DecodeEtcd(Decoder& d, const Json* dcs, PostgresEtcdDcs& out) {
+  const std::string at = "spec.patroni.dcs.etcd";
+  const Json* etcd = d.Member(dcs, "spec.patroni.dcs", "etcd");
+  d.String(d.Member(etcd, at, "clusterRef"), at + ".clusterRef", "name", out.cluster_ref);
+  d.StringList(etcd, at, "endpoints", out.endpoints);
+  d.String(etcd, at, "tlsSecret", out.tls_secret);
+  d.String(etcd, at, "authSecret", out.auth_secret);
+  d.String(etcd, at, "namespace", out.key_namespace);
+}
+
+void DecodePatroni(Decoder& d, const Json* spec, PatroniSpec& out) {
+  const std::string at = "spec.patroni";
+  const Json* p = d.Member(spec, "spec", "patroni");
+  d.Int32(p, at, "leaderLeaseDurationSeconds", out.leader_lease_duration_seconds);
+  d.Int32(p, at, "syncPeriodSeconds", out.sync_period_seconds);
+  d.Int32(p, at, "retryTimeoutSeconds", out.retry_timeout_seconds);
+  d.Object(p, at, "dynamicConfiguration", out.dynamic_configuration);
+  d.Bool(p, at, "podAPIAccess", out.pod_api_access);
+  const Json* dcs = d.Member(p, at, "dcs");
+  d.String(dcs, at + ".dcs", "type", out.dcs.type);
+  if (out.dcs.type.empty()) out.dcs.type = std::string(kDcsKubernetes);
+  DecodeEtcd(d, dcs, out.dcs.etcd);
+  const Json* sw = d.Member(p, at, "switchover");
+  d.Bool(sw, at + ".switchover", "enabled", out.switchover.enabled);
+  d.String(sw, at + ".switchover", "targetInstance", out.switchover.target_instance);
+  d.String(sw, at + ".switchover", "type", out.switchover.type);
+  if (out.switchover.type.empty()) out.switchover.type = std::string(kDefaultSwitchoverType);
+}
+
+void DecodeSpec(Decoder& d, const Json* spec, PostgresClusterSpec& out) {
+  d.Int32(spec, "spec", "postgresVersion", out.postgres_version);
+  d.String(spec, "spec", "image", out.image);
+  DecodeList(d, spec, "spec", "instances", out.instances, DecodeInstanceSet);
+  DecodePatroni(d, spec, out.patroni);
+  DecodeList(d, spec, "spec", "users", out.users,
+             [](Decoder& d, const Json& o, const std::string& at, PostgresUserSpec& u) {
+               d.String(&o, at, "name", u.name);
+               d.StringList(&o, at, "databases", u.databases);
+               d.StringList(&o, at, "options", u.options);
+             });
+  const Json* service = d.Member(spec, "spec", "service");
+  d.String(service, "spec.service", "type", out.service.type);
+  if (out.service.type.empty()) out.service.type = std::string(kDefaultServiceType);
+  DecodeMeta(d, service, "spec.service", out.service.metadata);
+}
+
+void DecodeCondition(Decoder& d, const Json& c, const std::string& at, Condition& out) {
+  d.String(&c, at, "type", out.type);
+  d.String(&c, at, "status", out.status);
+  d.String(&c, at, "reason", out.reason);
+  d.String(&c, at, "message", out.message);
+  d.Int64(&c, at, "observedGeneration", out.observed_generation);
+  d.String(&c, at, "lastTransitionTime", out.last_transition_time);
+}
+
+// Status is written by Quorum only; a malformed list entry is skipped rather
+// than blocking the reconcile that would rewrite it.
+template <typename T, typename F>
+void DecodeStatusList(Decoder& d, const Json* status, const char* key, std::vector<T>& out, F one) {
+  const Json* list = d.Member(status, "status", key);
+  for (size_t i = 0; list != nullptr && list->is_array() && i < list->size(); ++i) {
+    if (!(*list)[i].is_object()) continue;
+    one(d, (*list)[i], Indexed(std::string("status.") + key, i), out.emplace_back());
+  }
+}
+
+void DecodeStatus(Decoder& d, const Json* status, PostgresClusterStatus& out) {
+  d.Int64(status, "status", "observedGeneration", out.observed_generation);
+  DecodeStatusList(d, status, "conditions", out.conditions, DecodeCondition);
+  DecodeStatusList(d, status, "instances", out.instances,
+                   [](Decoder& d, const Json& o, const std::string& at, PostgresInstanceStatus& s) {
+                     d.String(&o, at, "name", s.name);
+                     d.Int32(&o, at, "replicas", s.replicas);
+                     d.Int32(&o, at, "readyReplicas", s.ready_replicas);
+                     d.Int32(&o, at, "updatedReplicas", s.updated_replicas);
+                   });
+  d.String(status, "status", "readyInstances", out.ready_instances);
+  d.String(status, "status", "primary", out.primary);
+  d.String(status, "status", "primaryService", out.primary_service);
+  d.String(status, "status", "replicaService", out.replica_service);
+  DecodeStatusList(d, status, "users", out.users,
+                   [](Decoder& d, const Json& o, const std::string& at, PostgresUserStatus& u) {
+                     d.String(&o, at, "name", u.name);
+                     d.String(&o, at, "secretName", u.secret_name);
+                   });
+  const Json* patroni = d.Member(status, "status", "patroni");
+  d.String(patroni, "status.patroni", "systemIdentifier", out.patroni.system_identifier);
+  if (const Json* sw = d.Member(patroni, "status.patroni", "switchover")) {
+    const std::string at = "status.patroni.switchover";
+    PostgresSwitchoverStatus& s = out.patroni.switchover.emplace();
+    d.String(sw, at, "trigger", s.trigger);
+    d.String(sw, at, "type", s.type);
+    d.String(sw, at, "from", s.from);
+    d.String(sw, at, "to", s.to);
+    d.String(sw, at, "time", s.time);
+    d.String(sw, at, "result", s.result);
+    d.String(sw, at, "message", s.message);
+  }
+}
+
+Json MetaJson(const TemplateMeta& m) {
+  Json out = Json::object();
+  if (!m.labels.empty()) out["labels"] = m.labels;
+  if (!m.annotations.empty()) out["annotations"] = m.annotations;
+  return out;
+}
+
+Json InstanceSetJson(const PostgresInstanceSet& s) {
+  Json out = {{"name", s.name}, {"replicas", s.replicas}};
+  for (const auto& [key, value] : {std::pair{"dataVolumeClaimSpec", &s.data_volume_claim_spec},
+                                   {"resources", &s.resources},
+                                   {"affinity", &s.affinity},
+                                   {"tolerations", &s.tolerations},
+                                   {"topologySpreadConstraints", &s.topology_spread_constraints}}) {
+    if (!value->is_null()) out[key] = *value;
+  }
+  if (Json meta = MetaJson(s.metadata); !meta.empty()) out["metadata"] = meta;
+  return out;
+}
+
+Json PatroniJson(const PatroniSpec& p) {
+  Json dcs = {{"type", p.dcs.type}};
+  if (p.dcs.UsesEtcd()) {
+    const PostgresEtcdDcs& e = p.dcs.etcd;
+    Json etcd = Json::object();
+    if (!e.cluster_ref.empty()) etcd["clusterRef"] = {{"name", e.cluster_ref}};
+    if (!e.endpoints.empty()) etcd["endpoints"] = e.endpoints;
+    if (!e.tls_secret.empty()) etcd["tlsSecret"] = e.tls_secret;
+    if (!e.auth_secret.empty()) etcd["authSecret"] = e.auth_secret;
+    if (!e.key_namespace.empty()) etcd["namespace"] = e.key_namespace;
+    dcs["etcd"] = etcd;
+  }
+  Json out = {{"leaderLeaseDurationSeconds", p.leader_lease_duration_seconds},
+              {"syncPeriodSeconds", p.sync_period_seconds},
+              {"retryTimeoutSeconds", p.retry_timeout_seconds},
+              {"podAPIAccess", p.pod_api_access},
+              {"dcs", dcs},
+              {"switchover", {{"enabled", p.switchover.enabled}, {"type", p.switchover.type}}}};
+  if (!p.dynamic_configuration.is_null()) out["dynamicConfiguration"] = p.dynamic_configuration;
+  if (!p.switchover.target_instance.empty()) {
+    out["switchover"]["targetInstance"] = p.switchover.target_instance;
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<PostgresCluster> DecodePostgresCluster(const Json& obj) {
+  if (!obj.is_object())
+    return absl::InvalidArgumentError("a PostgresCluster must be a JSON object");
+  Decoder d;
+  PostgresCluster out;
+  const Json* meta = d.Member(&obj, "", "metadata");
+  d.String(meta, "metadata", "name", out.metadata.name);
+  d.String(meta, "metadata", "namespace", out.metadata.ns);
+  d.String(meta, "metadata", "uid", out.metadata.uid);
+  d.Int64(meta, "metadata", "generation", out.metadata.generation);
+  out.metadata.deleting = d.Member(meta, "metadata", "deletionTimestamp") != nullptr;
+  d.StringMap(meta, "metadata", "annotations", out.metadata.annotations);
+  DecodeSpec(d, d.Member(&obj, "", "spec"), out.spec);
+  DecodeStatus(d, d.Member(&obj, "", "status"), out.status);
+  if (absl::Status s = d.ToStatus(); !s.ok()) return s;
+  return out;
+}
+
+absl::StatusOr<PostgresCluster> ParsePostgresCluster(const Json& obj) {
+  Json defaulted = obj;
+  DefaultPostgresCluster(defaulted);
+  if (std::vector<FieldError> errors = ValidatePostgresCluster(defaulted, nullptr);
+      !errors.empty()) {
+    return absl::InvalidArgumentError(JoinFieldErrors(errors));
+  }
+  return DecodePostgresCluster(defaulted);
+}
+
+Json ToJson(const PostgresClusterSpec& spec) {
+  Json instances = Json::array();
+  for (const PostgresInstanceSet& s : spec.instances) instances.push_back(InstanceSetJson(s));
+  Json out = {{"postgresVersion", spec.postgres_version},
+              {"instances", instances},
+              {"patroni", PatroniJson(spec.patroni)}};
+  if (!spec.image.empty()) out["image"] = spec.image;
+  if (!spec.users.empty()) {
+    Json users = Json::array();
+    for (const PostgresUserSpec& u : spec.users) {
+      Json j = {{"name", u.name}};
+      if (!u.databases.empty()) j["databases"] = u.databases;
+      if (!u.options.empty()) j["options"] = u.options;
+      users.push_back(std::move(j));
+    }
+    out["users"] = users;
+  }
+  Json service = {{"type", spec.service.type}};
+  if (Json meta = MetaJson(spec.service.metadata); !meta.empty()) service["metadata"] = meta;
+  out["service"] = service;
+  return out;
+}
+
+Json ToJson(const PostgresClusterStatus& s) {
+  Json conditions = Json::array();
+  for (const Condition& c : s.conditions) conditions.push_back(ToJson(c));
+  Json instances = Json::array();
+  for (const PostgresInstanceStatus& i : s.instances) {
+    instances.push_back({{"name", i.name},
+                         {"replicas", i.replicas},
+                         {"readyReplicas", i.ready_replicas},
+                         {"updatedReplicas", i.updated_replicas}});
+  }
+  Json users = Json::array();
+  for (const PostgresUserStatus& u : s.users) {
+    users.push_back({{"name", u.name}, {"secretName", u.secret_name}});
+  }
+  Json out = {{"observedGeneration", s.observed_generation},
+              {"conditions", conditions},
+              {"instances", instances},
+              {"readyInstances", s.ready_instances},
+              {"primaryService", s.primary_service},
+              {"replicaService", s.replica_service},
+              {"users", users}};
+  if (!s.primary.empty()) out["primary"] = s.primary;
+  Json patroni = Json::object();
+  if (!s.patroni.system_identifier.empty()) {
+    patroni["systemIdentifier"] = s.patroni.system_identifier;
+  }
+  if (const auto& sw = s.patroni.switchover) {
+    patroni["switchover"] = {{"trigger", sw->trigger}, {"type", sw->type}, {"from", sw->from},
+                             {"to", sw->to},           {"time", sw->time}, {"result", sw->result},
+                             {"message", sw->message}};
+  }
+  if (!patroni.empty()) out["patroni"] = patroni;
+  return out;
+}
+
+const Condition* FindCondition(const PostgresClusterStatus& status, const std::string& type) {
+  for (const Condition& c : status.conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace quorum::api

@@ -1,0 +1,166 @@
+// The PostgresCluster as typed C++ values: what the reconciler, the builders,
+// the DCS resolution and the status code read instead of JSON paths. An object
+// is parsed once per reconcile (ParsePostgresCluster): defaults applied
+// (DefaultPostgresCluster, the one place for them), validated
+// (ValidatePostgresCluster, the admission rules), then decoded; any problem is
+// an InvalidArgument status naming the field path ("spec.instances[0].replicas:
+// want an integer, got \"3\"").
+//
+// Embedded Kubernetes types (a PersistentVolumeClaimSpec, ResourceRequirements,
+// Affinity, tolerations, spread constraints) and Patroni's dynamic
+// configuration stay JSON: Quorum passes them through and never interprets
+// their fields. The metadata and condition types are shared with EtcdCluster
+// (api/etcdcluster_types.h).
+//
+// Thread-safety: value types and pure functions.
+#ifndef QUORUM_API_POSTGRESCLUSTER_TYPES_H_
+#define QUORUM_API_POSTGRESCLUSTER_TYPES_H_
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "api/etcdcluster_types.h"
+#include "api/postgrescluster.h"
+
+namespace quorum::api {
+
+// spec.instances[]: one StatefulSet of identical members.
+struct PostgresInstanceSet {
+  std::string name{kDefaultInstanceSetName};
+  int32_t replicas = kDefaultInstanceReplicas;
+  nlohmann::json data_volume_claim_spec;       // PersistentVolumeClaimSpec; null when absent
+  nlohmann::json resources;                    // ResourceRequirements; null when absent
+  nlohmann::json affinity;                     // null when absent
+  nlohmann::json tolerations;                  // a list; null when absent
+  nlohmann::json topology_spread_constraints;  // a list; null when absent
+  TemplateMeta metadata;                       // labels and annotations of the pods
+};
+
+// spec.patroni.dcs.etcd: where the etcd DCS is.
+struct PostgresEtcdDcs {
+  std::string cluster_ref;             // clusterRef.name; "" when endpoints are used
+  std::vector<std::string> endpoints;  // client URLs of an etcd the user runs
+  std::string tls_secret;              // "" none
+  std::string auth_secret;             // "" none
+  std::string key_namespace;           // Patroni's namespace; "" derived (names.h KeyNamespace)
+};
+
+struct PostgresDcsSpec {
+  std::string type{kDcsKubernetes};  // kDcsKubernetes | kDcsEtcd
+  PostgresEtcdDcs etcd;              // only with type etcd
+  bool UsesEtcd() const { return type == kDcsEtcd; }
+};
+
+struct PostgresSwitchoverSpec {
+  bool enabled = false;
+  std::string target_instance;               // "" lets Patroni choose (Switchover only)
+  std::string type{kDefaultSwitchoverType};  // Switchover | Failover
+};
+
+struct PatroniSpec {
+  int32_t leader_lease_duration_seconds = kDefaultLeaderLeaseDurationSeconds;
+  int32_t sync_period_seconds = kDefaultSyncPeriodSeconds;
+  int32_t retry_timeout_seconds = kDefaultRetryTimeoutSeconds;
+  nlohmann::json dynamic_configuration;  // an object; null when absent
+  bool pod_api_access = kDefaultPodApiAccess;
+  PostgresDcsSpec dcs;
+  PostgresSwitchoverSpec switchover;
+};
+
+struct PostgresUserSpec {
+  std::string name;
+  std::vector<std::string> databases;
+  std::vector<std::string> options;  // role attributes, e.g. CREATEDB
+};
+
+struct PostgresServiceSpec {
+  std::string type{kDefaultServiceType};
+  TemplateMeta metadata;  // labels and annotations of the primary Service
+};
+
+struct PostgresClusterSpec {
+  int32_t postgres_version = 0;
+  std::string image;  // "" means DefaultPostgresImage(postgres_version)
+  std::vector<PostgresInstanceSet> instances;
+  PatroniSpec patroni;
+  std::vector<PostgresUserSpec> users;
+  PostgresServiceSpec service;
+};
+
+struct PostgresInstanceStatus {
+  std::string name;
+  int32_t replicas = 0;
+  int32_t ready_replicas = 0;
+  int32_t updated_replicas = 0;
+  bool operator==(const PostgresInstanceStatus&) const = default;
+};
+
+struct PostgresUserStatus {
+  std::string name;
+  std::string secret_name;
+  bool operator==(const PostgresUserStatus&) const = default;
+};
+
+// The last switchover trigger handled (status.patroni.switchover).
+struct PostgresSwitchoverStatus {
+  std::string trigger;  // the annotation's value
+  std::string type;     // Switchover | Failover
+  std::string from;
+  std::string to;
+  std::string time;    // RFC 3339
+  std::string result;  // Succeeded | Failed
+  std::string message;
+  bool operator==(const PostgresSwitchoverStatus&) const = default;
+};
+
+struct PostgresPatroniStatus {
+  std::string system_identifier;
+  std::optional<PostgresSwitchoverStatus> switchover;
+  bool operator==(const PostgresPatroniStatus&) const = default;
+};
+
+struct PostgresClusterStatus {
+  int64_t observed_generation = 0;
+  std::vector<Condition> conditions;
+  std::vector<PostgresInstanceStatus> instances;
+  std::string ready_instances;  // "ready/desired"
+  std::string primary;          // pod name; "" unknown
+  std::string primary_service;
+  std::string replica_service;
+  std::vector<PostgresUserStatus> users;
+  PostgresPatroniStatus patroni;
+  bool operator==(const PostgresClusterStatus&) const = default;
+};
+
+struct PostgresCluster {
+  ObjectMeta metadata;
+  PostgresClusterSpec spec;
+  PostgresClusterStatus status;  // as stored (the previous reconcile's)
+};
+
+// Defaults, validates and decodes a whole PostgresCluster. InvalidArgument
+// with "field: message; ..." when the object breaks an admission rule or a
+// field has the wrong type. Never throws.
+absl::StatusOr<PostgresCluster> ParsePostgresCluster(const nlohmann::json& obj);
+
+// Decodes without defaulting or validating (type errors still name the
+// field): for objects already defaulted, for the informer's indexes, and for
+// tests of single fields. Absent fields keep the struct's defaults.
+absl::StatusOr<PostgresCluster> DecodePostgresCluster(const nlohmann::json& obj);
+
+// The serialised forms, as the API server stores them (absent and default
+// fields omitted where the API server would omit them).
+nlohmann::json ToJson(const PostgresClusterSpec& spec);
+nlohmann::json ToJson(const PostgresClusterStatus& status);
+
+// The condition `type` in `status`, or null.
+const Condition* FindCondition(const PostgresClusterStatus& status, const std::string& type);
+
+}  // namespace quorum::api
+
+#endif  // QUORUM_API_POSTGRESCLUSTER_TYPES_H_
