@@ -111,8 +111,9 @@ case "$cmd" in
     (($# == 3)) || usage
     pids="$(pod_pids "$cp" "$1" "$2")"
     [[ -n "$pids" ]] || die "pod $1/$2 has no process"
-    # shellcheck disable=SC2086
-    kill -s "$3" $pids ;;
+    # A process may be gone by the time its turn comes (a postmaster's
+    # children die with it): only a pod with no process at all is an error.
+    for pid in $pids; do kill -s "$3" "$pid" 2>/dev/null || true; done ;;
   cut) (($# == 2)) || usage; cut_pod "$cp" "$1" "$2" ;;
   heal) (($# == 2)) || usage; heal_pod "$cp" "$1" "$2" ;;
   apiserver-restart) "$here/controlplane.sh" restart-apiserver "$cp" ;;
