@@ -113,7 +113,8 @@ Json Etcd() {
       {"type", "array"},
       {"description",
        "URLs of the etcd members Patroni talks to, e.g. https://etcd-0.etcd:2379: 1 to 7, all "
-       "http:// or all https://, no path. Exactly one of endpoints and clusterRef."},
+       "http:// or all https://, no path. Exactly one of endpoints and clusterRef. Cannot change "
+       "after creation (reordering is fine)."},
       {"items", WithPattern(String("scheme://host[:port]"), kEtcdUrl, 512)},
       {"maxItems", kMaxEtcdEndpoints},
       {"x-kubernetes-list-type", "set"},
@@ -125,7 +126,7 @@ Json Etcd() {
   Json cluster_ref = Object(
       "An EtcdCluster run by Quorum in the same namespace. Its client endpoint, TLS material and "
       "credentials are used; the PostgresCluster waits until it is Ready. Exactly one of "
-      "endpoints and clusterRef.",
+      "endpoints and clusterRef. Cannot change after creation.",
       {{"name", WithPattern(String("Name of the EtcdCluster."), kDns1123Subdomain, 253)}});
   cluster_ref["required"] = Json::array({"name"});
 
@@ -146,7 +147,8 @@ Json Etcd() {
           {"namespace",
            WithPattern(String("Key prefix of this cluster in etcd (Patroni's namespace). Empty: "
                               "derived from the Kubernetes namespace, so clusters of the same "
-                              "name in different namespaces can share one etcd."),
+                              "name in different namespaces can share one etcd. Cannot change "
+                              "after creation."),
                        "^[A-Za-z0-9/_.-]*$", 253)},
       });
   etcd["x-kubernetes-validations"] = Json::array({
