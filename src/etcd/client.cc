@@ -297,6 +297,20 @@ absl::StatusOr<std::vector<Alarm>> Client::Alarms() {
                 &wire::ParseAlarms, "alarm list");
 }
 
+absl::Status Client::AlarmDisarm(const Alarm& alarm) {
+  return Post("/v3/maintenance/alarm", wire::AlarmDisarmRequest(alarm),
+              absl::StrCat("disarm alarm ", alarm.type, " of member ", absl::Hex(alarm.member_id)),
+              /*idempotent=*/true)
+      .status();
+}
+
+absl::Status Client::Compact(int64_t revision) {
+  // Safe to repeat: a second compaction to the same revision is IsCompacted().
+  return Post("/v3/kv/compaction", wire::CompactRequest(revision, /*physical=*/true),
+              absl::StrCat("compact to revision ", revision), /*idempotent=*/true)
+      .status();
+}
+
 absl::Status Client::Defragment(std::string_view endpoint) {
   const std::string ep = Trimmed(endpoint);
   return PostTo(ep, "/v3/maintenance/defragment", "{}", absl::StrCat("defragment ", ep),

@@ -117,6 +117,17 @@ std::string MoveLeaderRequest(uint64_t target_id) {
   return Dump(json{{"targetID", Id(target_id)}});
 }
 
+std::string CompactRequest(int64_t revision, bool physical) {
+  json j{{"revision", std::to_string(revision)}};
+  if (physical) j["physical"] = true;
+  return Dump(j);
+}
+
+std::string AlarmDisarmRequest(const Alarm& alarm) {
+  return Dump(
+      json{{"action", "DEACTIVATE"}, {"memberID", Id(alarm.member_id)}, {"alarm", alarm.type}});
+}
+
 std::string PutRequest(std::string_view key, std::string_view value) {
   return Dump(json{{"key", B64(key)}, {"value", B64(value)}});
 }
@@ -182,6 +193,7 @@ absl::StatusOr<StatusResponse> ParseStatus(std::string_view body) {
   out.errors = Strings(*j, "errors");
   out.member_id = U64(Header(*j), "member_id");
   out.cluster_id = U64(Header(*j), "cluster_id");
+  out.revision = I64(Header(*j), "revision");
   return out;
 }
 

@@ -26,6 +26,11 @@ std::string MemberAddRequest(const std::vector<std::string>& peer_urls, bool is_
 std::string MemberIdRequest(uint64_t id);  // remove, promote
 std::string MemberUpdateRequest(uint64_t id, const std::vector<std::string>& peer_urls);
 std::string MoveLeaderRequest(uint64_t target_id);
+// Compacts the key history up to `revision`; physical: answer once the
+// freed space is reusable (the compaction reached the backend).
+std::string CompactRequest(int64_t revision, bool physical);
+// Deactivates one alarm (its member and type as Alarms() listed them).
+std::string AlarmDisarmRequest(const Alarm& alarm);
 std::string PutRequest(std::string_view key, std::string_view value);
 std::string RangeRequest(std::string_view key);
 std::string AuthenticateRequest(std::string_view name, std::string_view password);
