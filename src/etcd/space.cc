@@ -1,5 +1,7 @@
 #include "src/etcd/space.h"
 
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -28,9 +30,8 @@ SpaceAction Defragment(const SpaceMember& m, const std::string& why) {
 
 // The defragmentation steps shared by both episodes; nullopt-like kNone when
 // every member that needs it is done.
-SpaceAction NextDefragmentation(const SpaceObservation& o,
-                                bool (*needs)(const SpaceMember&, int64_t),
-                                const std::string& why) {
+template <typename Needs>
+SpaceAction NextDefragmentation(const SpaceObservation& o, Needs needs, const std::string& why) {
   const SpaceMember* leader = nullptr;
   for (const SpaceMember& m : o.members) {
     if (m.id == o.leader_id) {
@@ -52,8 +53,6 @@ SpaceAction NextDefragmentation(const SpaceObservation& o,
   }
   return Defragment(*leader, why);  // a single voting member: nobody to hand over to
 }
-
-bool NeedsAfterCompaction(const SpaceMember& m, int64_t) { return WorthDefragmenting(m); }
 
 }  // namespace
 
@@ -92,8 +91,11 @@ SpaceAction NextSpaceAction(const SpaceObservation& o) {
             .reason = absl::StrCat("The NOSPACE alarm is raised (quota ", Mib(o.quota_bytes),
                                    "); compacting the key history to revision ", o.revision)};
   }
-  SpaceAction step =
-      NextDefragmentation(o, &NeedsAfterCompaction, "to free the space compaction released");
+  auto not_yet = [&o](const SpaceMember& m, int64_t) {
+    return m.answered && !m.client_url.empty() &&
+           std::find(o.defragmented.begin(), o.defragmented.end(), m.id) == o.defragmented.end();
+  };
+  SpaceAction step = NextDefragmentation(o, not_yet, "to free the space compaction released");
   if (step.kind != SpaceAction::kNone) return step;
   int64_t in_use = 0;
   for (const SpaceMember& m : o.members) in_use = std::max(in_use, m.db_size_in_use);

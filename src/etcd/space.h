@@ -7,8 +7,10 @@
 //  * NOSPACE: a member's backend reached its quota and etcd raised the
 //    NOSPACE alarm; every write is refused until it is disarmed. The remedy
 //    is etcd's documented one: compact the key history to the current
-//    revision, defragment each member so that the freed pages go back to the
-//    file system (followers first, one at a time; the leader last, after its
+//    revision, defragment each member once (members apply the compaction at
+//    their own pace, so their reported use is not waited for) so that the
+//    freed pages go back to the file system (followers first, one at a time;
+//    the leader last, after its
 //    leadership moved to a follower that is already defragmented, so the
 //    cluster never waits on a blocked leader), then disarm. If the data still
 //    in use fills the quota after that, disarming would only make the next
@@ -52,10 +54,11 @@ struct SpaceMember {
 
 struct SpaceObservation {
   std::vector<SpaceMember> members;
-  uint64_t leader_id = 0;      // 0: no leader known
-  bool nospace_alarm = false;  // a NOSPACE alarm is raised (any member's status lists it)
-  bool compacted = false;      // this episode's compaction is done
-  int64_t revision = 0;        // the store's current revision (to compact to)
+  uint64_t leader_id = 0;              // 0: no leader known
+  bool nospace_alarm = false;          // a NOSPACE alarm is raised (any member's status lists it)
+  bool compacted = false;              // this episode's compaction is done
+  std::vector<uint64_t> defragmented;  // members defragmented since the compaction
+  int64_t revision = 0;                // the store's current revision (to compact to)
   int64_t quota_bytes = kDefaultQuotaBytes;
 };
 

@@ -8,6 +8,7 @@
 #include "src/controllers/etcdcluster/access.h"
 #include "src/controllers/etcdcluster/act.h"
 #include "src/controllers/etcdcluster/auth.h"
+#include "src/controllers/etcdcluster/space.h"
 #include "src/controllers/etcdcluster/status.h"
 
 namespace quorum::etcdcluster {
@@ -28,7 +29,7 @@ bool IsMembershipStep(const etcd::Action& a) {
 }
 
 StatusInput StatusInputFor(const EtcdCluster& cluster, const EtcdView& view, const World& world,
-                           const Plan& plan, const absl::Status& step) {
+                           const Plan& plan, const absl::Status& step, const SpaceOutcome& space) {
   return {.cluster = &cluster,
           .etcd = &view,
           .ready_pods = plan.ready_pods,
@@ -38,6 +39,8 @@ StatusInput StatusInputFor(const EtcdCluster& cluster, const EtcdView& view, con
           .problem = step.ok() || IsMembershipStep(plan.action) ? plan.problem
                                                                 : std::string(step.message()),
           .storage_uids = world.storage_uids,
+          .space_alarm = space.alarm,
+          .space_message = space.message,
           .now = absl::Now()};
 }
 
@@ -78,9 +81,25 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
     return s;
   }
   RecordStep(*stored, plan, step);
+  // Housekeeping: the backend's space, when the membership step changed nothing.
+  SpaceOutcome space{.view = etcd.view};
+  if (step.ok() && !IsMembershipStep(plan.action) && etcd.client != nullptr &&
+      etcd.view.members_known) {
+    space = Housekeep(*etcd.client, std::move(etcd.view), QuotaOf(*cluster));
+    for (const SpaceEvent& e : space.events) {
+      if (e.warning) {
+        recorder_.Warning(*stored, e.reason, e.message);
+      } else {
+        recorder_.Normal(*stored, e.reason, e.message);
+      }
+    }
+  }
   const api::EtcdClusterStatus status =
-      BuildStatus(StatusInputFor(*cluster, etcd.view, world, plan, step));
+      BuildStatus(StatusInputFor(*cluster, space.view, world, plan, step, space));
   if (absl::Status s = WriteStatus(client_, *cluster, status); !s.ok()) return s;
+  if (space.busy && step.ok()) {
+    return Result{.requeue_after = backoff_.Next(req.Key(), "space: " + space.message)};
+  }
   return Next(req, plan, step);
 }
 

@@ -110,6 +110,14 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
     s.conditions.push_back(MakeCondition(cluster, "Error", true, "Splitbrain",
                                          "Members report different cluster IDs", in.now));
   }
+  if (in.space_alarm || api::FindCondition(cluster.status, "SpaceAlarm") != nullptr) {
+    s.conditions.push_back(MakeCondition(
+        cluster, "SpaceAlarm", in.space_alarm, in.space_alarm ? "NoSpace" : "NoAlarm",
+        in.space_alarm ? (in.space_message.empty() ? "etcd refuses writes: NOSPACE alarm"
+                                                   : "etcd refuses writes: " + in.space_message)
+                       : "No NOSPACE alarm is raised",
+        in.now));
+  }
   s.client_secret_name = cluster.spec.security.tls.client_secret;
   if (AuthEnabledInSpec(cluster)) s.auth_secret_name = AuthSecretName(cluster);
   return s;

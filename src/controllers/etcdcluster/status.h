@@ -1,6 +1,7 @@
 // Status phase of the EtcdCluster reconciler (API.md): conditions
-// Initialized, Ready and Error, observedGeneration, readyReplicas, members,
-// leader, clientEndpoint, clientSecretName and authSecretName. Pure: the
+// Initialized, Ready, Error and SpaceAlarm (present once a NOSPACE alarm was
+// seen: True while it is raised, False after the operator disarmed it), observedGeneration,
+// readyReplicas, members, leader, clientEndpoint, clientSecretName and authSecretName. Pure: the
 // caller passes the time used for condition transitions, and transition
 // times are kept when a condition is unchanged.
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_STATUS_H_
@@ -23,6 +24,8 @@ struct StatusInput {
   bool converged = false;                   // planner said kNone
   std::string problem;                      // e.g. a missing Secret; empty when none
   std::map<int, std::string> storage_uids;  // ordinal → storage identity, recorded per member
+  bool space_alarm = false;                 // a NOSPACE alarm is raised (space.h)
+  std::string space_message;                // the housekeeping's last sentence, "" when none
   absl::Time now;
 };
 

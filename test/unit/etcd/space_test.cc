@@ -17,11 +17,13 @@ SpaceMember M(uint64_t id, int64_t size, int64_t in_use, bool learner = false) {
           .db_size_in_use = in_use * kMiB};
 }
 
-SpaceObservation Alarmed(std::vector<SpaceMember> members, bool compacted) {
+SpaceObservation Alarmed(std::vector<SpaceMember> members, bool compacted,
+                         std::vector<uint64_t> defragmented = {}) {
   return {.members = std::move(members),
           .leader_id = 1,
           .nospace_alarm = true,
           .compacted = compacted,
+          .defragmented = std::move(defragmented),
           .revision = 77,
           .quota_bytes = 16 * kMiB};
 }
@@ -76,21 +78,26 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"AlarmWaitsForALeader", NoLeader(), SpaceAction::kWait},
         Case{"AfterCompactionFollowersFirstInOrder",
              Alarmed({M(1, 16, 1), M(2, 16, 1), M(3, 16, 1)}, true), SpaceAction::kDefragment, 2},
-        Case{"ThenTheNextFollower", Alarmed({M(1, 16, 1), M(2, 1, 1), M(3, 16, 1)}, true),
+        Case{"FollowersEvenBeforeTheyReportTheFreedSpace",
+             Alarmed({M(1, 16, 16), M(2, 16, 16), M(3, 16, 16)}, true), SpaceAction::kDefragment,
+             2},
+        Case{"ThenTheNextFollower", Alarmed({M(1, 16, 1), M(2, 1, 1), M(3, 16, 1)}, true, {2}),
              SpaceAction::kDefragment, 3},
-        Case{"LearnersAreFollowersToo", Alarmed({M(1, 16, 1), M(2, 1, 1), M(4, 16, 1, true)}, true),
+        Case{"LearnersAreFollowersToo",
+             Alarmed({M(1, 16, 1), M(2, 1, 1), M(4, 16, 1, true)}, true, {2}),
              SpaceAction::kDefragment, 4},
         Case{"TheLeaderLastAfterMovingLeadership",
-             Alarmed({M(1, 16, 1), M(2, 1, 1), M(3, 1, 1)}, true), SpaceAction::kMoveLeader, 2},
-        Case{"LeadershipNeverMovesToALearner",
-             Alarmed({M(1, 16, 1), M(4, 1, 1, true), M(2, 1, 1)}, true), SpaceAction::kMoveLeader,
+             Alarmed({M(1, 16, 1), M(2, 1, 1), M(3, 1, 1)}, true, {2, 3}), SpaceAction::kMoveLeader,
              2},
+        Case{"LeadershipNeverMovesToALearner",
+             Alarmed({M(1, 16, 1), M(4, 1, 1, true), M(2, 1, 1)}, true, {4, 2}),
+             SpaceAction::kMoveLeader, 2},
         Case{"ASingleMemberDefragmentsInPlace", Alarmed({M(1, 16, 1)}, true),
              SpaceAction::kDefragment, 1},
-        Case{"AllDefragmentedDisarms", Alarmed({M(1, 1, 1), M(2, 1, 1), M(3, 1, 1)}, true),
-             SpaceAction::kDisarm},
+        Case{"AllDefragmentedDisarms",
+             Alarmed({M(1, 1, 1), M(2, 1, 1), M(3, 1, 1)}, true, {1, 2, 3}), SpaceAction::kDisarm},
         Case{"StillFullAfterwardsWaitsInsteadOfDisarming",
-             Alarmed({M(1, 16, 15), M(2, 16, 15)}, true), SpaceAction::kWait}),
+             Alarmed({M(1, 16, 15), M(2, 16, 15)}, true, {1, 2}), SpaceAction::kWait}),
     [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 TEST(SpacePlannerTest, CompactsToTheObservedRevision) {
@@ -104,7 +111,7 @@ TEST(SpacePlannerTest, DefragmentsAtTheMembersClientUrl) {
 }
 
 TEST(SpacePlannerTest, StillFullNamesTheOption) {
-  const SpaceAction a = NextSpaceAction(Alarmed({M(1, 16, 15)}, true));
+  const SpaceAction a = NextSpaceAction(Alarmed({M(1, 16, 15)}, true, {1}));
   EXPECT_NE(a.reason.find("spec.options.quota-backend-bytes"), std::string::npos) << a.reason;
 }
 
