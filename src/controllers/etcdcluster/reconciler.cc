@@ -24,6 +24,21 @@ bool AnyPodHasIp(const World& w) {
   return false;
 }
 
+// The Storage condition's input: the claim template outcome, else the
+// progress of a resize read from the PVCs.
+StorageState StorageStateOf(const runtime::Cache& cache, const EtcdCluster& cluster,
+                            const controllers::ClaimTemplateOutcome& claims) {
+  if (!claims.reason.empty()) {
+    return {.reason = claims.reason, .message = claims.message, .ok = false};
+  }
+  ObjectPtr sts = cache.Get(kStatefulSets, cluster.metadata.ns, NamesOf(cluster).statefulset);
+  if (sts == nullptr) return {};
+  const controllers::ResizeProgress p =
+      controllers::ResizeProgressOf(controllers::ClaimsOf(cache, *sts));
+  if (p.resizing > 0) return {.reason = "Resizing", .message = p.message, .ok = false};
+  return {};
+}
+
 bool IsMembershipStep(const etcd::Action& a) {
   return a.kind != etcd::Action::kNone && a.kind != etcd::Action::kWait;
 }
@@ -77,9 +92,12 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   // Plan (pure), act, status, wait.
   const Plan plan = PlanStep(PlanInputFor(*cluster, world, etcd.view, access));
   const absl::Status step = TakeStep(*stored, *cluster, plan, etcd.client.get(), cfg.password);
-  if (absl::Status s = ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok()); !s.ok()) {
+  controllers::ClaimTemplateOutcome claims;
+  if (absl::Status s = ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims);
+      !s.ok()) {
     return s;
   }
+  RecordClaims(*stored, claims);
   RecordStep(*stored, plan, step);
   // Housekeeping: the backend's space, when the membership step changed nothing.
   SpaceOutcome space{.view = etcd.view};
@@ -94,8 +112,9 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
       }
     }
   }
-  const api::EtcdClusterStatus status =
-      BuildStatus(StatusInputFor(*cluster, space.view, world, plan, step, space));
+  StatusInput status_input = StatusInputFor(*cluster, space.view, world, plan, step, space);
+  status_input.storage = StorageStateOf(cache_, *cluster, claims);
+  const api::EtcdClusterStatus status = BuildStatus(status_input);
   if (absl::Status s = WriteStatus(client_, *cluster, status); !s.ok()) return s;
   if (space.busy && step.ok()) {
     return Result{.requeue_after = backoff_.Next(req.Key(), "space: " + space.message)};
@@ -137,6 +156,16 @@ absl::Status EtcdClusterReconciler::TakeStep(const Json& stored, const EtcdClust
         "etcd authentication is on; root credentials are in Secret " + AuthSecretName(cluster));
   }
   return absl::OkStatus();
+}
+
+void EtcdClusterReconciler::RecordClaims(const Json& stored,
+                                         const controllers::ClaimTemplateOutcome& claims) {
+  if (claims.reason.empty() || claims.reason == "Waiting") return;
+  if (claims.warning) {
+    recorder_.Warning(stored, "Storage" + claims.reason, claims.message);
+  } else {
+    recorder_.Normal(stored, "Storage" + claims.reason, claims.message);
+  }
 }
 
 void EtcdClusterReconciler::RecordStep(const Json& stored, const Plan& plan,

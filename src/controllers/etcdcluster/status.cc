@@ -118,6 +118,14 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
                        : "No NOSPACE alarm is raised",
         in.now));
   }
+  if (!in.storage.reason.empty() || api::FindCondition(cluster.status, "Storage") != nullptr) {
+    s.conditions.push_back(MakeCondition(
+        cluster, "Storage", in.storage.reason.empty(),
+        in.storage.reason.empty() ? "AsRequested" : in.storage.reason,
+        in.storage.reason.empty() ? "Every volume has the size and labels spec.storage asks for"
+                                  : in.storage.message,
+        in.now));
+  }
   s.client_secret_name = cluster.spec.security.tls.client_secret;
   if (AuthEnabledInSpec(cluster)) s.auth_secret_name = AuthSecretName(cluster);
   return s;
