@@ -1,6 +1,7 @@
 #include "src/controllers/common/claim_templates.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -141,6 +142,33 @@ std::vector<runtime::ObjectPtr> ClaimsOf(const runtime::Cache& cache, const Json
   return out;
 }
 
+absl::StatusOr<std::vector<runtime::ObjectPtr>> ListClaims(kube::Client& client, const Json& sts) {
+  std::vector<runtime::ObjectPtr> out;
+  const Json& templates = Templates(sts);
+  const Json& match = Field(sts, {"spec", "selector", "matchLabels"});
+  if (!templates.is_array() || !match.is_object() || match.empty()) return out;
+  std::string selector;
+  for (auto it = match.begin(); it != match.end(); ++it) {
+    absl::StrAppend(&selector, selector.empty() ? "" : ",", it.key(), "=", Text(it.value()));
+  }
+  const std::string ns = Text(Field(sts, {"metadata", "namespace"}));
+  const std::string name = Text(Field(sts, {"metadata", "name"}));
+  absl::StatusOr<Json> list = client.List(kPvcResource, ns, {.label_selector = selector});
+  if (!list.ok()) return list.status();
+  for (const Json& pvc : Field(*list, {"items"})) {
+    const std::string pvc_name = Text(Field(pvc, {"metadata", "name"}));
+    for (const Json& t : templates) {
+      const std::string prefix = Text(Field(t, {"metadata", "name"})) + "-" + name + "-";
+      const std::string rest = pvc_name.rfind(prefix, 0) == 0 ? pvc_name.substr(prefix.size()) : "";
+      if (!rest.empty() && std::all_of(rest.begin(), rest.end(), ::isdigit)) {
+        out.push_back(std::make_shared<const Json>(pvc));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
                                                         const runtime::Cache& cache, Json desired,
                                                         const runtime::ObjectPtr& live,
@@ -177,15 +205,17 @@ absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
   };
   if (diff.shrink) {
     return keep_live("ShrinkRefused", field +
-                                          ".spec.resources.requests.storage: a volume cannot "
+                                          ".resources.requests.storage: a volume cannot "
                                           "shrink; the volumes keep their size");
   }
-  const std::vector<runtime::ObjectPtr> claims = ClaimsOf(cache, *live);
+  absl::StatusOr<std::vector<runtime::ObjectPtr>> listed = ListClaims(client, *live);
+  if (!listed.ok()) return listed.status();
+  const std::vector<runtime::ObjectPtr>& claims = *listed;
   if (!diff.growth.empty()) {
     for (const runtime::ObjectPtr& pvc : claims) {
       const std::string sc = Text(Field(*pvc, {"spec", "storageClassName"}));
       const std::string growth =
-          absl::StrCat(field, ".spec.resources.requests.storage: cannot grow from ",
+          absl::StrCat(field, ".resources.requests.storage: cannot grow from ",
                        diff.growth.front().from, " to ", diff.growth.front().to, ": ");
       if (sc.empty() || sc == "null") {
         return keep_live("ExpansionNotAllowed", growth + "volume " +
@@ -248,10 +278,11 @@ absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
   out.reason = "Recreating";
   out.message =
       diff.growth.empty()
-          ? absl::StrCat(field, " changed: ", patched, " volume(s) relabelled; StatefulSet ", name,
+          ? absl::StrCat("the claim template changed: ", patched,
+                         " volume(s) relabelled; StatefulSet ", name,
                          " is re-created with the new claim template (its pods keep running)")
-          : absl::StrCat(field, ".spec.resources.requests.storage grew from ",
-                         diff.growth.front().from, " to ", diff.growth.front().to, ": ", patched,
+          : absl::StrCat(field, ".resources.requests.storage grew from ", diff.growth.front().from,
+                         " to ", diff.growth.front().to, ": ", patched,
                          " volume(s) asked to expand; StatefulSet ", name,
                          " is re-created with the new claim template (its pods keep running)");
   return out;

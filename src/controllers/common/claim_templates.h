@@ -83,8 +83,8 @@ struct ClaimTemplateOutcome {
 };
 
 // `desired` as built, `live` from the cache (null: not created yet),
-// `field` the spec path of the claim template for messages, `replicas`
-// how many ordinals may have PVCs. Errors: the API's, when patching a PVC or
+// `field` the path of the claim spec in the resource, for messages (e.g.
+// "spec.storage.volumeClaimTemplate.spec"). Errors: the API's, when patching a PVC or
 // deleting the StatefulSet failed (the next reconcile tries again).
 absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
                                                         const runtime::Cache& cache,
@@ -92,8 +92,16 @@ absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
                                                         const runtime::ObjectPtr& live,
                                                         const std::string& field);
 
-// The PVCs of `sts` (its templates, ordinals 0..replicas-1) in the cache.
+// The PVCs of `sts` (its templates, ordinals 0..replicas-1 and retained
+// ones above) in the cache; the cache holds only PVCs that carry
+// app.kubernetes.io/name (controllers::CacheScopes).
 std::vector<runtime::ObjectPtr> ClaimsOf(const runtime::Cache& cache, const kube::Json& sts);
+
+// The same from the API server: the PVCs that carry the StatefulSet's
+// selector labels (the StatefulSet controller puts them there) and are named
+// after one of its templates. Errors: the API's.
+absl::StatusOr<std::vector<runtime::ObjectPtr>> ListClaims(kube::Client& client,
+                                                           const kube::Json& sts);
 
 }  // namespace quorum::controllers
 

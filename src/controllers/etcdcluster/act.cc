@@ -78,7 +78,7 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
     runtime::ObjectPtr cached = cache.Get(gvr, cluster.metadata.ns, name);
     if (gvr == kStatefulSets) {
       absl::StatusOr<controllers::ClaimTemplateOutcome> prepared = controllers::PrepareStatefulSet(
-          client, cache, std::move(obj), cached, "spec.storage.volumeClaimTemplate");
+          client, cache, std::move(obj), cached, "spec.storage.volumeClaimTemplate.spec");
       if (!prepared.ok()) return prepared.status();
       obj = prepared->statefulset;
       const bool apply = prepared->apply;

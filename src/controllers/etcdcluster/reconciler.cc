@@ -31,8 +31,13 @@ StorageState StorageStateOf(const runtime::Cache& cache, const EtcdCluster& clus
   if (!claims.reason.empty()) {
     return {.reason = claims.reason, .message = claims.message, .ok = false};
   }
-  ObjectPtr sts = cache.Get(kStatefulSets, cluster.metadata.ns, NamesOf(cluster).statefulset);
-  if (sts == nullptr) return {};
+  const std::string name = NamesOf(cluster).statefulset;
+  ObjectPtr sts = cache.Get(kStatefulSets, cluster.metadata.ns, name);
+  if (sts == nullptr) {
+    const api::Condition* c = api::FindCondition(cluster.status, "Storage");
+    if (c == nullptr || c->status != "False") return {};
+    return {.reason = "Recreating", .message = "StatefulSet " + name + " is being re-created"};
+  }
   const controllers::ResizeProgress p =
       controllers::ResizeProgressOf(controllers::ClaimsOf(cache, *sts));
   if (p.resizing > 0) return {.reason = "Resizing", .message = p.message, .ok = false};

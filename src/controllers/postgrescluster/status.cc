@@ -1,5 +1,7 @@
 #include "src/controllers/postgrescluster/status.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
 #include "src/controllers/postgrescluster/builders.h"
@@ -71,6 +73,19 @@ Json BuildStatus(const StatusInput& in) {
       cluster, "Progressing", progressing, progressing ? "Reconciling" : "Stable",
       progressing ? "members are being created or updated" : "every member runs the current spec",
       in.now));
+
+  const Json& old_conditions = At(cluster, {"status", "conditions"});
+  const bool had_storage =
+      old_conditions.is_array() &&
+      std::any_of(old_conditions.begin(), old_conditions.end(),
+                  [](const Json& c) { return c.is_object() && c.value("type", "") == "Storage"; });
+  if (!in.storage.reason.empty() || had_storage) {
+    const bool ok = in.storage.reason.empty();
+    conditions.push_back(runtime::MakeCondition(
+        cluster, "Storage", ok, ok ? "AsRequested" : in.storage.reason,
+        ok ? "Every volume has the size and labels the instance sets ask for" : in.storage.message,
+        in.now));
+  }
 
   Json users = Json::array();
   if (const Json& us = At(cluster, {"spec", "users"}); us.is_array()) {

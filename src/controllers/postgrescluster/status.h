@@ -1,6 +1,7 @@
-// The PostgresCluster status (API.md): conditions DCSReady, Ready and
-// Progressing, observedGeneration, instances[], readyInstances, primary, the
-// Services and user Secrets to connect with, and what Patroni reports.
+// The PostgresCluster status (API.md): conditions DCSReady, Ready,
+// Progressing and Storage (present once a claim template changed: False
+// while volumes expand or a change cannot be made, then True), observedGeneration, instances[],
+// readyInstances, primary, the Services and user Secrets to connect with, and what Patroni reports.
 // Pure: the caller passes what it observed and the time for transitions.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_STATUS_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_STATUS_H_
@@ -13,6 +14,13 @@
 
 namespace quorum::postgrescluster {
 
+// The volumes against the instance sets' dataVolumeClaimSpec
+// (src/controllers/common/claim_templates.h).
+struct StorageState {
+  std::string reason;  // "" when everything is as asked; else Recreating, Resizing, ...
+  std::string message;
+};
+
 struct StatusInput {
   const Json* cluster = nullptr;  // as read, with its previous status
   const DcsResolution* dcs = nullptr;
@@ -21,6 +29,7 @@ struct StatusInput {
   std::string system_identifier;             // "" keeps the recorded one
   Json switchover;                           // a new record, or null to keep the old one
   std::string problem;                       // blocks Ready (e.g. a failed step); "" none
+  StorageState storage;
   absl::Time now;
 };
 

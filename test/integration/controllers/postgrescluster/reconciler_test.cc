@@ -17,6 +17,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "src/controllers/common/cache_scopes.h"
+#include "src/controllers/common/claim_templates.h"
 #include "src/kube/errors.h"
 #include "test/integration/controllers/api_writes.h"
 #include "test/integration/testenv.h"
@@ -320,6 +321,92 @@ TEST_F(PostgresClusterControllerTest, ReconcilingAnUnchangedClusterWritesNothing
   EXPECT_EQ(Writes(), writes) << "a no-op reconcile must not write";
   std::printf("API writes during %.0f no-op reconcile(s): %.0f\n", Reconciles() - reconciles,
               Writes() - writes);
+}
+
+// Growing an instance set's storage on an expandable StorageClass (issue
+// 14.2): the StatefulSet's claim template is immutable, so the reconcile used
+// to fail there, before role labels, users and status. Now each Bound PVC is
+// asked to grow and the StatefulSet is re-created (orphan delete) with its
+// pods untouched; no resizer runs here, so the Storage condition says
+// Resizing. The test binds the PVCs as the (absent) volume binder would.
+TEST_F(PostgresClusterControllerTest, GrowingStorageExpandsTheVolumesAndDoesNotWedge) {
+  const kube::GroupVersionResource storage_classes{"storage.k8s.io", "v1", "storageclasses"};
+  const std::string sc = "sc-" + ns();
+  ASSERT_TRUE(client()
+                  .Create(storage_classes, "",
+                          {{"apiVersion", "storage.k8s.io/v1"},
+                           {"kind", "StorageClass"},
+                           {"metadata", {{"name", sc}}},
+                           {"provisioner", "example.com/none"},
+                           {"allowVolumeExpansion", true}})
+                  .ok());
+  Json obj = Cluster("grow", Json::object());
+  obj["spec"]["instances"][0]["dataVolumeClaimSpec"]["storageClassName"] = sc;
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), obj).ok());
+  for (int k = 0; k < 2; ++k) {
+    const std::string claim = "pgdata-grow-main-" + std::to_string(k);
+    ASSERT_TRUE(
+        Eventually([&] { return client().Get(controllers::kPvcResource, ns(), claim).ok(); },
+                   absl::Seconds(60)))
+        << claim;
+    ASSERT_TRUE(client()
+                    .Patch(controllers::kPvcResource, ns(), claim, kube::PatchType::kMerge,
+                           {{"spec", {{"volumeName", "pv-" + claim}}}})
+                    .ok());
+    ASSERT_TRUE(client()
+                    .Patch(controllers::kPvcResource, ns(), claim, kube::PatchType::kMerge,
+                           {{"status",
+                             {{"phase", "Bound"},
+                              {"accessModes", {"ReadWriteOnce"}},
+                              {"capacity", {{"storage", "1Gi"}}}}}},
+                           {.subresource = "status"})
+                    .ok());
+  }
+  ASSERT_TRUE(
+      Eventually([&] { return client().Get(kPods, ns(), "grow-main-1").ok(); }, absl::Seconds(30)));
+  const std::string sts_uid = (*client().Get(kStatefulSets, ns(), "grow-main"))["metadata"]["uid"];
+  const std::string pod_uid = (*client().Get(kPods, ns(), "grow-main-1"))["metadata"]["uid"];
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "grow", kube::PatchType::kJson,
+                         Json::array({{{"op", "replace"},
+                                       {"path",
+                                        "/spec/instances/0/dataVolumeClaimSpec/resources/"
+                                        "requests/storage"},
+                                       {"value", "2Gi"}}}))
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        for (int k = 0; k < 2; ++k) {
+          auto pvc = client().Get(controllers::kPvcResource, ns(),
+                                  "pgdata-grow-main-" + std::to_string(k));
+          if (!pvc.ok() || (*pvc)["spec"]["resources"]["requests"]["storage"] != "2Gi")
+            return false;
+        }
+        return true;
+      },
+      absl::Seconds(60)))
+      << "both claims were asked to grow";
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto sts = client().Get(kStatefulSets, ns(), "grow-main");
+        return sts.ok() && (*sts)["metadata"]["uid"] != sts_uid &&
+               (*sts)["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]
+                     ["storage"] == "2Gi";
+      },
+      absl::Seconds(60)))
+      << "the StatefulSet was re-created with the new claim template";
+  EXPECT_EQ((*client().Get(kPods, ns(), "grow-main-1"))["metadata"]["uid"], pod_uid)
+      << "the pod was not restarted";
+  EXPECT_TRUE(Eventually(
+      [&] {
+        const Json c = Condition("grow", "Storage");
+        return c.is_object() && c.value("reason", "") == "Resizing";
+      },
+      absl::Seconds(60)))
+      << Condition("grow", "Storage").dump();
+  absl::StatusOr<runtime::Result> r = reconciler_->Reconcile({ns(), "grow"});
+  EXPECT_TRUE(r.ok()) << r.status();
+  (void)client().Delete(storage_classes, "", sc);
 }
 
 }  // namespace
