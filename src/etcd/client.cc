@@ -328,6 +328,14 @@ absl::StatusOr<GetResponse> Client::Get(std::string_view key) {
                 &wire::ParseRange, "get");
 }
 
+absl::StatusOr<int64_t> Client::DeletePrefix(std::string_view prefix) {
+  if (prefix.empty()) return absl::InvalidArgumentError("delete prefix: the prefix is empty");
+  // Safe to repeat: a second delete of the same prefix removes nothing.
+  return Parsed(Post("/v3/kv/deleterange", wire::DeletePrefixRequest(prefix), "delete prefix",
+                     /*idempotent=*/true),
+                &wire::ParseDeleted, "delete prefix");
+}
+
 absl::Status Client::UserAdd(std::string_view name, std::string_view password) {
   return Post("/v3/auth/user/add", wire::UserAddRequest(name, password),
               absl::StrCat("user add ", Absl(name)), /*idempotent=*/false)

@@ -110,6 +110,9 @@ class Client {
   absl::StatusOr<int64_t> Put(std::string_view key, std::string_view value);
   // Linearizable read of one key.
   absl::StatusOr<GetResponse> Get(std::string_view key);
+  // Deletes every key starting with `prefix`; returns how many there were.
+  // InvalidArgument for an empty prefix (that would be every key).
+  absl::StatusOr<int64_t> DeletePrefix(std::string_view prefix);
 
   // --- Auth ---------------------------------------------------------------
   // FailedPrecondition when the user/role already exists or is missing.

@@ -134,6 +134,19 @@ std::string PutRequest(std::string_view key, std::string_view value) {
 
 std::string RangeRequest(std::string_view key) { return Dump(json{{"key", B64(key)}}); }
 
+std::string DeletePrefixRequest(std::string_view prefix) {
+  // range_end: the prefix with its last byte incremented (bytes of 0xff
+  // dropped first); all 0xff: every key from the prefix on ("\0").
+  std::string end(prefix);
+  while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
+  if (end.empty()) {
+    end = std::string(1, '\0');
+  } else {
+    end.back() = static_cast<char>(end.back() + 1);
+  }
+  return Dump(json{{"key", B64(prefix)}, {"range_end", B64(end)}});
+}
+
 std::string AuthenticateRequest(std::string_view name, std::string_view password) {
   return Dump(json{{"name", Str(name)}, {"password", Str(password)}});
 }
@@ -223,6 +236,12 @@ absl::StatusOr<int64_t> ParsePut(std::string_view body) {
   absl::StatusOr<json> j = Parse(body);
   if (!j.ok()) return j.status();
   return I64(Header(*j), "revision");
+}
+
+absl::StatusOr<int64_t> ParseDeleted(std::string_view body) {
+  absl::StatusOr<json> j = Parse(body);
+  if (!j.ok()) return j.status();
+  return I64(*j, "deleted");
 }
 
 absl::StatusOr<GetResponse> ParseRange(std::string_view body) {

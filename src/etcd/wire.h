@@ -33,6 +33,8 @@ std::string CompactRequest(int64_t revision, bool physical);
 std::string AlarmDisarmRequest(const Alarm& alarm);
 std::string PutRequest(std::string_view key, std::string_view value);
 std::string RangeRequest(std::string_view key);
+// Deletes every key that starts with `prefix` (non-empty).
+std::string DeletePrefixRequest(std::string_view prefix);
 std::string AuthenticateRequest(std::string_view name, std::string_view password);
 std::string UserAddRequest(std::string_view name, std::string_view password);
 std::string RoleAddRequest(std::string_view name);
@@ -51,6 +53,8 @@ absl::StatusOr<std::vector<Alarm>> ParseAlarms(std::string_view body);
 // The revision of a put.
 absl::StatusOr<int64_t> ParsePut(std::string_view body);
 absl::StatusOr<GetResponse> ParseRange(std::string_view body);
+// How many keys a delete removed.
+absl::StatusOr<int64_t> ParseDeleted(std::string_view body);
 absl::StatusOr<AuthStatusResponse> ParseAuthStatus(std::string_view body);
 // Internal also when there is no token.
 absl::StatusOr<std::string> ParseToken(std::string_view body);
