@@ -15,6 +15,7 @@
 #include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/dcs.h"
+#include "src/controllers/postgrescluster/finalizer.h"
 #include "src/controllers/postgrescluster/json_path.h"
 #include "src/controllers/postgrescluster/rollout.h"
 #include "src/controllers/postgrescluster/status.h"
@@ -477,7 +478,18 @@ PostgresClusterReconciler::PostgresClusterReconciler(kube::Client& client, runti
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
   controllers::ReconcileLogScope log("postgrescluster", req);
   ObjectPtr stored = cache_.Get(kPostgresClusters, req.ns, req.name);
-  if (stored == nullptr || (*stored)["metadata"].contains("deletionTimestamp")) {
+  if (stored == nullptr) {
+    backoff_.Reset(req.Key());
+    return Result{};
+  }
+  auto retry = [&] { return backoff_.Next(req.Key(), "removing the DCS keys"); };
+  if ((*stored)["metadata"].contains("deletionTimestamp")) {  // finalizer.h
+    Json defaulted = *stored;
+    api::DefaultPostgresCluster(defaulted);
+    absl::StatusOr<absl::Duration> wait =
+        ReconcileFinalizer(client_, cache_, recorder_, *stored, defaulted, retry);
+    if (!wait.ok()) return wait.status();
+    if (*wait > absl::ZeroDuration()) return Result{.requeue_after = *wait};
     backoff_.Reset(req.Key());
     return Result{};
   }
@@ -486,6 +498,12 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (!cluster.ok()) {
     recorder_.Warning(*stored, "InvalidSpec", std::string(cluster.status().message()));
     return runtime::TerminalError(cluster.status());
+  }
+  // The DCS-cleanup finalizer (added with an etcd DCS, removed without).
+  if (absl::StatusOr<absl::Duration> f =
+          ReconcileFinalizer(client_, cache_, recorder_, *stored, *cluster, retry);
+      !f.ok()) {
+    return f.status();
   }
   const Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster)};
   // Observe the DCS; act on what Kubernetes holds.

@@ -18,8 +18,11 @@
 #include "absl/strings/match.h"
 #include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/common/claim_templates.h"
+#include "src/controllers/postgrescluster/finalizer.h"
+#include "src/etcd/client.h"
 #include "src/kube/errors.h"
 #include "test/integration/controllers/api_writes.h"
+#include "test/integration/etcd/etcd_harness.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::postgrescluster {
@@ -407,6 +410,60 @@ TEST_F(PostgresClusterControllerTest, GrowingStorageExpandsTheVolumesAndDoesNotW
   absl::StatusOr<runtime::Result> r = reconciler_->Reconcile({ns(), "grow"});
   EXPECT_TRUE(r.ok()) << r.status();
   (void)client().Delete(storage_classes, "", sc);
+}
+
+// The DCS-cleanup finalizer (issue 14.5) against real etcd: deleting the
+// cluster removes Patroni's keys under its scope (and only those), so a new
+// cluster of the same name would bootstrap; an unreachable etcd keeps the
+// object with a Warning that says how to force the delete.
+TEST_F(PostgresClusterControllerTest, DeletingRemovesThePatroniKeysFromEtcd) {
+  etcd::testing::EtcdHarness harness({.max_members = 1, .name_prefix = "dcs"});
+  ASSERT_TRUE(harness.Init().ok());
+  absl::StatusOr<std::unique_ptr<etcd::Client>> etcd = etcd::Client::Create(harness.Config());
+  ASSERT_TRUE(etcd.ok());
+  ASSERT_TRUE(harness.StartNewCluster(**etcd, 1).ok()) << harness.LogTail(0);
+  Json patroni = {{"dcs", {{"type", "etcd"}, {"etcd", {{"endpoints", {harness.ClientUrl(0)}}}}}}};
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("fin", patroni)).ok());
+  auto finalizers = [&](const std::string& name) {
+    auto got = client().Get(kPostgresClusters, ns(), name);
+    return got.ok() ? (*got)["metadata"].value("finalizers", Json::array()) : Json::array();
+  };
+  ASSERT_TRUE(Eventually([&] { return finalizers("fin") == Json::array({kDcsFinalizer}); },
+                         absl::Seconds(30)))
+      << finalizers("fin").dump();
+  const std::string prefix = "/quorum/" + ns() + "/";
+  for (const char* k : {"fin/initialize", "fin/config", "fin/leader", "fin/members/fin-main-0",
+                        "fin2/initialize"}) {
+    ASSERT_TRUE((*etcd)->Put(prefix + k, "x").ok()) << k;
+  }
+  ASSERT_TRUE(client().Delete(kPostgresClusters, ns(), "fin").ok());
+  EXPECT_TRUE(Eventually(
+      [&] { return absl::IsNotFound(client().Get(kPostgresClusters, ns(), "fin").status()); },
+      absl::Seconds(30)));
+  for (const char* k : {"fin/initialize", "fin/config", "fin/leader", "fin/members/fin-main-0"}) {
+    absl::StatusOr<etcd::GetResponse> got = (*etcd)->Get(prefix + k);
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(got->value, std::nullopt) << k << " is left: a new \"fin\" would not bootstrap";
+  }
+  absl::StatusOr<etcd::GetResponse> other = (*etcd)->Get(prefix + "fin2/initialize");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->value, "x") << "another cluster's keys stay";
+
+  // etcd unreachable: the delete waits, and says why and how to force it.
+  Json lost = {{"dcs", {{"type", "etcd"}, {"etcd", {{"endpoints", {"http://127.0.0.1:1"}}}}}}};
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("lost", lost)).ok());
+  ASSERT_TRUE(Eventually([&] { return finalizers("lost").size() == 1; }, absl::Seconds(30)));
+  ASSERT_TRUE(client().Delete(kPostgresClusters, ns(), "lost").ok());
+  EXPECT_TRUE(Eventually([&] { return HasWarning("DCSCleanupFailed", "kubectl patch"); },
+                         absl::Seconds(30)));
+  EXPECT_TRUE(client().Get(kPostgresClusters, ns(), "lost").ok()) << "kept while it retries";
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "lost", kube::PatchType::kJson,
+                         Json::array({{{"op", "remove"}, {"path", "/metadata/finalizers"}}}))
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [&] { return absl::IsNotFound(client().Get(kPostgresClusters, ns(), "lost").status()); },
+      absl::Seconds(30)));
 }
 
 }  // namespace
