@@ -17,6 +17,9 @@ namespace quorum::api {
 namespace {
 
 using Json = nlohmann::json;
+
+// The container Quorum builds and merges podTemplate's container of this name into.
+constexpr std::string_view kEtcdContainerName = "etcd";
 using internal::Child;
 using internal::Display;
 using internal::Dump;
@@ -111,6 +114,42 @@ class Validator {
         continue;
       }
       if (IsReservedEtcdOption(key)) Add(field, ReservedHint(key));
+    }
+  }
+
+  // The etcd container's identity (its command line and ETCD_* environment)
+  // is Quorum's: a podTemplate that replaces it silently breaks the member
+  // (pod_merge.h lets user fields override ours).
+  void PodTemplate(const Json& spec) {
+    const Json* containers = Path(&spec, {"podTemplate", "spec", "containers"});
+    if (containers == nullptr || !containers->is_array()) return;
+    for (size_t i = 0; i < containers->size(); ++i) {
+      const Json& c = (*containers)[i];
+      if (Str(&c, "name") != kEtcdContainerName) continue;
+      const std::string field = absl::StrCat("spec.podTemplate.spec.containers[", i, "]");
+      for (const char* key : {"command", "args"}) {
+        if (Child(&c, key) != nullptr) {
+          Add(field + "." + key,
+              "Quorum builds the etcd container's command line (member name, URLs, TLS, "
+              "cluster state); remove it and set etcd flags in spec.options");
+        }
+      }
+      if (Child(&c, "envFrom") != nullptr) {
+        Add(field + ".envFrom",
+            "could set ETCD_* variables that override the member's identity; remove it (set "
+            "etcd flags in spec.options, other variables one by one in env)");
+      }
+      const Json* env = Child(&c, "env");
+      if (env == nullptr || !env->is_array()) continue;
+      for (size_t j = 0; j < env->size(); ++j) {
+        const std::string name = Str(&(*env)[j], "name");
+        if (name.rfind("ETCD_", 0) == 0) {
+          Add(absl::StrCat(field, ".env[", j, "].name"),
+              absl::StrCat("\"", name,
+                           "\" would override how Quorum configures the member; set etcd flags "
+                           "in spec.options instead"));
+        }
+      }
     }
   }
 
@@ -348,6 +387,7 @@ std::vector<FieldError> ValidateEtcdCluster(const Json& obj, const Json* old) {
   }
   const int replicas = v.Replicas(*spec);
   v.Options(*spec);
+  v.PodTemplate(*spec);
   v.Storage(*spec, old_spec != nullptr && old_spec->is_object() ? old_spec : nullptr);
   v.DisruptionBudget(*spec, replicas);
   v.Services(*spec);

@@ -297,6 +297,20 @@ absl::StatusOr<std::vector<Alarm>> Client::Alarms() {
                 &wire::ParseAlarms, "alarm list");
 }
 
+absl::Status Client::AlarmDisarm(const Alarm& alarm) {
+  return Post("/v3/maintenance/alarm", wire::AlarmDisarmRequest(alarm),
+              absl::StrCat("disarm alarm ", alarm.type, " of member ", absl::Hex(alarm.member_id)),
+              /*idempotent=*/true)
+      .status();
+}
+
+absl::Status Client::Compact(int64_t revision) {
+  // Safe to repeat: a second compaction to the same revision is IsCompacted().
+  return Post("/v3/kv/compaction", wire::CompactRequest(revision, /*physical=*/true),
+              absl::StrCat("compact to revision ", revision), /*idempotent=*/true)
+      .status();
+}
+
 absl::Status Client::Defragment(std::string_view endpoint) {
   const std::string ep = Trimmed(endpoint);
   return PostTo(ep, "/v3/maintenance/defragment", "{}", absl::StrCat("defragment ", ep),
@@ -312,6 +326,14 @@ absl::StatusOr<int64_t> Client::Put(std::string_view key, std::string_view value
 absl::StatusOr<GetResponse> Client::Get(std::string_view key) {
   return Parsed(Post("/v3/kv/range", wire::RangeRequest(key), "get", /*idempotent=*/true),
                 &wire::ParseRange, "get");
+}
+
+absl::StatusOr<int64_t> Client::DeletePrefix(std::string_view prefix) {
+  if (prefix.empty()) return absl::InvalidArgumentError("delete prefix: the prefix is empty");
+  // Safe to repeat: a second delete of the same prefix removes nothing.
+  return Parsed(Post("/v3/kv/deleterange", wire::DeletePrefixRequest(prefix), "delete prefix",
+                     /*idempotent=*/true),
+                &wire::ParseDeleted, "delete prefix");
 }
 
 absl::Status Client::UserAdd(std::string_view name, std::string_view password) {

@@ -94,6 +94,13 @@ class Client {
   // leadership moved meanwhile (retry); Unavailable when there is no leader.
   absl::Status MoveLeader(uint64_t target_id);
   absl::StatusOr<std::vector<Alarm>> Alarms();
+  // Deactivates `alarm` (as Alarms() listed it). etcd raises NOSPACE again on
+  // the next write if the backend is still over its quota.
+  absl::Status AlarmDisarm(const Alarm& alarm);
+  // Drops the key history below `revision` and waits until the space is
+  // reusable (physical). OutOfRange with IsCompacted() when `revision` is
+  // already compacted.
+  absl::Status Compact(int64_t revision);
   // Defragments exactly `endpoint` (one member at a time: it blocks that
   // member). Allowed max(timeout, 1 minute).
   absl::Status Defragment(std::string_view endpoint);
@@ -103,6 +110,9 @@ class Client {
   absl::StatusOr<int64_t> Put(std::string_view key, std::string_view value);
   // Linearizable read of one key.
   absl::StatusOr<GetResponse> Get(std::string_view key);
+  // Deletes every key starting with `prefix`; returns how many there were.
+  // InvalidArgument for an empty prefix (that would be every key).
+  absl::StatusOr<int64_t> DeletePrefix(std::string_view prefix);
 
   // --- Auth ---------------------------------------------------------------
   // FailedPrecondition when the user/role already exists or is missing.

@@ -39,6 +39,9 @@ constexpr std::array kKnownErrors = {
     KnownError{"member not found", kReasonMemberNotFound, absl::StatusCode::kNotFound},
     KnownError{"not leader", kReasonNotLeader, absl::StatusCode::kFailedPrecondition},
     KnownError{"permission denied", kReasonPermissionDenied, absl::StatusCode::kPermissionDenied},
+    KnownError{"required revision has been compacted", kReasonCompacted,
+               absl::StatusCode::kOutOfRange},
+    KnownError{"database space exceeded", kReasonNoSpace, absl::StatusCode::kResourceExhausted},
     // Not etcd's JSON: the gateway's own HTTP 400 once auth is on.
     KnownError{"CommonName of client sending a request against gateway", kReasonClientCertHasCN,
                absl::StatusCode::kFailedPrecondition},

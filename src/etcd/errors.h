@@ -15,6 +15,8 @@
 //   member not found                              kNotFound            MemberNotFound
 //   not leader (move leader sent elsewhere)       kFailedPrecondition  NotLeader
 //   permission denied                             kPermissionDenied    PermissionDenied
+//   mvcc: required revision has been compacted    kOutOfRange          Compacted
+//   mvcc: database space exceeded (NOSPACE alarm) kResourceExhausted   NoSpace
 //   client certificate has a CommonName (HTTP 400
 //   from the gateway once auth is on)             kFailedPrecondition  ClientCertHasCN
 //   anything else                                 etcd's gRPC code     ""
@@ -46,6 +48,8 @@ inline constexpr std::string_view kReasonMemberNotFound = "MemberNotFound";
 inline constexpr std::string_view kReasonNotLeader = "NotLeader";
 inline constexpr std::string_view kReasonPermissionDenied = "PermissionDenied";
 inline constexpr std::string_view kReasonClientCertHasCN = "ClientCertHasCN";
+inline constexpr std::string_view kReasonCompacted = "Compacted";
+inline constexpr std::string_view kReasonNoSpace = "NoSpace";
 
 // The status for one gateway response; OkStatus for 2xx. `what` names the
 // call for the message, e.g. "member promote on https://10.0.0.1:2379".
@@ -56,6 +60,12 @@ std::string Reason(const absl::Status& status);
 
 // The learner is still catching up with the leader: retry the promotion later.
 inline bool IsLearnerNotReady(const absl::Status& s) { return Reason(s) == kReasonLearnerNotReady; }
+
+// A compaction at or below the revision already compacted: nothing to do.
+inline bool IsCompacted(const absl::Status& s) { return Reason(s) == kReasonCompacted; }
+
+// etcd refuses writes: its NOSPACE alarm is raised (the backend hit its quota).
+inline bool IsNoSpace(const absl::Status& s) { return Reason(s) == kReasonNoSpace; }
 
 // Authenticating again may fix the call: the token expired, the auth store
 // changed since it was issued, or auth was enabled after the client chose to

@@ -42,6 +42,7 @@ struct StatusResponse {
   std::vector<std::string> errors;  // e.g. "NOSPACE" alarms raised on this member
   uint64_t member_id = 0;
   uint64_t cluster_id = 0;
+  int64_t revision = 0;  // the store's revision when it answered (header.revision)
 };
 
 struct Alarm {

@@ -117,11 +117,35 @@ std::string MoveLeaderRequest(uint64_t target_id) {
   return Dump(json{{"targetID", Id(target_id)}});
 }
 
+std::string CompactRequest(int64_t revision, bool physical) {
+  json j{{"revision", std::to_string(revision)}};
+  if (physical) j["physical"] = true;
+  return Dump(j);
+}
+
+std::string AlarmDisarmRequest(const Alarm& alarm) {
+  return Dump(
+      json{{"action", "DEACTIVATE"}, {"memberID", Id(alarm.member_id)}, {"alarm", alarm.type}});
+}
+
 std::string PutRequest(std::string_view key, std::string_view value) {
   return Dump(json{{"key", B64(key)}, {"value", B64(value)}});
 }
 
 std::string RangeRequest(std::string_view key) { return Dump(json{{"key", B64(key)}}); }
+
+std::string DeletePrefixRequest(std::string_view prefix) {
+  // range_end: the prefix with its last byte incremented (bytes of 0xff
+  // dropped first); all 0xff: every key from the prefix on ("\0").
+  std::string end(prefix);
+  while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
+  if (end.empty()) {
+    end = std::string(1, '\0');
+  } else {
+    end.back() = static_cast<char>(end.back() + 1);
+  }
+  return Dump(json{{"key", B64(prefix)}, {"range_end", B64(end)}});
+}
 
 std::string AuthenticateRequest(std::string_view name, std::string_view password) {
   return Dump(json{{"name", Str(name)}, {"password", Str(password)}});
@@ -182,6 +206,7 @@ absl::StatusOr<StatusResponse> ParseStatus(std::string_view body) {
   out.errors = Strings(*j, "errors");
   out.member_id = U64(Header(*j), "member_id");
   out.cluster_id = U64(Header(*j), "cluster_id");
+  out.revision = I64(Header(*j), "revision");
   return out;
 }
 
@@ -211,6 +236,12 @@ absl::StatusOr<int64_t> ParsePut(std::string_view body) {
   absl::StatusOr<json> j = Parse(body);
   if (!j.ok()) return j.status();
   return I64(Header(*j), "revision");
+}
+
+absl::StatusOr<int64_t> ParseDeleted(std::string_view body) {
+  absl::StatusOr<json> j = Parse(body);
+  if (!j.ok()) return j.status();
+  return I64(*j, "deleted");
 }
 
 absl::StatusOr<GetResponse> ParseRange(std::string_view body) {

@@ -26,8 +26,15 @@ std::string MemberAddRequest(const std::vector<std::string>& peer_urls, bool is_
 std::string MemberIdRequest(uint64_t id);  // remove, promote
 std::string MemberUpdateRequest(uint64_t id, const std::vector<std::string>& peer_urls);
 std::string MoveLeaderRequest(uint64_t target_id);
+// Compacts the key history up to `revision`; physical: answer once the
+// freed space is reusable (the compaction reached the backend).
+std::string CompactRequest(int64_t revision, bool physical);
+// Deactivates one alarm (its member and type as Alarms() listed them).
+std::string AlarmDisarmRequest(const Alarm& alarm);
 std::string PutRequest(std::string_view key, std::string_view value);
 std::string RangeRequest(std::string_view key);
+// Deletes every key that starts with `prefix` (non-empty).
+std::string DeletePrefixRequest(std::string_view prefix);
 std::string AuthenticateRequest(std::string_view name, std::string_view password);
 std::string UserAddRequest(std::string_view name, std::string_view password);
 std::string RoleAddRequest(std::string_view name);
@@ -46,6 +53,8 @@ absl::StatusOr<std::vector<Alarm>> ParseAlarms(std::string_view body);
 // The revision of a put.
 absl::StatusOr<int64_t> ParsePut(std::string_view body);
 absl::StatusOr<GetResponse> ParseRange(std::string_view body);
+// How many keys a delete removed.
+absl::StatusOr<int64_t> ParseDeleted(std::string_view body);
 absl::StatusOr<AuthStatusResponse> ParseAuthStatus(std::string_view body);
 // Internal also when there is no token.
 absl::StatusOr<std::string> ParseToken(std::string_view body);

@@ -62,7 +62,8 @@ BootstrapState StateAfterStep(const EtcdCluster& cluster, const Plan& plan, bool
 }
 
 absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache,
-                               const EtcdCluster& cluster, const Plan& plan, bool step_done) {
+                               const EtcdCluster& cluster, const Plan& plan, bool step_done,
+                               controllers::ClaimTemplateOutcome* claims) {
   // The state before the StatefulSet, so a new pod never starts with an old
   // member list.
   std::vector<std::pair<kube::GroupVersionResource, Json>> desired = {
@@ -72,10 +73,19 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
       {kStatefulSets, BuildStatefulSet(cluster, plan.statefulset_replicas)}};
   const int voting = std::max(1, DesiredReplicas(cluster));
   if (auto pdb = BuildPodDisruptionBudget(cluster, voting)) desired.emplace_back(kPdbs, *pdb);
-  for (const auto& [gvr, obj] : desired) {
+  for (auto& [gvr, obj] : desired) {
     const std::string name = obj["metadata"]["name"].get<std::string>();
-    absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(
-        client, gvr, obj, cache.Get(gvr, cluster.metadata.ns, name), kFieldManager);
+    runtime::ObjectPtr cached = cache.Get(gvr, cluster.metadata.ns, name);
+    if (gvr == kStatefulSets) {
+      absl::StatusOr<controllers::ClaimTemplateOutcome> prepared = controllers::PrepareStatefulSet(
+          client, cache, std::move(obj), cached, "spec.storage.volumeClaimTemplate.spec");
+      if (!prepared.ok()) return prepared.status();
+      obj = prepared->statefulset;
+      const bool apply = prepared->apply;
+      if (claims != nullptr) *claims = *std::move(prepared);
+      if (!apply) continue;
+    }
+    absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(client, gvr, obj, cached, kFieldManager);
     if (!wrote.ok()) return wrote.status();
   }
   return absl::OkStatus();

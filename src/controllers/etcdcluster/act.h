@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "api/etcdcluster_types.h"
+#include "src/controllers/common/claim_templates.h"
 #include "src/controllers/etcdcluster/plan.h"
 #include "src/etcd/client.h"
 #include "src/kube/client.h"
@@ -36,8 +37,11 @@ absl::Status DeleteMemberPod(kube::Client& client, const EtcdCluster& cluster, i
 // new pods must be told about it.
 BootstrapState StateAfterStep(const EtcdCluster& cluster, const Plan& plan, bool step_done);
 
+// The StatefulSet goes through controllers::PrepareStatefulSet (a changed
+// claim template never fails the apply); `claims` (optional) receives its outcome.
 absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache,
-                               const EtcdCluster& cluster, const Plan& plan, bool step_done);
+                               const EtcdCluster& cluster, const Plan& plan, bool step_done,
+                               controllers::ClaimTemplateOutcome* claims = nullptr);
 
 // Applies `status` when it differs from cluster.status; NotFound (the
 // cluster went away) is not an error.

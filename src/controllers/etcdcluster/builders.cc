@@ -79,7 +79,20 @@ std::vector<std::string> BuildEtcdArgs(const EtcdCluster& cluster) {
     args.push_back(std::string("--trusted-ca-file=") + kPki + "/client-ca/ca.crt");
     args.push_back("--client-cert-auth");
   }
-  for (const auto& [k, v] : cluster.spec.options) {  // a std::map: sorted by key
+  // etcd keeps every revision unless told otherwise: a long-lived cluster
+  // then grows to its quota (NOSPACE). Compact by default; options override.
+  const auto& options = cluster.spec.options;
+  if (!options.contains("auto-compaction-mode")) {
+    args.push_back(std::string("--auto-compaction-mode=") + kDefaultAutoCompactionMode);
+  }
+  if (!options.contains("auto-compaction-retention")) {
+    auto mode = options.find("auto-compaction-mode");
+    const bool by_revision = mode != options.end() && mode->second == "revision";
+    args.push_back(
+        std::string("--auto-compaction-retention=") +
+        (by_revision ? kDefaultAutoCompactionRevisions : kDefaultAutoCompactionRetention));
+  }
+  for (const auto& [k, v] : options) {  // a std::map: sorted by key
     args.push_back(v.empty() ? "--" + k : "--" + k + "=" + v);
   }
   return args;

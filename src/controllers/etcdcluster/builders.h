@@ -28,9 +28,17 @@ struct BootstrapState {
 
 // The etcd command line: identity and URLs from the pod's name and
 // namespace ($(POD_NAME) expansion by the kubelet), data dir, metrics
-// listener for probes, TLS file flags, then spec.options sorted by key
+// listener for probes, TLS file flags, the auto-compaction defaults below
+// for what spec.options does not set, then spec.options sorted by key
 // ("--key=value", or "--key" for an empty value).
 std::vector<std::string> BuildEtcdArgs(const EtcdCluster& cluster);
+
+// etcd's own default keeps every revision forever. Unless spec.options sets
+// them: auto-compaction-mode=periodic, auto-compaction-retention=1h (with
+// auto-compaction-mode=revision alone: a retention of 10000 revisions).
+inline constexpr char kDefaultAutoCompactionMode[] = "periodic";
+inline constexpr char kDefaultAutoCompactionRetention[] = "1h";
+inline constexpr char kDefaultAutoCompactionRevisions[] = "10000";
 
 Json BuildHeadlessService(const EtcdCluster& cluster);
 Json BuildClientService(const EtcdCluster& cluster);

@@ -10,6 +10,7 @@
 #include "src/controllers/etcdcluster/access.h"
 #include "src/controllers/etcdcluster/act.h"
 #include "src/controllers/etcdcluster/auth.h"
+#include "src/controllers/etcdcluster/space.h"
 #include "src/controllers/etcdcluster/status.h"
 
 namespace quorum::etcdcluster {
@@ -25,6 +26,26 @@ bool AnyPodHasIp(const World& w) {
   return false;
 }
 
+// The Storage condition's input: the claim template outcome, else the
+// progress of a resize read from the PVCs.
+StorageState StorageStateOf(const runtime::Cache& cache, const EtcdCluster& cluster,
+                            const controllers::ClaimTemplateOutcome& claims) {
+  if (!claims.reason.empty()) {
+    return {.reason = claims.reason, .message = claims.message, .ok = false};
+  }
+  const std::string name = NamesOf(cluster).statefulset;
+  ObjectPtr sts = cache.Get(kStatefulSets, cluster.metadata.ns, name);
+  if (sts == nullptr) {
+    const api::Condition* c = api::FindCondition(cluster.status, "Storage");
+    if (c == nullptr || c->status != "False") return {};
+    return {.reason = "Recreating", .message = "StatefulSet " + name + " is being re-created"};
+  }
+  const controllers::ResizeProgress p =
+      controllers::ResizeProgressOf(controllers::ClaimsOf(cache, *sts));
+  if (p.resizing > 0) return {.reason = "Resizing", .message = p.message, .ok = false};
+  return {};
+}
+
 bool IsMembershipStep(const etcd::Action& a) {
   return a.kind != etcd::Action::kNone && a.kind != etcd::Action::kWait;
 }
@@ -38,7 +59,7 @@ void StepFailpoint(const char* when, const Plan& plan) {
 }
 
 StatusInput StatusInputFor(const EtcdCluster& cluster, const EtcdView& view, const World& world,
-                           const Plan& plan, const absl::Status& step) {
+                           const Plan& plan, const absl::Status& step, const SpaceOutcome& space) {
   return {.cluster = &cluster,
           .etcd = &view,
           .ready_pods = plan.ready_pods,
@@ -48,6 +69,8 @@ StatusInput StatusInputFor(const EtcdCluster& cluster, const EtcdView& view, con
           .problem = step.ok() || IsMembershipStep(plan.action) ? plan.problem
                                                                 : std::string(step.message()),
           .storage_uids = world.storage_uids,
+          .space_alarm = space.alarm,
+          .space_message = space.message,
           .now = absl::Now()};
 }
 
@@ -85,14 +108,34 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   const Plan plan = PlanStep(PlanInputFor(*cluster, world, etcd.view, access));
   StepFailpoint("before", plan);
   const absl::Status step = TakeStep(*stored, *cluster, plan, etcd.client.get(), cfg.password);
-  if (absl::Status s = ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok()); !s.ok()) {
+  controllers::ClaimTemplateOutcome claims;
+  if (absl::Status s = ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims);
+      !s.ok()) {
     return s;
   }
   if (step.ok()) StepFailpoint("after", plan);
+  RecordClaims(*stored, claims);
   RecordStep(*stored, plan, step);
-  const api::EtcdClusterStatus status =
-      BuildStatus(StatusInputFor(*cluster, etcd.view, world, plan, step));
+  // Housekeeping: the backend's space, when the membership step changed nothing.
+  SpaceOutcome space{.view = etcd.view};
+  if (step.ok() && !IsMembershipStep(plan.action) && etcd.client != nullptr &&
+      etcd.view.members_known) {
+    space = Housekeep(*etcd.client, std::move(etcd.view), QuotaOf(*cluster));
+    for (const SpaceEvent& e : space.events) {
+      if (e.warning) {
+        recorder_.Warning(*stored, e.reason, e.message);
+      } else {
+        recorder_.Normal(*stored, e.reason, e.message);
+      }
+    }
+  }
+  StatusInput status_input = StatusInputFor(*cluster, space.view, world, plan, step, space);
+  status_input.storage = StorageStateOf(cache_, *cluster, claims);
+  const api::EtcdClusterStatus status = BuildStatus(status_input);
   if (absl::Status s = WriteStatus(client_, *cluster, status); !s.ok()) return s;
+  if (space.busy && step.ok()) {
+    return Result{.requeue_after = backoff_.Next(req.Key(), "space: " + space.message)};
+  }
   return Next(req, plan, step);
 }
 
@@ -130,6 +173,16 @@ absl::Status EtcdClusterReconciler::TakeStep(const Json& stored, const EtcdClust
         "etcd authentication is on; root credentials are in Secret " + AuthSecretName(cluster));
   }
   return absl::OkStatus();
+}
+
+void EtcdClusterReconciler::RecordClaims(const Json& stored,
+                                         const controllers::ClaimTemplateOutcome& claims) {
+  if (claims.reason.empty() || claims.reason == "Waiting") return;
+  if (claims.warning) {
+    recorder_.Warning(stored, "Storage" + claims.reason, claims.message);
+  } else {
+    recorder_.Normal(stored, "Storage" + claims.reason, claims.message);
+  }
 }
 
 void EtcdClusterReconciler::RecordStep(const Json& stored, const Plan& plan,

@@ -17,6 +17,7 @@
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_RECONCILER_H_
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_RECONCILER_H_
 
+#include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/wait.h"
 #include "src/controllers/etcdcluster/observe.h"
 #include "src/controllers/etcdcluster/plan.h"
@@ -49,6 +50,8 @@ class EtcdClusterReconciler : public runtime::Reconciler {
   // Act: the planned step; enables auth once converged.
   absl::Status TakeStep(const Json& stored, const EtcdCluster& cluster, const Plan& plan,
                         etcd::Client* etcd_client, const std::string& root_password);
+  // Events a claim template change (controllers::PrepareStatefulSet).
+  void RecordClaims(const Json& stored, const controllers::ClaimTemplateOutcome& claims);
   // Logs and events the step's outcome.
   void RecordStep(const Json& stored, const Plan& plan, const absl::Status& step);
   // Wait: what to return after the step.

@@ -126,6 +126,22 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
     s.conditions.push_back(MakeCondition(cluster, "Error", true, "Splitbrain",
                                          "Members report different cluster IDs", in.now));
   }
+  if (in.space_alarm || api::FindCondition(cluster.status, "SpaceAlarm") != nullptr) {
+    s.conditions.push_back(MakeCondition(
+        cluster, "SpaceAlarm", in.space_alarm, in.space_alarm ? "NoSpace" : "NoAlarm",
+        in.space_alarm ? (in.space_message.empty() ? "etcd refuses writes: NOSPACE alarm"
+                                                   : "etcd refuses writes: " + in.space_message)
+                       : "No NOSPACE alarm is raised",
+        in.now));
+  }
+  if (!in.storage.reason.empty() || api::FindCondition(cluster.status, "Storage") != nullptr) {
+    s.conditions.push_back(MakeCondition(
+        cluster, "Storage", in.storage.reason.empty(),
+        in.storage.reason.empty() ? "AsRequested" : in.storage.reason,
+        in.storage.reason.empty() ? "Every volume has the size and labels spec.storage asks for"
+                                  : in.storage.message,
+        in.now));
+  }
   s.client_secret_name = cluster.spec.security.tls.client_secret;
   if (AuthEnabledInSpec(cluster)) s.auth_secret_name = AuthSecretName(cluster);
   return s;

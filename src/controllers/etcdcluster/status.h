@@ -1,6 +1,9 @@
 // Status phase of the EtcdCluster reconciler (API.md): conditions
-// Initialized, Ready and Error, observedGeneration, readyReplicas, members,
-// leader, clientEndpoint, clientSecretName and authSecretName. Pure: the
+// Initialized, Ready, Error, SpaceAlarm (present once a NOSPACE alarm was
+// seen: True while it is raised, False after the operator disarmed it) and
+// Storage (present once the claim template changed: False while volumes are
+// being expanded or a change cannot be made, True when done), observedGeneration,
+// readyReplicas, members, leader, clientEndpoint, clientSecretName and authSecretName. Pure: the
 // caller passes the time used for condition transitions, and transition
 // times are kept when a condition is unchanged.
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_STATUS_H_
@@ -15,6 +18,13 @@
 
 namespace quorum::etcdcluster {
 
+// The volumes against spec.storage (src/controllers/common/claim_templates.h).
+struct StorageState {
+  std::string reason;  // "" when everything is as asked; else Recreating, Resizing, ...
+  std::string message;
+  bool ok = true;
+};
+
 struct StatusInput {
   const EtcdCluster* cluster = nullptr;  // as read (its old status included)
   const EtcdView* etcd = nullptr;
@@ -23,6 +33,9 @@ struct StatusInput {
   bool converged = false;                   // planner said kNone
   std::string problem;                      // e.g. a missing Secret; empty when none
   std::map<int, std::string> storage_uids;  // ordinal → storage identity, recorded per member
+  bool space_alarm = false;                 // a NOSPACE alarm is raised (space.h)
+  std::string space_message;                // the housekeeping's last sentence, "" when none
+  StorageState storage;
   absl::Time now;
 };
 

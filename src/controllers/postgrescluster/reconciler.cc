@@ -2,16 +2,21 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "api/postgrescluster.h"
+#include "api/postgrescluster_defaults.h"
 #include "api/postgrescluster_types.h"
 #include "src/base/logging.h"
+#include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/dcs.h"
+#include "src/controllers/postgrescluster/finalizer.h"
 #include "src/controllers/postgrescluster/json_path.h"
 #include "src/controllers/postgrescluster/rollout.h"
 #include "src/controllers/postgrescluster/status.h"
@@ -189,11 +194,40 @@ kube::GroupVersionResource RbacResource(const Json& o) {
   return kind == "ServiceAccount" ? kServiceAccounts : kind == "Role" ? kRoles : kRoleBindings;
 }
 
+// controllers::PrepareStatefulSet for one instance set's StatefulSet: `obj`
+// becomes what to apply; false when it is being re-created. The first
+// outcome with something to say goes to `claims`, and is evented.
+absl::StatusOr<bool> PrepareInstanceSet(const Phase& p, Json& obj, const ObjectPtr& cached,
+                                        controllers::ClaimTemplateOutcome* claims) {
+  std::string field = "spec.instances[].dataVolumeClaimSpec";
+  const std::vector<api::PostgresInstanceSet>& sets = p.cluster.spec.instances;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    if (StatefulSetName(p.cluster, sets[i].name) == obj["metadata"].value("name", "")) {
+      field = absl::StrCat("spec.instances[", i, "].dataVolumeClaimSpec");
+    }
+  }
+  absl::StatusOr<controllers::ClaimTemplateOutcome> out =
+      controllers::PrepareStatefulSet(p.client, p.cache, std::move(obj), cached, field);
+  if (!out.ok()) return out.status();
+  obj = out->statefulset;
+  const bool apply = out->apply;
+  if (!out->reason.empty() && out->reason != "Waiting") {
+    if (out->warning) {
+      p.recorder.Warning(p.stored, "Storage" + out->reason, out->message);
+    } else {
+      p.recorder.Normal(p.stored, "Storage" + out->reason, out->message);
+    }
+  }
+  if (claims != nullptr && claims->reason.empty()) *claims = *std::move(out);
+  return apply;
+}
+
 // Applies the owned objects that differ from the cache. Without a usable DCS
 // the members' configuration cannot be written, and members already running
 // keep theirs. The pods' API rights go when the spec turns them off (or the
 // DCS changes what they need): what BuildRbac no longer wants is deleted.
-absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs) {
+absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
+                               controllers::ClaimTemplateOutcome* claims) {
   std::vector<std::pair<kube::GroupVersionResource, Json>> desired;
   for (Json& s : BuildServices(p.cluster)) desired.emplace_back(kServices, std::move(s));
   const std::vector<Json> rbac = BuildRbac(p.cluster);
@@ -205,10 +239,14 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs) {
     for (const api::PostgresInstanceSet& set : p.cluster.spec.instances)
       desired.emplace_back(kStatefulSets, BuildStatefulSet(p.cluster, set, input, dcs));
   }
-  for (const auto& [gvr, obj] : desired) {
-    absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(
-        p.client, gvr, obj, p.cache.Get(gvr, p.n.ns, obj["metadata"]["name"].get<std::string>()),
-        kFieldManager);
+  for (auto& [gvr, obj] : desired) {
+    ObjectPtr cached = p.cache.Get(gvr, p.n.ns, obj["metadata"]["name"].get<std::string>());
+    if (gvr == kStatefulSets) {  // a changed claim template must not fail the apply
+      absl::StatusOr<bool> apply = PrepareInstanceSet(p, obj, cached, claims);
+      if (!apply.ok()) return apply.status();
+      if (!*apply) continue;
+    }
+    absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(p.client, gvr, obj, cached, kFieldManager);
     if (!wrote.ok()) return wrote.status();
   }
   if (!rbac.empty()) return absl::OkStatus();
@@ -280,11 +318,37 @@ void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, con
 // Builds the status and applies it only when it changed.
 absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members& members,
                          const std::optional<api::PostgresSwitchoverStatus>& switchover,
-                         const std::string& problem) {
+                         const std::string& problem,
+                         const controllers::ClaimTemplateOutcome& claims) {
   std::map<std::string, Json> statefulsets;
+  std::vector<ObjectPtr> pvcs;
+  std::string recreating;  // a StatefulSet missing while a resize is followed
+  // Right after a spec change (the stored status is older than the spec),
+  // or while the Storage condition is False.
+  const api::Condition* storage_condition = api::FindCondition(p.cluster.status, "Storage");
+  const bool resizing =
+      !claims.reason.empty() ||
+      p.cluster.status.observed_generation != p.cluster.metadata.generation ||
+      (storage_condition != nullptr && storage_condition->status == "False");
   for (const api::PostgresInstanceSet& set : p.cluster.spec.instances) {
     ObjectPtr sts = p.cache.Get(kStatefulSets, p.n.ns, StatefulSetName(p.cluster, set.name));
     statefulsets[set.name] = sts ? *sts : Json();
+    // The PVC cache does not hold these claims (no app.kubernetes.io/name
+    // label): read them only when a resize may be under way.
+    if (sts && resizing) {
+      absl::StatusOr<std::vector<ObjectPtr>> listed = controllers::ListClaims(p.client, *sts);
+      if (listed.ok()) pvcs.insert(pvcs.end(), listed->begin(), listed->end());
+    }
+    if (!sts && resizing && recreating.empty()) recreating = StatefulSetName(p.cluster, set.name);
+  }
+  StorageState storage{.reason = claims.reason, .message = claims.message};
+  if (storage.reason.empty() && !recreating.empty()) {
+    storage = {.reason = "Recreating",
+               .message = "StatefulSet " + recreating + " is being re-created"};
+  }
+  if (storage.reason.empty()) {
+    const controllers::ResizeProgress progress = controllers::ResizeProgressOf(pvcs);
+    if (progress.resizing > 0) storage = {.reason = "Resizing", .message = progress.message};
   }
   const Json status = api::ToJson(BuildStatus({.cluster = &p.cluster,
                                                .dcs = &dcs,
@@ -293,6 +357,7 @@ absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members
                                                .system_identifier = members.system_identifier,
                                                .switchover = switchover,
                                                .problem = problem,
+                                               .storage = storage,
                                                .now = absl::Now()}));
   const Json old = p.stored.value("status", Json::object());
   if (runtime::IsSubset(status, old) && runtime::IsSubset(old, status)) return absl::OkStatus();
@@ -426,7 +491,24 @@ size_t PostgresClusterReconciler::remembered() const {
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
   controllers::ReconcileLogScope log("postgrescluster", req);
   ObjectPtr stored = cache_.Get(kPostgresClusters, req.ns, req.name);
-  if (stored == nullptr || (*stored)["metadata"].contains("deletionTimestamp")) {
+  if (stored == nullptr) {
+    Forget(req);
+    return Result{};
+  }
+  auto retry = [&] { return backoff_.Next(req.Key(), "removing the DCS keys"); };
+  if ((*stored)["metadata"].contains("deletionTimestamp")) {  // finalizer.h
+    // Decoded leniently: a spec the current rules refuse must still go.
+    Json defaulted = *stored;
+    api::DefaultPostgresCluster(defaulted);
+    absl::StatusOr<PostgresCluster> going = api::DecodePostgresCluster(defaulted);
+    if (!going.ok()) {
+      recorder_.Warning(*stored, "InvalidSpec", std::string(going.status().message()));
+      return runtime::TerminalError(going.status());
+    }
+    absl::StatusOr<absl::Duration> wait =
+        ReconcileFinalizer(client_, cache_, recorder_, *stored, *going, retry);
+    if (!wait.ok()) return wait.status();
+    if (*wait > absl::ZeroDuration()) return Result{.requeue_after = *wait};
     Forget(req);
     return Result{};
   }
@@ -436,11 +518,18 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
     recorder_.Warning(*stored, "InvalidSpec", std::string(cluster.status().message()));
     return runtime::TerminalError(cluster.status());
   }
+  // The DCS-cleanup finalizer (added with an etcd DCS, removed without).
+  if (absl::StatusOr<absl::Duration> f =
+          ReconcileFinalizer(client_, cache_, recorder_, *stored, *cluster, retry);
+      !f.ok()) {
+    return f.status();
+  }
   const Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster)};
   // Observe the DCS; act on what Kubernetes holds.
   const DcsResolution dcs = ObserveDcs(ctx);
   if (absl::Status s = EnsureCredentials(ctx); !s.ok()) return s;
-  if (absl::Status s = ApplyOwnedObjects(ctx, dcs); !s.ok()) return s;
+  controllers::ClaimTemplateOutcome claims;
+  if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &claims); !s.ok()) return s;
   // Observe the members; act on them.
   const std::vector<ObjectPtr> pods = ObservePods(ctx);
   const Members members = Observe(rest_, pods, member_url_);
@@ -452,7 +541,9 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   const std::optional<api::PostgresSwitchoverStatus> switchover =
       Switchover(*cluster, members, rest_, recorder_, *stored);
   // Status last, only when it changed; then wait.
-  if (absl::Status s = WriteStatus(ctx, dcs, members, switchover, problem); !s.ok()) return s;
+  if (absl::Status s = WriteStatus(ctx, dcs, members, switchover, problem, claims); !s.ok()) {
+    return s;
+  }
   return NextWait(backoff_, req, dcs, members);
 }
 

@@ -1,5 +1,7 @@
 #include "src/controllers/postgrescluster/status.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
 #include "src/controllers/postgrescluster/builders.h"
@@ -88,6 +90,15 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
       cluster, "Progressing", progressing, progressing ? "Reconciling" : "Stable",
       progressing ? "members are being created or updated" : "every member runs the current spec",
       in.now));
+
+  const bool had_storage = api::FindCondition(cluster.status, "Storage") != nullptr;
+  if (!in.storage.reason.empty() || had_storage) {
+    const bool ok = in.storage.reason.empty();
+    status.conditions.push_back(MakeCondition(
+        cluster, "Storage", ok, ok ? "AsRequested" : in.storage.reason,
+        ok ? "Every volume has the size and labels the instance sets ask for" : in.storage.message,
+        in.now));
+  }
 
   for (const api::PostgresUserSpec& u : cluster.spec.users) {
     status.users.push_back({.name = u.name, .secret_name = UserSecretName(cluster, u.name)});

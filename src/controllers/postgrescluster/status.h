@@ -1,8 +1,10 @@
-// The PostgresCluster status (API.md): conditions DCSReady, Ready and
-// Progressing, observedGeneration, instances[], readyInstances, primary, the
-// Services and user Secrets to connect with, and what Patroni reports.
-// Pure: the caller passes what it observed and the time for transitions;
-// api::ToJson serialises the result for the status subresource.
+// The PostgresCluster status (API.md): conditions DCSReady, Ready,
+// Progressing and Storage (present once a claim template changed: False while
+// volumes expand or a change cannot be made, then True), observedGeneration,
+// instances[], readyInstances, primary, the Services and user Secrets to
+// connect with, and what Patroni reports. Pure: the caller passes what it
+// observed and the time for transitions; api::ToJson serialises the result
+// for the status subresource.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_STATUS_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_STATUS_H_
 
@@ -15,6 +17,13 @@
 
 namespace quorum::postgrescluster {
 
+// The volumes against the instance sets' dataVolumeClaimSpec
+// (src/controllers/common/claim_templates.h).
+struct StorageState {
+  std::string reason;  // "" when everything is as asked; else Recreating, Resizing, ...
+  std::string message;
+};
+
 struct StatusInput {
   const PostgresCluster* cluster = nullptr;  // as parsed, with its previous status
   const DcsResolution* dcs = nullptr;
@@ -23,6 +32,7 @@ struct StatusInput {
   std::string system_identifier;             // "" keeps the recorded one
   std::optional<api::PostgresSwitchoverStatus> switchover;  // a new record; nullopt keeps the old
   std::string problem;  // blocks Ready (e.g. a failed step); "" none
+  StorageState storage;
   absl::Time now;
 };
 

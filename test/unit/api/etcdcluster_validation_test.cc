@@ -145,6 +145,19 @@ const InvalidCase kInvalid[] = {
      "spec.podDisruptionBudgetTemplate.metadata.name", "not a valid object name"},
     {"NoSpec", R"({"spec": null})", "spec", "required"},
     {"SpecNotAnObject", R"({"spec": [1]})", "spec", "required"},
+    // The etcd container's identity is Quorum's (issue 14.3).
+    {"EtcdContainerCommand",
+     R"({"spec": {"podTemplate": {"spec": {"containers": [{"name": "etcd", "command": ["sh"]}]}}}})",
+     "spec.podTemplate.spec.containers[0].command", "spec.options"},
+    {"EtcdContainerArgs",
+     R"({"spec": {"podTemplate": {"spec": {"containers": [{"name": "side"}, {"name": "etcd", "args": ["--name=x"]}]}}}})",
+     "spec.podTemplate.spec.containers[1].args", "spec.options"},
+    {"EtcdContainerEnvFrom",
+     R"({"spec": {"podTemplate": {"spec": {"containers": [{"name": "etcd", "envFrom": [{"configMapRef": {"name": "x"}}]}]}}}})",
+     "spec.podTemplate.spec.containers[0].envFrom", "ETCD_"},
+    {"EtcdContainerEtcdEnv",
+     R"({"spec": {"podTemplate": {"spec": {"containers": [{"name": "etcd", "env": [{"name": "TZ", "value": "UTC"}, {"name": "ETCD_INITIAL_CLUSTER", "value": "x"}]}]}}}})",
+     "spec.podTemplate.spec.containers[0].env[1].name", "spec.options"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rules, InvalidCreateTest, ::testing::ValuesIn(kInvalid),
@@ -163,6 +176,8 @@ TEST_P(ValidCreateTest, IsAccepted) {
 
 const ValidCase kValid[] = {
     {"TheExample", "{}"},
+    {"EtcdContainerResourcesAndOtherEnvAndASidecarWithACommand",
+     R"({"spec": {"podTemplate": {"spec": {"containers": [{"name": "etcd", "image": "e", "env": [{"name": "GOMAXPROCS", "value": "2"}]}, {"name": "side", "command": ["sh"], "envFrom": [{"secretRef": {"name": "s"}}], "env": [{"name": "ETCD_X", "value": "y"}]}]}}}})"},
     {"ScaledToZero", R"({"spec": {"replicas": 0, "podDisruptionBudgetTemplate": null}})"},
     {"ScaledToZeroWithAPercentageBudget",
      R"({"spec": {"replicas": 0, "podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": "50%"}}}})"},

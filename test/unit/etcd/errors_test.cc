@@ -34,6 +34,10 @@ std::string Body(int code, const std::string& message) {
 INSTANTIATE_TEST_SUITE_P(
     Table, StatusFromResponseTest,
     ::testing::Values(
+        Case{"Compacted", 400, Body(11, "etcdserver: mvcc: required revision has been compacted"),
+             absl::StatusCode::kOutOfRange, "Compacted", "compacted"},
+        Case{"NoSpace", 400, Body(8, "etcdserver: mvcc: database space exceeded"),
+             absl::StatusCode::kResourceExhausted, "NoSpace", "space exceeded"},
         Case{"MemberNotFound", 404, Body(5, "etcdserver: member not found"),
              absl::StatusCode::kNotFound, "MemberNotFound", "member not found"},
         Case{"LearnerNotReady", 400,

@@ -13,6 +13,15 @@ TEST(WireTest, RequestsUseDecimalIdsAndBase64Bytes) {
   EXPECT_EQ(MemberListRequest(true), R"({"linearizable":true})");
   EXPECT_EQ(MemberListRequest(false), "{}");
   EXPECT_EQ(MoveLeaderRequest(7), R"({"targetID":"7"})");
+  EXPECT_EQ(CompactRequest(42, true), R"({"physical":true,"revision":"42"})");
+  EXPECT_EQ(CompactRequest(42, false), R"({"revision":"42"})");
+  // "a/" .. "a0" (base64 YS8= .. YTA=); a trailing 0xff carries over.
+  EXPECT_EQ(DeletePrefixRequest("a/"), R"({"key":"YS8=","range_end":"YTA="})");
+  EXPECT_EQ(DeletePrefixRequest(std::string("a\xff", 2)), R"({"key":"Yf8=","range_end":"Yg=="})");
+  EXPECT_EQ(ParseDeleted(R"({"header":{},"deleted":"3"})").value_or(-1), 3);
+  EXPECT_EQ(ParseDeleted(R"({"header":{}})").value_or(-1), 0);
+  EXPECT_EQ(AlarmDisarmRequest({.member_id = 5, .type = "NOSPACE"}),
+            R"({"action":"DEACTIVATE","alarm":"NOSPACE","memberID":"5"})");
   EXPECT_EQ(PutRequest("a", std::string("\0\xff", 2)), R"({"key":"YQ==","value":"AP8="})");
   EXPECT_EQ(
       RoleGrantPermissionRequest("app", "app/", "app0", Permission::kReadWrite),
@@ -79,6 +88,7 @@ TEST(WireTest, ParsesStatusIncludingNumbersSentAsNumbers) {
   EXPECT_EQ(s->errors, std::vector<std::string>{"NOSPACE"});
   EXPECT_EQ(s->member_id, 2u);
   EXPECT_EQ(s->cluster_id, 1u);
+  EXPECT_EQ(s->revision, 1);
 }
 
 TEST(WireTest, ParsesRangeValuesAndAbsence) {

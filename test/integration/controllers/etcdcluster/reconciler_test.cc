@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "src/controllers/common/cache_scopes.h"
+#include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/wait.h"
 #include "src/kube/errors.h"
 #include "test/examples/examples.h"
@@ -199,6 +200,182 @@ TEST_F(EtcdClusterControllerTest, DeletingTheClusterRemovesItsObjects) {
                absl::IsNotFound(client().Get(kConfigMaps, ns(), "doomed-cluster-state").status());
       },
       absl::Seconds(90)));
+}
+
+// --- Claim template changes (issue 14.2) ----------------------------------------
+// The StatefulSet controller runs (kube-controller-manager), so member 0's PVC
+// exists; no volume binder runs, so the test binds it the way the binder
+// would (spec.volumeName once, status Bound with a capacity): the API server
+// lets only a Bound PVC grow. No resizer runs either, so a grown PVC stays
+// at its old capacity and the Storage condition says "Resizing".
+
+const kube::GroupVersionResource kStorageClasses{"storage.k8s.io", "v1", "storageclasses"};
+
+class ClaimTemplateTest : public EtcdClusterControllerTest {
+ protected:
+  void TearDown() override {
+    (void)client().Delete(kStorageClasses, "", sc_);
+    EtcdClusterControllerTest::TearDown();
+  }
+
+  // A StorageClass (expandable or not) and cluster `name` on it; returns
+  // once member 0's claim is Bound at 1Gi.
+  void CreateBoundCluster(const std::string& name, bool expandable) {
+    sc_ = "sc-" + ns();
+    ASSERT_TRUE(client()
+                    .Create(kStorageClasses, "",
+                            {{"apiVersion", "storage.k8s.io/v1"},
+                             {"kind", "StorageClass"},
+                             {"metadata", {{"name", sc_}}},
+                             {"provisioner", "example.com/none"},
+                             {"allowVolumeExpansion", expandable}})
+                    .ok());
+    Json obj = Example(name);
+    obj["spec"]["storage"]["volumeClaimTemplate"]["spec"] = {
+        {"storageClassName", sc_},
+        {"accessModes", {"ReadWriteOnce"}},
+        {"resources", {{"requests", {{"storage", "1Gi"}}}}}};
+    ASSERT_TRUE(client().Create(kEtcdClusters, ns(), obj).ok());
+    const std::string claim = "data-" + name + "-0";
+    ASSERT_TRUE(
+        Eventually([&] { return client().Get(controllers::kPvcResource, ns(), claim).ok(); },
+                   absl::Seconds(60)));
+    ASSERT_TRUE(client()
+                    .Patch(controllers::kPvcResource, ns(), claim, kube::PatchType::kMerge,
+                           {{"spec", {{"volumeName", "pv-" + name}}}})
+                    .ok());
+    absl::StatusOr<Json> bound =
+        client().Patch(controllers::kPvcResource, ns(), claim, kube::PatchType::kMerge,
+                       {{"status",
+                         {{"phase", "Bound"},
+                          {"accessModes", {"ReadWriteOnce"}},
+                          {"capacity", {{"storage", "1Gi"}}}}}},
+                       {.subresource = "status"});
+    ASSERT_TRUE(bound.ok()) << bound.status();
+  }
+
+  std::string Uid(const kube::GroupVersionResource& gvr, const std::string& name) {
+    auto got = client().Get(gvr, ns(), name);
+    return got.ok() ? (*got)["metadata"].value("uid", "") : "";
+  }
+
+  Json Condition(const std::string& cluster, const std::string& type) {
+    auto got = client().Get(kEtcdClusters, ns(), cluster);
+    if (!got.ok()) return Json::object();
+    for (const Json& c : got->value("status", Json::object()).value("conditions", Json::array())) {
+      if (c.value("type", "") == type) return c;
+    }
+    return Json::object();
+  }
+
+  bool HasEvent(const std::string& reason) {
+    auto events = client().List({"", "v1", "events"}, ns());
+    if (!events.ok()) return false;
+    for (const Json& e : (*events)["items"]) {
+      if (e.value("reason", "") == reason) return true;
+    }
+    return false;
+  }
+
+  void SetStorage(const std::string& name, const std::string& size) {
+    ASSERT_TRUE(
+        client()
+            .Patch(kEtcdClusters, ns(), name, kube::PatchType::kMerge,
+                   {{"spec",
+                     {{"storage",
+                       {{"volumeClaimTemplate",
+                         {{"spec", {{"resources", {{"requests", {{"storage", size}}}}}}}}}}}}}})
+            .ok());
+  }
+
+  std::string sc_;
+};
+
+TEST_F(ClaimTemplateTest, GrowingStorageExpandsTheVolumesAndRecreatesTheStatefulSetKeepingPods) {
+  CreateBoundCluster("grow", /*expandable=*/true);
+  ASSERT_TRUE(Eventually([&] { return !Uid(kPods, "grow-0").empty(); }, absl::Seconds(30)));
+  const std::string sts_uid = Uid(kStatefulSets, "grow"), pod_uid = Uid(kPods, "grow-0");
+  SetStorage("grow", "2Gi");
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto pvc = client().Get(controllers::kPvcResource, ns(), "data-grow-0");
+        return pvc.ok() && (*pvc)["spec"]["resources"]["requests"]["storage"] == "2Gi";
+      },
+      absl::Seconds(60)))
+      << "the claim was asked to grow";
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto sts = client().Get(kStatefulSets, ns(), "grow");
+        return sts.ok() && (*sts)["metadata"]["uid"] != sts_uid &&
+               (*sts)["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]
+                     ["storage"] == "2Gi";
+      },
+      absl::Seconds(60)))
+      << "the StatefulSet was re-created with the new claim template";
+  EXPECT_EQ(Uid(kPods, "grow-0"), pod_uid) << "the pod was orphaned and adopted, not restarted";
+  EXPECT_TRUE(
+      Eventually([&] { return Condition("grow", "Storage").value("reason", "") == "Resizing"; },
+                 absl::Seconds(60)))
+      << Condition("grow", "Storage").dump();
+  EXPECT_TRUE(HasEvent("StorageRecreating"));
+  absl::StatusOr<runtime::Result> r = reconciler_->Reconcile({ns(), "grow"});
+  EXPECT_TRUE(r.ok()) << r.status();
+}
+
+TEST_F(ClaimTemplateTest, GrowingOnAStorageClassWithoutExpansionIsReportedAndDoesNotWedge) {
+  CreateBoundCluster("fixed", /*expandable=*/false);
+  const std::string sts_uid = Uid(kStatefulSets, "fixed");
+  SetStorage("fixed", "2Gi");
+  auto generation = [&] {
+    auto got = client().Get(kEtcdClusters, ns(), "fixed");
+    return got.ok() ? (*got)["metadata"].value("generation", 0) : 0;
+  };
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto got = client().Get(kEtcdClusters, ns(), "fixed");
+        return got.ok() && (*got)["status"].value("observedGeneration", 0) == generation();
+      },
+      absl::Seconds(60)))
+      << "the status follows the new generation: the reconcile is not wedged";
+  const Json c = Condition("fixed", "Storage");
+  EXPECT_EQ(c.value("reason", ""), "ExpansionNotAllowed") << c.dump();
+  EXPECT_EQ(c.value("status", ""), "False") << c.dump();
+  EXPECT_NE(c.value("message", "")
+                .find("spec.storage.volumeClaimTemplate.spec.resources.requests."
+                      "storage"),
+            std::string::npos)
+      << c.dump();
+  EXPECT_TRUE(HasEvent("StorageExpansionNotAllowed"));
+  absl::StatusOr<runtime::Result> r = reconciler_->Reconcile({ns(), "fixed"});
+  EXPECT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Uid(kStatefulSets, "fixed"), sts_uid);
+  auto pvc = client().Get(controllers::kPvcResource, ns(), "data-fixed-0");
+  ASSERT_TRUE(pvc.ok());
+  EXPECT_EQ((*pvc)["spec"]["resources"]["requests"]["storage"], "1Gi");
+}
+
+TEST_F(EtcdClusterControllerTest, AClaimTemplateLabelEditRecreatesTheStatefulSet) {
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("relabel")).ok());
+  ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "relabel").ok(); },
+                         absl::Seconds(30)));
+  const std::string uid = (*client().Get(kStatefulSets, ns(), "relabel"))["metadata"]["uid"];
+  ASSERT_TRUE(
+      client()
+          .Patch(kEtcdClusters, ns(), "relabel", kube::PatchType::kMerge,
+                 {{"spec",
+                   {{"storage",
+                     {{"volumeClaimTemplate", {{"metadata", {{"labels", {{"team", "db"}}}}}}}}}}}})
+          .ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto sts = client().Get(kStatefulSets, ns(), "relabel");
+        return sts.ok() && (*sts)["metadata"]["uid"] != uid &&
+               (*sts)["spec"]["volumeClaimTemplates"][0]["metadata"]["labels"].value("team", "") ==
+                   "db";
+      },
+      absl::Seconds(60)));
+  absl::StatusOr<runtime::Result> r = reconciler_->Reconcile({ns(), "relabel"});
+  EXPECT_TRUE(r.ok()) << r.status();
 }
 
 }  // namespace

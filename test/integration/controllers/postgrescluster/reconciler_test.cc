@@ -17,8 +17,12 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "src/controllers/common/cache_scopes.h"
+#include "src/controllers/common/claim_templates.h"
+#include "src/controllers/postgrescluster/finalizer.h"
+#include "src/etcd/client.h"
 #include "src/kube/errors.h"
 #include "test/integration/controllers/api_writes.h"
+#include "test/integration/etcd/etcd_harness.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::postgrescluster {
@@ -320,6 +324,146 @@ TEST_F(PostgresClusterControllerTest, ReconcilingAnUnchangedClusterWritesNothing
   EXPECT_EQ(Writes(), writes) << "a no-op reconcile must not write";
   std::printf("API writes during %.0f no-op reconcile(s): %.0f\n", Reconciles() - reconciles,
               Writes() - writes);
+}
+
+// Growing an instance set's storage on an expandable StorageClass (issue
+// 14.2): the StatefulSet's claim template is immutable, so the reconcile used
+// to fail there, before role labels, users and status. Now each Bound PVC is
+// asked to grow and the StatefulSet is re-created (orphan delete) with its
+// pods untouched; no resizer runs here, so the Storage condition says
+// Resizing. The test binds the PVCs as the (absent) volume binder would.
+TEST_F(PostgresClusterControllerTest, GrowingStorageExpandsTheVolumesAndDoesNotWedge) {
+  const kube::GroupVersionResource storage_classes{"storage.k8s.io", "v1", "storageclasses"};
+  const std::string sc = "sc-" + ns();
+  ASSERT_TRUE(client()
+                  .Create(storage_classes, "",
+                          {{"apiVersion", "storage.k8s.io/v1"},
+                           {"kind", "StorageClass"},
+                           {"metadata", {{"name", sc}}},
+                           {"provisioner", "example.com/none"},
+                           {"allowVolumeExpansion", true}})
+                  .ok());
+  Json obj = Cluster("grow", Json::object());
+  obj["spec"]["instances"][0]["dataVolumeClaimSpec"]["storageClassName"] = sc;
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), obj).ok());
+  for (int k = 0; k < 2; ++k) {
+    const std::string claim = "pgdata-grow-main-" + std::to_string(k);
+    ASSERT_TRUE(
+        Eventually([&] { return client().Get(controllers::kPvcResource, ns(), claim).ok(); },
+                   absl::Seconds(60)))
+        << claim;
+    ASSERT_TRUE(client()
+                    .Patch(controllers::kPvcResource, ns(), claim, kube::PatchType::kMerge,
+                           {{"spec", {{"volumeName", "pv-" + claim}}}})
+                    .ok());
+    ASSERT_TRUE(client()
+                    .Patch(controllers::kPvcResource, ns(), claim, kube::PatchType::kMerge,
+                           {{"status",
+                             {{"phase", "Bound"},
+                              {"accessModes", {"ReadWriteOnce"}},
+                              {"capacity", {{"storage", "1Gi"}}}}}},
+                           {.subresource = "status"})
+                    .ok());
+  }
+  ASSERT_TRUE(
+      Eventually([&] { return client().Get(kPods, ns(), "grow-main-1").ok(); }, absl::Seconds(30)));
+  const std::string sts_uid = (*client().Get(kStatefulSets, ns(), "grow-main"))["metadata"]["uid"];
+  const std::string pod_uid = (*client().Get(kPods, ns(), "grow-main-1"))["metadata"]["uid"];
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "grow", kube::PatchType::kJson,
+                         Json::array({{{"op", "replace"},
+                                       {"path",
+                                        "/spec/instances/0/dataVolumeClaimSpec/resources/"
+                                        "requests/storage"},
+                                       {"value", "2Gi"}}}))
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        for (int k = 0; k < 2; ++k) {
+          auto pvc = client().Get(controllers::kPvcResource, ns(),
+                                  "pgdata-grow-main-" + std::to_string(k));
+          if (!pvc.ok() || (*pvc)["spec"]["resources"]["requests"]["storage"] != "2Gi")
+            return false;
+        }
+        return true;
+      },
+      absl::Seconds(60)))
+      << "both claims were asked to grow";
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto sts = client().Get(kStatefulSets, ns(), "grow-main");
+        return sts.ok() && (*sts)["metadata"]["uid"] != sts_uid &&
+               (*sts)["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]
+                     ["storage"] == "2Gi";
+      },
+      absl::Seconds(60)))
+      << "the StatefulSet was re-created with the new claim template";
+  EXPECT_EQ((*client().Get(kPods, ns(), "grow-main-1"))["metadata"]["uid"], pod_uid)
+      << "the pod was not restarted";
+  EXPECT_TRUE(Eventually(
+      [&] {
+        const Json c = Condition("grow", "Storage");
+        return c.is_object() && c.value("reason", "") == "Resizing";
+      },
+      absl::Seconds(60)))
+      << Condition("grow", "Storage").dump();
+  absl::StatusOr<runtime::Result> r = reconciler_->Reconcile({ns(), "grow"});
+  EXPECT_TRUE(r.ok()) << r.status();
+  (void)client().Delete(storage_classes, "", sc);
+}
+
+// The DCS-cleanup finalizer (issue 14.5) against real etcd: deleting the
+// cluster removes Patroni's keys under its scope (and only those), so a new
+// cluster of the same name would bootstrap; an unreachable etcd keeps the
+// object with a Warning that says how to force the delete.
+TEST_F(PostgresClusterControllerTest, DeletingRemovesThePatroniKeysFromEtcd) {
+  etcd::testing::EtcdHarness harness({.max_members = 1, .name_prefix = "dcs"});
+  ASSERT_TRUE(harness.Init().ok());
+  absl::StatusOr<std::unique_ptr<etcd::Client>> etcd = etcd::Client::Create(harness.Config());
+  ASSERT_TRUE(etcd.ok());
+  ASSERT_TRUE(harness.StartNewCluster(**etcd, 1).ok()) << harness.LogTail(0);
+  Json patroni = {{"dcs", {{"type", "etcd"}, {"etcd", {{"endpoints", {harness.ClientUrl(0)}}}}}}};
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("fin", patroni)).ok());
+  auto finalizers = [&](const std::string& name) {
+    auto got = client().Get(kPostgresClusters, ns(), name);
+    return got.ok() ? (*got)["metadata"].value("finalizers", Json::array()) : Json::array();
+  };
+  ASSERT_TRUE(Eventually([&] { return finalizers("fin") == Json::array({kDcsFinalizer}); },
+                         absl::Seconds(30)))
+      << finalizers("fin").dump();
+  const std::string prefix = "/quorum/" + ns() + "/";
+  for (const char* k : {"fin/initialize", "fin/config", "fin/leader", "fin/members/fin-main-0",
+                        "fin2/initialize"}) {
+    ASSERT_TRUE((*etcd)->Put(prefix + k, "x").ok()) << k;
+  }
+  ASSERT_TRUE(client().Delete(kPostgresClusters, ns(), "fin").ok());
+  EXPECT_TRUE(Eventually(
+      [&] { return absl::IsNotFound(client().Get(kPostgresClusters, ns(), "fin").status()); },
+      absl::Seconds(30)));
+  for (const char* k : {"fin/initialize", "fin/config", "fin/leader", "fin/members/fin-main-0"}) {
+    absl::StatusOr<etcd::GetResponse> got = (*etcd)->Get(prefix + k);
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(got->value, std::nullopt) << k << " is left: a new \"fin\" would not bootstrap";
+  }
+  absl::StatusOr<etcd::GetResponse> other = (*etcd)->Get(prefix + "fin2/initialize");
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(other->value, "x") << "another cluster's keys stay";
+
+  // etcd unreachable: the delete waits, and says why and how to force it.
+  Json lost = {{"dcs", {{"type", "etcd"}, {"etcd", {{"endpoints", {"http://127.0.0.1:1"}}}}}}};
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("lost", lost)).ok());
+  ASSERT_TRUE(Eventually([&] { return finalizers("lost").size() == 1; }, absl::Seconds(30)));
+  ASSERT_TRUE(client().Delete(kPostgresClusters, ns(), "lost").ok());
+  EXPECT_TRUE(Eventually([&] { return HasWarning("DCSCleanupFailed", "kubectl patch"); },
+                         absl::Seconds(30)));
+  EXPECT_TRUE(client().Get(kPostgresClusters, ns(), "lost").ok()) << "kept while it retries";
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "lost", kube::PatchType::kJson,
+                         Json::array({{{"op", "remove"}, {"path", "/metadata/finalizers"}}}))
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [&] { return absl::IsNotFound(client().Get(kPostgresClusters, ns(), "lost").status()); },
+      absl::Seconds(30)));
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "api/etcdcluster_defaults.h"
 #include "src/controllers/etcdcluster/pod_merge.h"
 #include "test/examples/examples.h"
@@ -83,6 +85,28 @@ TEST(BuildersGoldenTest, ScaledToZero) {
                BuildAll(Cluster({{"replicas", 0},
                                  {"podDisruptionBudgetTemplate", {{"spec", Json::object()}}}}),
                         0));
+}
+
+bool HasArg(const std::vector<std::string>& args, const std::string& arg) {
+  return std::find(args.begin(), args.end(), arg) != args.end();
+}
+
+TEST(BuildEtcdArgsTest, AutoCompactionIsOnByDefault) {
+  const std::vector<std::string> args = BuildEtcdArgs(Cluster({}));
+  EXPECT_TRUE(HasArg(args, "--auto-compaction-mode=periodic"));
+  EXPECT_TRUE(HasArg(args, "--auto-compaction-retention=1h"));
+}
+
+TEST(BuildEtcdArgsTest, AutoCompactionOptionsOverrideTheDefaults) {
+  std::vector<std::string> args =
+      BuildEtcdArgs(Cluster({{"options", {{"auto-compaction-mode", "revision"}}}}));
+  EXPECT_TRUE(HasArg(args, "--auto-compaction-mode=revision"));
+  EXPECT_TRUE(HasArg(args, "--auto-compaction-retention=10000"));
+  EXPECT_FALSE(HasArg(args, "--auto-compaction-mode=periodic"));
+  args = BuildEtcdArgs(Cluster({{"options", {{"auto-compaction-retention", "30m"}}}}));
+  EXPECT_TRUE(HasArg(args, "--auto-compaction-mode=periodic"));
+  EXPECT_TRUE(HasArg(args, "--auto-compaction-retention=30m"));
+  EXPECT_FALSE(HasArg(args, "--auto-compaction-retention=1h"));
 }
 
 TEST(BuildEtcdArgsTest, OptionsAreSortedFlagsAndEmptyValuesAreBare) {

@@ -41,11 +41,35 @@ TEST(StatusSchemaTest, AFullStatusFitsTheCrd) {
                                                .ready_pods = 2,
                                                .converged = true,
                                                .storage_uids = {{0, "uid-0"}, {1, "uid-1"}},
+                                               .space_alarm = true,
+                                               .space_message = "compacting",
                                                .now = absl::Now()}));
   ASSERT_TRUE(status["members"][0].contains("dataUID")) << status.dump();
   ASSERT_TRUE(status.contains("authSecretName"));
   const Json schema = api::EtcdClusterSchemaSource()["properties"]["status"];
   EXPECT_EQ(testing::UndeclaredFields(status, schema), std::vector<std::string>{}) << status.dump();
+}
+
+// SpaceAlarm appears with a NOSPACE alarm and stays (False) after it is
+// disarmed; a cluster that never had one does not get the condition.
+TEST(StatusTest, SpaceAlarmCondition) {
+  EtcdCluster cluster;
+  cluster.metadata = {.name = "kv", .ns = "db", .generation = 1};
+  EtcdView view;
+  auto find = [](const api::EtcdClusterStatus& s) { return api::FindCondition(s, "SpaceAlarm"); };
+  StatusInput in{.cluster = &cluster, .etcd = &view, .now = absl::Now()};
+  EXPECT_EQ(find(BuildStatus(in)), nullptr);
+  in.space_alarm = true;
+  in.space_message = "compacting the key history";
+  cluster.status = BuildStatus(in);
+  ASSERT_NE(find(cluster.status), nullptr);
+  EXPECT_EQ(find(cluster.status)->status, "True");
+  EXPECT_NE(find(cluster.status)->message.find("compacting"), std::string::npos);
+  in.space_alarm = false;
+  const api::EtcdClusterStatus after = BuildStatus(in);
+  ASSERT_NE(find(after), nullptr);
+  EXPECT_EQ(find(after)->status, "False");
+  EXPECT_EQ(find(after)->reason, "NoAlarm");
 }
 
 }  // namespace
