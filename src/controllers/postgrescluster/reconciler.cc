@@ -61,15 +61,21 @@ Members Observe(patroni::RestClient& rest, const std::vector<ObjectPtr>& pods,
   return m;
 }
 
-// Handles a new switchover trigger; returns the status record, or null when
-// there is nothing to record now.
-Json Switchover(const Json& cluster, const Members& members, patroni::RestClient& rest,
-                runtime::EventRecorder& recorder, const Json& stored) {
+// The switchover trigger annotation when it is new (not yet handled), else "".
+std::string NewSwitchoverTrigger(const Json& cluster) {
   const std::string trigger =
       Str(At(cluster,
              {"metadata", "annotations", std::string(api::kSwitchoverTriggerAnnotation).c_str()}));
   const std::string handled = Str(At(cluster, {"status", "patroni", "switchover", "trigger"}));
-  if (trigger.empty() || trigger == handled) return nullptr;
+  return trigger == handled ? "" : trigger;
+}
+
+// Handles a new switchover trigger; returns the status record, or null when
+// there is nothing to record now.
+Json Switchover(const Json& cluster, const Members& members, patroni::RestClient& rest,
+                runtime::EventRecorder& recorder, const Json& stored) {
+  const std::string trigger = NewSwitchoverTrigger(cluster);
+  if (trigger.empty()) return nullptr;
   const Json& spec = At(cluster, {"spec", "patroni", "switchover"});
   std::string type = Str(At(spec, {"type"}));
   if (type.empty()) type = std::string(api::kDefaultSwitchoverType);
@@ -254,11 +260,14 @@ std::string CorrectRoleLabels(const Phase& p, const std::vector<ObjectPtr>& pods
   return s.ok() ? "" : "correcting role labels: " + std::string(s.message());
 }
 
-// Rolls outdated members, one step at a time (the StatefulSets are OnDelete).
+// Rolls outdated members, one step at a time (the StatefulSets are OnDelete);
+// waits while a new switchover trigger is handled in this reconcile (one risky
+// step per reconcile).
 void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, const Members& members,
                          patroni::RestClient& rest) {
-  const RollStep step = NextRollStep(MemberPods(p.cluster, p.cache, pods, members.primary),
-                                     DesiredMembers(p.cluster));
+  const RollStep step =
+      NextRollStep(MemberPods(p.cluster, p.cache, pods, members.primary), DesiredMembers(p.cluster),
+                   !NewSwitchoverTrigger(p.cluster).empty());
   if (step.kind != RollStep::kDeletePod && step.kind != RollStep::kSwitchover) return;
   absl::Status s;
   if (step.kind == RollStep::kDeletePod) {
