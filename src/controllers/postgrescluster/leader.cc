@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/json_path.h"
 #include "src/patroni/role_sync.h"
 
 namespace quorum::postgrescluster {
@@ -46,6 +47,11 @@ std::optional<std::string> ReadDcsLeader(const Json& cluster, const DcsResolutio
     return std::nullopt;
   }
   return *leader;
+}
+
+std::optional<std::string> LeaderFromEndpoints(const Json* endpoints) {
+  if (endpoints == nullptr) return std::nullopt;
+  return Str(At(*endpoints, {"metadata", "annotations", "leader"}));
 }
 
 }  // namespace quorum::postgrescluster

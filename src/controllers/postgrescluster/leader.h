@@ -2,7 +2,8 @@
 // labels (issue 14.7: the DCS leader key is the only truth for `primary`).
 // With the etcd DCS: the Patroni leader key, through an etcd client made from
 // the resolved DCS (its TLS and auth Secrets), with a short deadline. With the
-// kubernetes DCS there is nothing to read here (Patroni labels its pods).
+// kubernetes DCS: the `leader` annotation of the leader Endpoints Patroni
+// keeps (named like the cluster), from the informer cache.
 //
 // Thread-safety: EtcdClientConfigFor is pure; ReadDcsLeader does I/O and is
 // safe to call concurrently.
@@ -36,6 +37,13 @@ absl::StatusOr<etcd::ClientConfig> EtcdClientConfigFor(const DcsResolution& dcs,
 // within `timeout`, ...): the role labels then fall back to the members' word.
 std::optional<std::string> ReadDcsLeader(const Json& cluster, const DcsResolution& dcs,
                                          const SecretValue& secret, absl::Duration timeout);
+
+// The kubernetes DCS leader from Patroni's leader Endpoints (nullptr: not
+// known yet -> nullopt): its `leader` annotation, "" when absent or empty
+// (Patroni clears it when the leader steps down). An expired record of a
+// dead leader still names it: that member then is unreachable, and no member
+// is routed as primary until the new leader writes its name.
+std::optional<std::string> LeaderFromEndpoints(const Json* endpoints);
 
 }  // namespace quorum::postgrescluster
 

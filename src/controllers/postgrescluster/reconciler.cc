@@ -265,6 +265,17 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs) {
   return absl::OkStatus();
 }
 
+// The DCS leader key: etcd read with a short deadline, or the kubernetes
+// DCS's leader Endpoints from the cache; nullopt when unknown.
+std::optional<std::string> ObserveLeader(const Phase& p, const DcsResolution& dcs) {
+  if (!dcs.ready) return std::nullopt;
+  if (UsesEtcd(p.cluster)) {
+    return ReadDcsLeader(p.cluster, dcs, SecretValueFrom(p.cache, p.n.ns), kLeaderReadTimeout);
+  }
+  ObjectPtr endpoints = p.cache.Get(kEndpoints, p.n.ns, p.n.primary_service);
+  return LeaderFromEndpoints(endpoints.get());
+}
+
 // The cluster's member pods that are not being deleted.
 std::vector<ObjectPtr> ObservePods(const Phase& p) {
   std::vector<ObjectPtr> pods;
@@ -476,11 +487,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (absl::Status s = ApplyOwnedObjects(ctx, dcs); !s.ok()) return s;
   // Observe the members; act on them.
   const std::vector<ObjectPtr> pods = ObservePods(ctx);
-  const Members members = Observe(
-      probe_, cache_, pods, member_url_,
-      UsesEtcd(*cluster)
-          ? ReadDcsLeader(*cluster, dcs, SecretValueFrom(cache_, ctx.n.ns), kLeaderReadTimeout)
-          : std::nullopt);
+  const Members members = Observe(probe_, cache_, pods, member_url_, ObserveLeader(ctx, dcs));
   std::string problem = CorrectRoleLabels(ctx, pods, members);
   if (problem.empty()) RollOutdatedMembers(ctx, pods, members, rest_);
   if (!members.primary.empty() && problem.empty()) {
@@ -512,6 +519,12 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
     return std::vector<std::string>{o["metadata"].value("namespace", "") + "/" +
                                     o["metadata"].value("name", "")};
   };
+  auto by_cluster_label = [](const Json& o) {
+    const std::string name =
+        Str(At(o, {"metadata", "labels", std::string(api::kClusterLabel).c_str()}));
+    if (name.empty()) return std::vector<runtime::Request>{};
+    return std::vector<runtime::Request>{{o["metadata"].value("namespace", ""), name}};
+  };
   runtime::Controller& c =
       manager.AddController("postgrescluster", reconciler, {.workers = workers});
   c.Watch(clusters, runtime::EnqueueRequestForObject(),
@@ -535,18 +548,19 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
   c.Watch(cache.Informer(kEtcdClusters),
           runtime::EnqueueRequestsFromIndex(clusters.store(), kEtcdClusterIndex, key_of),
           {runtime::ResourceVersionChangedPredicate()});
+  // The kubernetes DCS's leader Endpoints (Patroni labels it like the pods):
+  // a new leader reconciles at once; renewals alone do not.
+  runtime::Predicate leader_changed;
+  leader_changed.update = [](const Json& old_object, const Json& new_object) {
+    return Str(At(old_object, {"metadata", "annotations", "leader"})) !=
+           Str(At(new_object, {"metadata", "annotations", "leader"}));
+  };
+  c.Watch(cache.Informer(kEndpoints), by_cluster_label, {leader_changed});
   // Nodes: read to skip members on NotReady nodes (their pods' Ready
   // condition changes with the node, and that reconciles).
   cache.Informer(kNodes, /*cluster_scoped=*/true);
   // Member pods (owned by StatefulSets) map by their cluster label.
-  c.Watch(cache.Informer(kPods),
-          [](const Json& pod) {
-            const std::string name =
-                Str(At(pod, {"metadata", "labels", std::string(api::kClusterLabel).c_str()}));
-            if (name.empty()) return std::vector<runtime::Request>{};
-            return std::vector<runtime::Request>{{pod["metadata"].value("namespace", ""), name}};
-          },
-          {runtime::ResourceVersionChangedPredicate()});
+  c.Watch(cache.Informer(kPods), by_cluster_label, {runtime::ResourceVersionChangedPredicate()});
   return c;
 }
 

@@ -48,6 +48,7 @@ inline const kube::GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 inline const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
 inline const kube::GroupVersionResource kPods{"", "v1", "pods"};
 inline const kube::GroupVersionResource kNodes{"", "v1", "nodes"};
+inline const kube::GroupVersionResource kEndpoints{"", "v1", "endpoints"};
 inline const kube::GroupVersionResource kServiceAccounts{"", "v1", "serviceaccounts"};
 inline const kube::GroupVersionResource kRoles{"rbac.authorization.k8s.io", "v1", "roles"};
 inline const kube::GroupVersionResource kRoleBindings{"rbac.authorization.k8s.io", "v1",

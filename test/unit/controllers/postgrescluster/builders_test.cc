@@ -280,6 +280,21 @@ TEST(DcsResolutionTest, TheOperatorsEtcdClientFollowsTheResolvedDcs) {
   EXPECT_FALSE(EtcdClientConfigFor(k8s, nullptr, absl::Seconds(2)).ok());
 }
 
+// Issue 14.7: with the kubernetes DCS the leader comes from Patroni's leader
+// Endpoints annotation (the informer's copy).
+TEST(DcsResolutionTest, KubernetesDcsLeaderFromTheLeaderEndpoints) {
+  EXPECT_EQ(LeaderFromEndpoints(nullptr), std::nullopt) << "not known yet";
+  const Json bare = {{"metadata", {{"name", "hippo"}}}};
+  EXPECT_EQ(LeaderFromEndpoints(&bare), std::optional<std::string>(""));
+  const Json cleared = {{"metadata", {{"name", "hippo"}, {"annotations", {{"leader", ""}}}}}};
+  EXPECT_EQ(LeaderFromEndpoints(&cleared), std::optional<std::string>(""));
+  const Json led = {
+      {"metadata",
+       {{"name", "hippo"},
+        {"annotations", {{"leader", "hippo-main-1"}, {"renewTime", "2026-12-01T18:00:00Z"}}}}}};
+  EXPECT_EQ(LeaderFromEndpoints(&led), std::optional<std::string>("hippo-main-1"));
+}
+
 TEST(PostgresBuildersTest, DynamicConfigurationMergesButTheSpecTimingsWin) {
   Json cluster = Cluster(Json::object());
   cluster["spec"]["patroni"]["dynamicConfiguration"] = {
