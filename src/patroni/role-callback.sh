@@ -110,14 +110,17 @@ clear_other_primaries() {
   r="$(api_request GET "$pods" \
     --header 'Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json' \
     --data-urlencode "labelSelector=$cluster_label=$scope,role=primary" \
-    --data-urlencode "fieldSelector=metadata.name!=$POD_NAME" 2>/dev/null)"
+    --data-urlencode "fieldSelector=metadata.name!=$POD_NAME" --data-urlencode pretty=false \
+    2>/dev/null)"
   code="${r##* }"
   case "$code" in
     2??) ;;
     403) echo forbidden; return ;;
     *) echo "${code:-none}"; return ;;
   esac
-  for other in $(printf '%s' "${r% *}" | grep -o '"metadata":{"name":"[^"]*"' |
+  # The API server pretty-prints for curl unless told not to; names hold no
+  # blanks, so the blanks go before the names are picked out.
+  for other in $(printf '%s' "${r% *}" | tr -d '[:space:]' | grep -o '"metadata":{"name":"[^"]*"' |
     sed -e 's/.*"name":"//' -e 's/"$//'); do
     code="$(patch_pod "$other" '{"metadata":{"labels":{"role":null}}}')"
     case "$code" in

@@ -260,7 +260,7 @@ TEST_F(EtcdDcsTest, BootstrapsReplicatesFailsOverAndKeepsRoleLabelsTrue) {
       Eventually([&] { return testing::RoleLabel(client(), ns(), Pod(new_primary)) == "primary"; },
                  absl::Seconds(30)))
       << Logs();
-  EXPECT_EQ(testing::RoleLabel(client(), ns(), Pod(old_primary)), std::nullopt);
+  EXPECT_EQ(testing::RoleLabel(client(), ns(), Pod(old_primary)), std::nullopt) << Logs();
 
   // --- Without API rights for the callback, role sync keeps labels true ------
   ASSERT_TRUE(client().Delete(testing::kRoleBindingsGvr, ns(), "pg").ok());

@@ -57,12 +57,14 @@ class RoleCallbackTest : public ::testing::Test {
                {"ownerReferences", json::array({{{"kind", "StatefulSet"}, {"name", "hippo"}}})}}}});
       }
       res.status = list_answer_;
-      // The API server's compact JSON, as the script parses it.
+      // Like the API server, which pretty-prints for a curl user agent
+      // unless the query says pretty=false.
+      const int indent = req.get_param_value("pretty") == "false" ? -1 : 2;
       res.set_content(json{{"kind", "PartialObjectMetadataList"},
                            {"apiVersion", "meta.k8s.io/v1"},
                            {"metadata", {{"resourceVersion", "7"}}},
                            {"items", items}}
-                          .dump(),
+                          .dump(indent),
                       "application/json");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
