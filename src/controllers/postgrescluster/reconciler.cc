@@ -487,7 +487,8 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (absl::Status s = ApplyOwnedObjects(ctx, dcs); !s.ok()) return s;
   // Observe the members; act on them.
   const std::vector<ObjectPtr> pods = ObservePods(ctx);
-  const Members members = Observe(probe_, cache_, pods, member_url_, ObserveLeader(ctx, dcs));
+  const Members members = Observe(probe_, cache_, pods, member_url_,
+                                  pods.empty() ? std::nullopt : ObserveLeader(ctx, dcs));
   std::string problem = CorrectRoleLabels(ctx, pods, members);
   if (problem.empty()) RollOutdatedMembers(ctx, pods, members, rest_);
   if (!members.primary.empty() && problem.empty()) {
