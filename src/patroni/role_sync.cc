@@ -1,6 +1,7 @@
 #include "src/patroni/role_sync.h"
 
 #include <nlohmann/json.hpp>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -14,42 +15,11 @@ const kube::GroupVersionResource kPods{"", "v1", "pods"};
 
 }  // namespace
 
-std::vector<LabelPatch> PlanRoleLabels(const std::vector<PodRoleLabel>& pods,
-                                       const std::map<std::string, ObservedRole>& observed,
-                                       std::string_view leader) {
-  // The label each reachable member should carry; "" stands for no label
-  // (plain strings: GCC 12 warns falsely on copies of optional<string>).
-  std::map<std::string, std::string> desired;
-  bool confirmed_primary = false;
-  for (const PodRoleLabel& p : pods) {
-    auto it = observed.find(p.pod);
-    if (it == observed.end() || !it->second.reachable) continue;
-    std::string label = RoleLabelValue(it->second.role).value_or("");
-    if (label == kPrimaryLabelValue && !leader.empty() && p.pod != leader) label.clear();
-    if (label == kPrimaryLabelValue) confirmed_primary = true;
-    desired[p.pod] = std::move(label);
-  }
-  std::vector<LabelPatch> patches;
-  for (const PodRoleLabel& p : pods) {
-    const std::string have = p.label.value_or("");
-    std::string want;
-    if (auto it = desired.find(p.pod); it != desired.end()) {
-      want = it->second;
-    } else if (!(confirmed_primary && have == kPrimaryLabelValue)) {
-      continue;  // unreachable: what it has is the best knowledge
-    }            // else: an unreachable former primary loses its label
-    if (want == have && p.label.has_value() == !want.empty()) continue;
-    LabelPatch patch{p.pod, std::nullopt};
-    if (!want.empty()) patch.label = want;
-    patches.push_back(std::move(patch));
-  }
-  return patches;
-}
-
 absl::Status ApplyRoleLabels(kube::Client& client, std::string_view ns,
                              const std::vector<LabelPatch>& patches) {
   absl::Status first;
   for (const LabelPatch& p : patches) {
+    if (!first.ok() && p.label == kPrimaryLabelValue) continue;
     nlohmann::json value = p.label ? nlohmann::json(*p.label) : nlohmann::json(nullptr);
     nlohmann::json patch = {{"metadata", {{"labels", {{std::string(kRoleLabel), value}}}}}};
     absl::StatusOr<kube::Json> r = client.Patch(kPods, ns, p.pod, kube::PatchType::kMerge, patch);
@@ -58,12 +28,27 @@ absl::Status ApplyRoleLabels(kube::Client& client, std::string_view ns,
   return first;
 }
 
+std::map<std::string, absl::StatusOr<MemberStatus>> ProbeMembers(
+    RestClient& rest, const std::map<std::string, std::string>& api_urls) {
+  std::vector<std::pair<std::string, std::string>> members(api_urls.begin(), api_urls.end());
+  std::vector<absl::StatusOr<MemberStatus>> seen(members.size(), absl::UnknownError("not asked"));
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(members.size());
+    for (size_t i = 0; i < members.size(); ++i) {
+      threads.emplace_back([&, i] { seen[i] = rest.GetPatroni(members[i].second); });
+    }
+  }  // joined
+  std::map<std::string, absl::StatusOr<MemberStatus>> out;
+  for (size_t i = 0; i < members.size(); ++i) out.emplace(members[i].first, std::move(seen[i]));
+  return out;
+}
+
 std::map<std::string, ObservedRole> ObserveRoles(
     RestClient& rest, const std::map<std::string, std::string>& api_urls) {
   std::map<std::string, ObservedRole> out;
-  for (const auto& [pod, url] : api_urls) {
-    absl::StatusOr<MemberStatus> s = rest.GetPatroni(url);
-    out[pod] = s.ok() ? ObservedRole{true, s->role} : ObservedRole{false, ""};
+  for (const auto& [pod, s] : ProbeMembers(rest, api_urls)) {
+    out[pod] = s.ok() ? ObservedRole{true, s->role, s->state} : ObservedRole{};
   }
   return out;
 }
@@ -90,7 +75,7 @@ absl::StatusOr<std::string> LeaderFromEtcd(etcd::Client& etcd, std::string_view 
 
 absl::StatusOr<std::vector<LabelPatch>> SyncRoleLabels(
     kube::Client& client, std::string_view ns, std::string_view selector, RestClient& rest,
-    const std::map<std::string, std::string>& api_urls, std::string_view leader) {
+    const std::map<std::string, std::string>& api_urls, const std::optional<std::string>& leader) {
   kube::ListOptions options;
   options.label_selector = std::string(selector);
   absl::StatusOr<kube::Json> list = client.List(kPods, ns, options);

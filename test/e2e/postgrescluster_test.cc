@@ -11,6 +11,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "test/e2e/e2e_env.h"
 
@@ -123,6 +124,84 @@ TEST_F(PostgresClusterE2E, EtcdDcsFailoverKeepsCommittedRows) {
       << "no replica took over, or the primary Service did not follow";
   CommandResult count = Sql("pg-superuser", primary_svc, "select count(*) from rows;");
   EXPECT_EQ(absl::StripAsciiWhitespace(count.output), "101") << count.output;
+}
+
+// Issue 18.1: the role callback runs in a real pod (the ConfigMap volume's
+// defaultMode 0555 makes it executable), so with the operator stopped a
+// failover still moves role=primary (the old primary's label first: never
+// two primaries) and the primary Service follows.
+TEST_F(PostgresClusterE2E, EtcdDcsFailoverWithTheOperatorStoppedMovesLabelAndService) {
+  OperatorProcess op(ns());
+  op.Start();
+  ASSERT_TRUE(
+      client()
+          .Create(kEtcdClusters, ns(),
+                  {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                   {"kind", "EtcdCluster"},
+                   {"metadata", {{"name", "dcs"}, {"namespace", ns()}}},
+                   {"spec", {{"replicas", 1}, {"storage", {{"emptyDir", Json::object()}}}}}})
+          .ok());
+  Json pg = {
+      {"apiVersion", "postgres.quorum.dev/v1alpha1"},
+      {"kind", "PostgresCluster"},
+      {"metadata", {{"name", "cb"}, {"namespace", ns()}}},
+      {"spec",
+       {{"postgresVersion", 15},
+        {"instances", Json::array({{{"name", "main"},
+                                    {"replicas", 2},
+                                    {"dataVolumeClaimSpec",
+                                     {{"accessModes", Json::array({"ReadWriteOnce"})},
+                                      {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})},
+        {"patroni",
+         {{"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}}}}}};
+  auto created = client().Create(kPostgres, ns(), pg);
+  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_TRUE(
+      testenv::Eventually([&] { return Ready("cb") && !Primary("cb").empty(); }, absl::Minutes(6)))
+      << "the PostgresCluster did not become Ready with a primary";
+  const std::string first = Primary("cb");
+  const std::string other = first == "cb-main-0" ? "cb-main-1" : "cb-main-0";
+  const std::string primary_svc = absl::StrCat("cb.", ns(), ".svc");
+  // Both members streaming before the fault.
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        CommandResult r = Sql("cb-superuser", primary_svc,
+                              "create table if not exists t(v int); insert into t values (1);"
+                              " select count(*) from pg_stat_replication;");
+        return r.exit_code == 0 && absl::StrContains(r.output, "1");
+      },
+      absl::Minutes(3)));
+
+  op.Stop();
+  // Who carries role=primary, sampled while the fault plays out.
+  auto labelled_primary = [&] {
+    std::vector<std::string> out;
+    kube::ListOptions options;
+    options.label_selector = "postgres.quorum.dev/cluster=cb,role=primary";
+    auto pods = client().List(kPods, ns(), options);
+    if (!pods.ok()) return out;
+    for (const Json& p : pods->value("items", Json::array()))
+      out.push_back(p["metadata"].value("name", ""));
+    return out;
+  };
+  ASSERT_EQ(labelled_primary(), std::vector<std::string>{first});
+  ASSERT_TRUE(client().Delete(kPods, ns(), first).ok());
+  size_t most_at_once = 0;
+  std::vector<std::string> now;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        now = labelled_primary();
+        most_at_once = std::max(most_at_once, now.size());
+        if (now != std::vector<std::string>{other}) return false;
+        // A write through the primary Service succeeds: it routes to the
+        // writable new leader.
+        return Sql("cb-superuser", primary_svc, "insert into t values (2);").exit_code == 0;
+      },
+      absl::Minutes(4)))
+      << "with the operator stopped, " << other
+      << " did not get role=primary or the primary Service did not follow; labelled: "
+      << absl::StrJoin(now, ",");
+  EXPECT_LE(most_at_once, 1u) << "two pods carried role=primary at once";
 }
 
 TEST_F(PostgresClusterE2E, KubernetesDcsUsersAndSwitchoverThroughTheSpec) {

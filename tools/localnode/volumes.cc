@@ -59,10 +59,13 @@ void MakeSharedDir(const VolumeContext& ctx, const fs::path& dir) {
   }
 }
 
-int ModeOf(const Json& j, int fallback) {
-  auto it = j.find("mode");
+int ModeOf(const Json& j, int fallback, const char* field = "mode") {
+  auto it = j.find(field);
   return it != j.end() && it->is_number_integer() ? it->get<int>() : fallback;
 }
+
+// A volume's `defaultMode` (the kubelet's 0644 when unset).
+int DefaultModeOf(const Json& src) { return ModeOf(src, 0644, "defaultMode"); }
 
 // Secret/ConfigMap data → files (all keys, or the listed items).
 absl::Status WriteKeyed(const VolumeContext& ctx, const fs::path& dir,
@@ -179,16 +182,15 @@ absl::Status PrepareOne(const VolumeContext& ctx, const Json& pod, const Json& v
                       src.value("optional", false));
     if (!data.ok()) return data.status();
     MakeSharedDir(ctx, dir);
-    return WriteKeyed(ctx, dir, *data, src.value("items", Json::array()), ModeOf(src, 0644));
+    return WriteKeyed(ctx, dir, *data, src.value("items", Json::array()), DefaultModeOf(src));
   } else if (vol.contains("downwardAPI")) {
     MakeSharedDir(ctx, dir);
     const Json& src = vol["downwardAPI"];
-    return WriteDownward(ctx, dir, pod, src.value("items", Json::array()),
-                         src.contains("defaultMode") ? src["defaultMode"].get<int>() : 0644);
+    return WriteDownward(ctx, dir, pod, src.value("items", Json::array()), DefaultModeOf(src));
   } else if (vol.contains("projected")) {
     MakeSharedDir(ctx, dir);
     const Json& proj = vol["projected"];
-    const int mode = proj.contains("defaultMode") ? proj["defaultMode"].get<int>() : 0644;
+    const int mode = DefaultModeOf(proj);
     for (const Json& source : proj.value("sources", Json::array())) {
       absl::Status s;
       if (source.contains("secret") || source.contains("configMap")) {

@@ -3,6 +3,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
+#include "src/patroni/readiness.h"
 #include "src/patroni/role.h"
 #include "src/patroni/role_callback.h"
 
@@ -178,7 +179,13 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
       {"env", PodEnvJson(cluster, input, dcs)},
       {"ports", Json::array({{{"name", "postgresql"}, {"containerPort", kPostgresPort}},
                              {{"name", "patroni"}, {"containerPort", kPatroniPort}}})},
-      {"readinessProbe", probe("/readiness", 5, 3)},
+      // Ready: a primary that accepts writes, or a streaming replica; never
+      // the leader while it is still read-only (src/patroni/readiness.h).
+      {"readinessProbe",
+       {{"exec", {{"command", patroni::ReadinessProbeCommand(kPatroniPort)}}},
+        {"periodSeconds", 5},
+        {"timeoutSeconds", 5},
+        {"failureThreshold", 3}}},
       {"livenessProbe", probe("/liveness", 10, 6)},
       {"volumeMounts", mounts},
       {"securityContext",
@@ -271,8 +278,10 @@ std::vector<Json> BuildRbac(const PostgresCluster& cluster) {
   const Names n = NamesOf(cluster);
   Json rules = Json::array();
   if (UsesEtcd(cluster)) {
-    // The role-change callback patches its own pod's labels.
-    rules.push_back({{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "patch"}}});
+    // The role-change callback patches its own pod's labels and, becoming
+    // primary, lists and patches the cluster's other pods still labelled so.
+    rules.push_back(
+        {{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list", "patch"}}});
   } else {
     // Patroni's kubernetes DCS: the leader lock and config in Endpoints, the
     // role label on its pod, and the config Service when it is missing.

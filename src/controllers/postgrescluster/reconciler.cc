@@ -18,6 +18,7 @@
 #include "src/controllers/postgrescluster/dcs.h"
 #include "src/controllers/postgrescluster/finalizer.h"
 #include "src/controllers/postgrescluster/json_path.h"
+#include "src/controllers/postgrescluster/leader.h"
 #include "src/controllers/postgrescluster/rollout.h"
 #include "src/controllers/postgrescluster/status.h"
 #include "src/controllers/postgrescluster/users.h"
@@ -38,32 +39,80 @@ std::string DefaultMemberUrl(const Json& pod) {
   return ip.empty() ? "" : absl::StrCat("http://", ip, ":", kPatroniPort);
 }
 
-// What the members' REST APIs say.
+// A member's GET /patroni answers within milliseconds when it is up; one
+// that does not answer within this is treated as unreachable this round.
+constexpr absl::Duration kMemberProbeTimeout = absl::Seconds(1);
+constexpr absl::Duration kLeaderReadTimeout = absl::Seconds(2);
+
+SecretValue SecretValueFrom(const runtime::Cache& cache, const std::string& ns) {
+  return [&cache, ns](const std::string& name, const char* key) {
+    ObjectPtr secret = cache.Get(kSecrets, ns, name);
+    std::string out;
+    const Json& v = secret ? At(*secret, {"data", key}) : Json();
+    if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return std::string();
+    return out;
+  };
+}
+
+// What the members' REST APIs and the DCS leader key say.
 struct Members {
   std::map<std::string, patroni::ObservedRole> roles;  // pod name → role
   std::map<std::string, std::string> urls;             // pod name → REST base URL
-  std::string primary;                                 // pod routed as primary
+  // The leader key's member ("" none); nullopt when not read (kubernetes DCS,
+  // or etcd unreachable): the members' own word decides then.
+  std::optional<std::string> leader;
+  std::string primary;  // the leader that accepts writes: routed as primary
   std::string system_identifier;
 };
 
-Members Observe(patroni::RestClient& rest, const std::vector<ObjectPtr>& pods,
-                const MemberUrlFunc& member_url) {
+// Whether the pod runs on a node that is known and not Ready (its member is
+// not asked: it would only cost a timeout).
+bool OnNotReadyNode(const runtime::Cache& cache, const Json& pod) {
+  const std::string node = Str(At(pod, {"spec", "nodeName"}));
+  if (node.empty()) return false;
+  ObjectPtr n = cache.Get(kNodes, "", node);
+  if (n == nullptr) return false;
+  for (const Json& c : At(*n, {"status", "conditions"})) {
+    if (Str(At(c, {"type"})) == "Ready") return Str(At(c, {"status"})) != "True";
+  }
+  return false;
+}
+
+// Asks the members at once (short timeouts), pods on NotReady nodes skipped.
+Members Observe(patroni::RestClient& rest, const runtime::Cache& cache,
+                const std::vector<ObjectPtr>& pods, const MemberUrlFunc& member_url,
+                std::optional<std::string> leader) {
   Members m;
+  m.leader = std::move(leader);
+  std::map<std::string, std::string> ask;
   for (const ObjectPtr& pod : pods) {
     const std::string name = Str(At(*pod, {"metadata", "name"}));
     const std::string url = member_url(*pod);
     if (url.empty()) continue;
     m.urls[name] = url;
-    absl::StatusOr<patroni::MemberStatus> s = rest.GetPatroni(url);
-    if (!s.ok()) {
-      m.roles[name] = {.reachable = false};
-      continue;
+    m.roles[name] = {.reachable = false};
+    if (!OnNotReadyNode(cache, *pod)) ask[name] = url;
+  }
+  for (const auto& [name, s] : patroni::ProbeMembers(rest, ask)) {
+    if (!s.ok()) continue;
+    m.roles[name] = {.reachable = true, .role = s->role, .state = s->state};
+    if (patroni::ServesAsPrimary(m.roles[name]) && (!m.leader || *m.leader == name)) {
+      m.primary = name;
     }
-    m.roles[name] = {.reachable = true, .role = s->role};
-    if (patroni::RoleLabelValue(s->role) == patroni::kPrimaryLabelValue) m.primary = name;
     if (!s->database_system_identifier.empty()) m.system_identifier = s->database_system_identifier;
   }
   return m;
+}
+
+// The switchover trigger annotation when it is new (not yet handled), else "".
+std::string NewSwitchoverTrigger(const PostgresCluster& cluster) {
+  auto annotation =
+      cluster.metadata.annotations.find(std::string(api::kSwitchoverTriggerAnnotation));
+  const std::string trigger =
+      annotation == cluster.metadata.annotations.end() ? "" : annotation->second;
+  const auto& last = cluster.status.patroni.switchover;
+  const std::string handled = last ? last->trigger : "";
+  return trigger == handled ? "" : trigger;
 }
 
 // Handles a new switchover trigger; returns the status record, or nullopt
@@ -73,13 +122,8 @@ std::optional<api::PostgresSwitchoverStatus> Switchover(const PostgresCluster& c
                                                         patroni::RestClient& rest,
                                                         runtime::EventRecorder& recorder,
                                                         const Json& stored) {
-  auto annotation =
-      cluster.metadata.annotations.find(std::string(api::kSwitchoverTriggerAnnotation));
-  const std::string trigger =
-      annotation == cluster.metadata.annotations.end() ? "" : annotation->second;
-  const auto& last = cluster.status.patroni.switchover;
-  const std::string handled = last ? last->trigger : "";
-  if (trigger.empty() || trigger == handled) return std::nullopt;
+  const std::string trigger = NewSwitchoverTrigger(cluster);
+  if (trigger.empty()) return std::nullopt;
   const api::PostgresSwitchoverSpec& spec = cluster.spec.patroni.switchover;
   const std::string& type = spec.type;
   const std::string& target = spec.target_instance;
@@ -259,6 +303,17 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
   return absl::OkStatus();
 }
 
+// The DCS leader key: etcd read with a short deadline, or the kubernetes
+// DCS's leader Endpoints from the cache; nullopt when unknown.
+std::optional<std::string> ObserveLeader(const Phase& p, const DcsResolution& dcs) {
+  if (!dcs.ready) return std::nullopt;
+  if (UsesEtcd(p.cluster)) {
+    return ReadDcsLeader(p.cluster, dcs, SecretValueFrom(p.cache, p.n.ns), kLeaderReadTimeout);
+  }
+  ObjectPtr endpoints = p.cache.Get(kEndpoints, p.n.ns, p.n.primary_service);
+  return LeaderFromEndpoints(endpoints.get());
+}
+
 // The cluster's member pods that are not being deleted.
 std::vector<ObjectPtr> ObservePods(const Phase& p) {
   std::vector<ObjectPtr> pods;
@@ -284,7 +339,8 @@ std::string CorrectRoleLabels(const Phase& p, const std::vector<ObjectPtr>& pods
     current.push_back({Str(At(*pod, {"metadata", "name"})),
                        label.is_string() ? std::optional(label.get<std::string>()) : std::nullopt});
   }
-  const std::vector<patroni::LabelPatch> patches = patroni::PlanRoleLabels(current, members.roles);
+  const std::vector<patroni::LabelPatch> patches =
+      patroni::PlanRoleLabels(current, members.roles, members.leader);
   absl::Status s = patroni::ApplyRoleLabels(p.client, p.n.ns, patches);
   for (const patroni::LabelPatch& patch : patches) {
     spdlog::info("pod {} role label -> {}", patch.pod, patch.label.value_or("(none)"));
@@ -292,11 +348,14 @@ std::string CorrectRoleLabels(const Phase& p, const std::vector<ObjectPtr>& pods
   return s.ok() ? "" : "correcting role labels: " + std::string(s.message());
 }
 
-// Rolls outdated members, one step at a time (the StatefulSets are OnDelete).
+// Rolls outdated members, one step at a time (the StatefulSets are OnDelete);
+// waits while a new switchover trigger is handled in this reconcile (one risky
+// step per reconcile).
 void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, const Members& members,
                          patroni::RestClient& rest) {
-  const RollStep step = NextRollStep(MemberPods(p.cluster, p.cache, pods, members.primary),
-                                     DesiredMembers(p.cluster));
+  const RollStep step =
+      NextRollStep(MemberPods(p.cluster, p.cache, pods, members.primary), DesiredMembers(p.cluster),
+                   !NewSwitchoverTrigger(p.cluster).empty());
   if (step.kind != RollStep::kDeletePod && step.kind != RollStep::kSwitchover) return;
   absl::Status s;
   if (step.kind == RollStep::kDeletePod) {
@@ -372,7 +431,7 @@ absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members
 
 // What the members said, as one string: the backoff restarts when it changes.
 std::string RolesSignature(const Members& members) {
-  std::string out = members.primary;
+  std::string out = members.primary + "|leader=" + members.leader.value_or("(unread)");
   for (const auto& [pod, role] : members.roles) {
     absl::StrAppend(&out, "|", pod, "=", role.reachable ? role.role : "(unreachable)");
   }
@@ -475,7 +534,8 @@ PostgresClusterReconciler::PostgresClusterReconciler(kube::Client& client, runti
       cache_(cache),
       recorder_(recorder),
       member_url_(member_url ? std::move(member_url) : MemberUrlFunc(DefaultMemberUrl)),
-      rest_(patroni::RestClientConfig{.timeout = absl::Seconds(3)}) {}
+      rest_(patroni::RestClientConfig{.timeout = absl::Seconds(3)}),
+      probe_(patroni::RestClientConfig{.timeout = kMemberProbeTimeout}) {}
 
 void PostgresClusterReconciler::Forget(const runtime::Request& req) {
   backoff_.Reset(req.Key());
@@ -532,7 +592,8 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &claims); !s.ok()) return s;
   // Observe the members; act on them.
   const std::vector<ObjectPtr> pods = ObservePods(ctx);
-  const Members members = Observe(rest_, pods, member_url_);
+  const Members members = Observe(probe_, cache_, pods, member_url_,
+                                  pods.empty() ? std::nullopt : ObserveLeader(ctx, dcs));
   std::string problem = CorrectRoleLabels(ctx, pods, members);
   if (problem.empty()) RollOutdatedMembers(ctx, pods, members, rest_);
   if (!members.primary.empty() && problem.empty()) {
@@ -570,6 +631,12 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
     return std::vector<std::string>{o["metadata"].value("namespace", "") + "/" +
                                     o["metadata"].value("name", "")};
   };
+  auto by_cluster_label = [](const Json& o) {
+    const std::string name =
+        Str(At(o, {"metadata", "labels", std::string(api::kClusterLabel).c_str()}));
+    if (name.empty()) return std::vector<runtime::Request>{};
+    return std::vector<runtime::Request>{{o["metadata"].value("namespace", ""), name}};
+  };
   runtime::Controller& c =
       manager.AddController("postgrescluster", reconciler, {.workers = workers});
   c.Watch(clusters, runtime::EnqueueRequestForObject(),
@@ -593,15 +660,19 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
   c.Watch(cache.Informer(kEtcdClusters),
           runtime::EnqueueRequestsFromIndex(clusters.store(), kEtcdClusterIndex, key_of),
           {runtime::ResourceVersionChangedPredicate()});
+  // The kubernetes DCS's leader Endpoints (Patroni labels it like the pods):
+  // a new leader reconciles at once; renewals alone do not.
+  runtime::Predicate leader_changed;
+  leader_changed.update = [](const Json& old_object, const Json& new_object) {
+    return Str(At(old_object, {"metadata", "annotations", "leader"})) !=
+           Str(At(new_object, {"metadata", "annotations", "leader"}));
+  };
+  c.Watch(cache.Informer(kEndpoints), by_cluster_label, {leader_changed});
+  // Nodes: read to skip members on NotReady nodes (their pods' Ready
+  // condition changes with the node, and that reconciles).
+  cache.Informer(kNodes, /*cluster_scoped=*/true);
   // Member pods (owned by StatefulSets) map by their cluster label.
-  c.Watch(cache.Informer(kPods),
-          [](const Json& pod) {
-            const std::string name =
-                Str(At(pod, {"metadata", "labels", std::string(api::kClusterLabel).c_str()}));
-            if (name.empty()) return std::vector<runtime::Request>{};
-            return std::vector<runtime::Request>{{pod["metadata"].value("namespace", ""), name}};
-          },
-          {runtime::ResourceVersionChangedPredicate()});
+  c.Watch(cache.Informer(kPods), by_cluster_label, {runtime::ResourceVersionChangedPredicate()});
   return c;
 }
 

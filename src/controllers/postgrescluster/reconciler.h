@@ -6,9 +6,11 @@
 //      crash loop — the objects already running are left alone;
 //   2. create the credential Secrets that are missing (once; never rewritten);
 //   3. apply the owned objects that differ from the cache (server-side apply);
-//   4. ask each running member's Patroni REST API for its role and correct
-//      the pods' role labels (so routing stays right even when the pods
-//      cannot reach the API server);
+//   4. read the DCS leader key (etcd DCS), ask every running member's Patroni
+//      REST API for its role at once (short timeouts; members on NotReady
+//      nodes skipped) and correct the pods' role labels: only the leader that
+//      accepts writes carries `primary`, the old primary's label goes first
+//      (routing stays right even when the pods cannot reach the API server);
 //   5. make spec.users exist inside PostgreSQL (through the primary, only
 //      when the users, their Secrets or the primary changed);
 //   6. act on a new switchover trigger annotation, once;
@@ -46,6 +48,8 @@ inline const kube::GroupVersionResource kServices{"", "v1", "services"};
 inline const kube::GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
 inline const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
 inline const kube::GroupVersionResource kPods{"", "v1", "pods"};
+inline const kube::GroupVersionResource kNodes{"", "v1", "nodes"};
+inline const kube::GroupVersionResource kEndpoints{"", "v1", "endpoints"};
 inline const kube::GroupVersionResource kServiceAccounts{"", "v1", "serviceaccounts"};
 inline const kube::GroupVersionResource kRoles{"rbac.authorization.k8s.io", "v1", "roles"};
 inline const kube::GroupVersionResource kRoleBindings{"rbac.authorization.k8s.io", "v1",
@@ -83,7 +87,8 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   runtime::Cache& cache_;
   runtime::EventRecorder& recorder_;
   MemberUrlFunc member_url_;
-  patroni::RestClient rest_;
+  patroni::RestClient rest_;   // switchovers, failovers
+  patroni::RestClient probe_;  // the members' roles: short timeouts
   // What spec.users was last applied inside PostgreSQL (primary, users,
   // Secret versions, uid), so unchanged users cost no SQL.
   mutable absl::Mutex mu_;

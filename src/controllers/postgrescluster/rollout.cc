@@ -4,7 +4,8 @@
 
 namespace quorum::postgrescluster {
 
-RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired) {
+RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired,
+                      bool user_switchover_pending) {
   std::vector<const MemberPod*> outdated;
   for (const MemberPod& p : pods) {
     if (p.outdated) outdated.push_back(&p);
@@ -16,6 +17,14 @@ RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired) {
     return {.kind = RollStep::kWait,
             .reason = "waiting for every member to be ready before replacing the next one"};
   }
+  if (std::none_of(pods.begin(), pods.end(), [](const MemberPod& p) { return p.primary; })) {
+    return {.kind = RollStep::kWait,
+            .reason = "waiting for a known primary before replacing any member"};
+  }
+  if (user_switchover_pending) {
+    return {.kind = RollStep::kWait,
+            .reason = "waiting for the requested switchover before replacing the next member"};
+  }
   // Replicas first, highest name first (the StatefulSet's own habit).
   const MemberPod* replica = nullptr;
   for (const MemberPod* p : outdated) {
@@ -26,7 +35,7 @@ RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired) {
             .pod = replica->name,
             .reason = "replacing replica " + replica->name + " with the current spec"};
   }
-  const MemberPod* primary = outdated.front();
+  const MemberPod* primary = outdated.front();  // every outdated replica is gone: the primary
   if (pods.size() > 1) {
     return {
         .kind = RollStep::kSwitchover,

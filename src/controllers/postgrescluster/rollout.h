@@ -1,9 +1,14 @@
 // Rolling a spec change through the members. The instance StatefulSets use
 // the OnDelete strategy, because only the operator knows which pod is the
 // primary: it replaces outdated pods one at a time, only while every member
-// is ready, replicas first, and moves the primary role away (a Patroni
-// switchover) before the primary's own pod is replaced. A single-member
-// cluster can only be restarted in place.
+// is ready and the primary is known, replicas first, and moves the primary
+// role away (a Patroni switchover) before the primary's own pod is replaced.
+// A single-member cluster can only be restarted in place.
+//
+// Risky steps (deleting a member pod, a rollout switchover, the user's
+// switchover/failover) are taken at most one per reconcile: a pending user
+// switchover goes first and the rollout waits for the next reconcile, which
+// sees the members as they are after it.
 //
 // Pure (thread-safe): the reconciler observes, this decides, the reconciler acts.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ROLLOUT_H_
@@ -18,17 +23,23 @@ struct MemberPod {
   std::string name;
   bool ready = false;
   bool outdated = false;  // its controller-revision-hash is not the StatefulSet's updateRevision
-  bool primary = false;
+  bool primary = false;   // the DCS leader that accepts writes, as observed this reconcile
 };
 
 struct RollStep {
   enum Kind { kNone, kWait, kDeletePod, kSwitchover } kind = kNone;
   std::string pod;  // kDeletePod: the pod; kSwitchover: the primary to move away from
   std::string reason;
+  bool operator==(const RollStep&) const = default;
 };
 
-// `desired` is the number of members the spec asks for.
-RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired);
+// `desired` is the number of members the spec asks for. While no pod is the
+// known primary (no leader, or the members could not be asked) nothing is
+// replaced: the highest-named pod could be the real primary.
+// `user_switchover_pending`: a new switchover trigger will be acted on in this
+// reconcile; the rollout then waits (one risky step per reconcile).
+RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired,
+                      bool user_switchover_pending = false);
 
 }  // namespace quorum::postgrescluster
 

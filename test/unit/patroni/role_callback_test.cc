@@ -40,6 +40,33 @@ class RoleCallbackTest : public ::testing::Test {
                     res.status = status;
                     res.set_content("{}", "application/json");
                   });
+    // The list of the cluster's other primaries (PartialObjectMetadataList).
+    server_.Get(R"(/api/v1/namespaces/([^/]+)/pods)", [this](const httplib::Request& req,
+                                                             httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu_);
+      lists_.push_back({req.get_param_value("labelSelector"), req.get_param_value("fieldSelector"),
+                        req.get_header_value("Accept")});
+      json items = json::array();
+      for (const std::string& name : other_primaries_) {
+        items.push_back(
+            {{"kind", "PartialObjectMetadata"},
+             {"apiVersion", "meta.k8s.io/v1"},
+             {"metadata",
+              {{"name", name},
+               {"namespace", "db"},
+               {"ownerReferences", json::array({{{"kind", "StatefulSet"}, {"name", "hippo"}}})}}}});
+      }
+      res.status = list_answer_;
+      // Like the API server, which pretty-prints for a curl user agent
+      // unless the query says pretty=false.
+      const int indent = req.get_param_value("pretty") == "false" ? -1 : 2;
+      res.set_content(json{{"kind", "PartialObjectMetadataList"},
+                           {"apiVersion", "meta.k8s.io/v1"},
+                           {"metadata", {{"resourceVersion", "7"}}},
+                           {"items", items}}
+                          .dump(indent),
+                      "application/json");
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     ASSERT_GT(port_, 0);
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -84,6 +111,12 @@ class RoleCallbackTest : public ::testing::Test {
   std::vector<Recorded> requests_;
   int failures_left_ = 0;
   int answer_ = 200;
+  struct ListCall {
+    std::string label_selector, field_selector, accept;
+  };
+  std::vector<ListCall> lists_;
+  std::vector<std::string> other_primaries_;
+  int list_answer_ = 200;
 };
 
 struct Case {
@@ -134,6 +167,39 @@ TEST_F(RoleCallbackTest, PatchesItsOwnPodWithTheRoleOfEachCallback) {
     const std::optional<std::string> want = RoleLabelAfterCallback(c.action, c.role);
     EXPECT_EQ(label.is_null() ? std::nullopt : std::optional<std::string>(label), want);
   }
+}
+
+// Issue 18.3: the new primary takes the label away from the old one first.
+TEST_F(RoleCallbackTest, TakesPrimaryAwayFromTheOtherPodsBeforeLabellingItself) {
+  other_primaries_ = {"hippo-1", "hippo-2"};
+  ASSERT_EQ(Run("on_role_change", "primary"), 0);
+  const std::vector<Recorded> got = Requests();
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].path, "/api/v1/namespaces/db/pods/hippo-1");
+  EXPECT_EQ(json::parse(got[0].body), json::parse(R"({"metadata":{"labels":{"role":null}}})"));
+  EXPECT_EQ(got[1].path, "/api/v1/namespaces/db/pods/hippo-2");
+  EXPECT_EQ(got[2].path, "/api/v1/namespaces/db/pods/hippo-0");
+  EXPECT_EQ(json::parse(got[2].body)["metadata"]["labels"]["role"], "primary");
+  ASSERT_EQ(lists_.size(), 1u);
+  EXPECT_EQ(lists_[0].label_selector, "postgres.quorum.dev/cluster=hippo,role=primary");
+  EXPECT_EQ(lists_[0].field_selector, "metadata.name!=hippo-0");
+
+  // A replica's callback touches no other pod.
+  ASSERT_EQ(Run("on_role_change", "replica"), 0);
+  EXPECT_EQ(Requests().size(), 4u);
+  EXPECT_EQ(lists_.size(), 1u);
+}
+
+TEST_F(RoleCallbackTest, DoesNotLabelItselfPrimaryWhileTheOldPrimaryCannotBeCleared) {
+  list_answer_ = 500;
+  EXPECT_EQ(Run("on_role_change", "primary", "", "QUORUM_CALLBACK_ATTEMPTS=2"), 1);
+  EXPECT_TRUE(Requests().empty()) << "no PATCH of its own pod";
+  EXPECT_EQ(lists_.size(), 2u);
+  // Without the right to list pods it labels itself and leaves the rest to the operator.
+  list_answer_ = 403;
+  EXPECT_EQ(Run("on_role_change", "primary"), 0);
+  ASSERT_EQ(Requests().size(), 1u);
+  EXPECT_EQ(Requests()[0].path, "/api/v1/namespaces/db/pods/hippo-0");
 }
 
 TEST_F(RoleCallbackTest, RetriesWhileTheApiServerFails) {

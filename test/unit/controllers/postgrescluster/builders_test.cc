@@ -11,6 +11,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "api/postgrescluster_types.h"
+#include "src/controllers/postgrescluster/leader.h"
+#include "src/patroni/readiness.h"
 #include "test/unit/golden.h"
 
 namespace quorum::postgrescluster {
@@ -186,6 +188,29 @@ TEST(PostgresBuildersTest, RbacPerDcsAndPodApiAccess) {
       << "without API access the operator alone keeps role labels";
 }
 
+// Issue 18.2: readiness from the member's writability, not Patroni's
+// /readiness alone (200 for a leader still restarting read-only); and the
+// callback may list pods to take the old primary's label away (18.3).
+TEST(PostgresBuildersTest, ReadinessFollowsWritabilityAndTheCallbackMayClearOldPrimaries) {
+  const World w = TlsWorld();
+  const PostgresCluster cluster = Cluster(kEtcdEndpoints);
+  const DcsResolution dcs = ResolveDcs(cluster, w.lookup());
+  const Json sts = BuildStatefulSet(cluster, cluster.spec.instances[0],
+                                    BuildPatroniInput(cluster, dcs), dcs);
+  const Json& probe = sts["spec"]["template"]["spec"]["containers"][0]["readinessProbe"];
+  EXPECT_FALSE(probe.contains("httpGet")) << probe.dump();
+  EXPECT_EQ(probe["exec"]["command"], Json(patroni::ReadinessProbeCommand(kPatroniPort)));
+  bool lists_pods = false;
+  for (const Json& o : BuildRbac(cluster)) {
+    if (o["kind"] != "Role") continue;
+    for (const Json& rule : o["rules"]) {
+      for (const Json& verb : rule["verbs"])
+        lists_pods |= rule["resources"][0] == "pods" && verb == "list";
+    }
+  }
+  EXPECT_TRUE(lists_pods);
+}
+
 TEST(PostgresBuildersTest, NoSecretValueInTheConfigMap) {
   const World w = TlsWorld();
   const PostgresCluster cluster = Cluster(kEtcdEndpoints);
@@ -239,6 +264,42 @@ TEST(DcsResolutionTest, ChecksSecretsAndTheEtcdCluster) {
   const auto& etcd = std::get<patroni::EtcdDcs>(r.dcs);
   EXPECT_EQ(etcd.hosts, std::vector<std::string>{"dcs.db.svc:2379"});
   EXPECT_EQ(etcd.protocol, "https");
+}
+
+// Issue 14.7: the operator reads the DCS leader key with the DCS's own
+// endpoints, TLS and credentials.
+TEST(DcsResolutionTest, TheOperatorsEtcdClientFollowsTheResolvedDcs) {
+  const DcsResolution r = ResolveDcs(Cluster(kEtcdClusterRef), TlsWorld().lookup());
+  ASSERT_TRUE(r.ready) << r.message;
+  auto config = EtcdClientConfigFor(
+      r, [](const std::string& secret, const char* key) { return secret + "/" + key; },
+      absl::Seconds(2));
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->endpoints, std::vector<std::string>{"https://dcs.db.svc:2379"});
+  EXPECT_EQ(config->ca_pem, "dcs-client/ca.crt");
+  EXPECT_EQ(config->cert_pem, "dcs-client/tls.crt");
+  EXPECT_EQ(config->key_pem, "dcs-client/tls.key");
+  EXPECT_EQ(config->username, "dcs-root-auth/username");
+  EXPECT_EQ(config->password, "dcs-root-auth/password");
+  EXPECT_EQ(config->timeout, absl::Seconds(2));
+
+  const DcsResolution k8s = ResolveDcs(Cluster(Json::object()), TlsWorld().lookup());
+  EXPECT_FALSE(EtcdClientConfigFor(k8s, nullptr, absl::Seconds(2)).ok());
+}
+
+// Issue 14.7: with the kubernetes DCS the leader comes from Patroni's leader
+// Endpoints annotation (the informer's copy).
+TEST(DcsResolutionTest, KubernetesDcsLeaderFromTheLeaderEndpoints) {
+  EXPECT_EQ(LeaderFromEndpoints(nullptr), std::nullopt) << "not known yet";
+  const Json bare = {{"metadata", {{"name", "hippo"}}}};
+  EXPECT_EQ(LeaderFromEndpoints(&bare), std::optional<std::string>(""));
+  const Json cleared = {{"metadata", {{"name", "hippo"}, {"annotations", {{"leader", ""}}}}}};
+  EXPECT_EQ(LeaderFromEndpoints(&cleared), std::optional<std::string>(""));
+  const Json led = {
+      {"metadata",
+       {{"name", "hippo"},
+        {"annotations", {{"leader", "hippo-main-1"}, {"renewTime", "2026-12-01T18:00:00Z"}}}}}};
+  EXPECT_EQ(LeaderFromEndpoints(&led), std::optional<std::string>("hippo-main-1"));
 }
 
 TEST(PostgresBuildersTest, DynamicConfigurationMergesButTheSpecTimingsWin) {

@@ -45,5 +45,66 @@ TEST(RolloutTest, ASingleMemberRestartsInPlace) {
   EXPECT_EQ(step.pod, "a-0");
 }
 
+struct Case {
+  const char* name;
+  std::vector<MemberPod> pods;
+  int desired;
+  RollStep::Kind want;
+  std::string want_pod;
+};
+
+// Issue 14.6: a rollout never guesses which member is the primary.
+TEST(RolloutTest, WaitsWhileThePrimaryIsUnknown) {
+  const std::vector<Case> cases = {
+      {"all outdated: the highest name may be the primary",
+       {Pod("a-0", true), Pod("a-1", true), Pod("a-2", true)},
+       3,
+       RollStep::kWait,
+       ""},
+      {"only one pod outdated, no primary known",
+       {Pod("a-0", false), Pod("a-1", false), Pod("a-2", true)},
+       3,
+       RollStep::kWait,
+       ""},
+      {"one member, no primary known", {Pod("a-0", true)}, 1, RollStep::kWait, ""},
+      {"known primary: replicas first",
+       {Pod("a-0", true, true), Pod("a-1", true), Pod("a-2", true)},
+       3,
+       RollStep::kDeletePod,
+       "a-2"},
+  };
+  for (const Case& c : cases) {
+    const RollStep step = NextRollStep(c.pods, c.desired);
+    EXPECT_EQ(step.kind, c.want) << c.name << ": " << step.reason;
+    EXPECT_EQ(step.pod, c.want_pod) << c.name;
+  }
+}
+
+// Issue 14.6: one risky step per reconcile; a pending user switchover goes first.
+TEST(RolloutTest, YieldsToAPendingUserSwitchover) {
+  const std::vector<Case> cases = {
+      {"replicas outdated",
+       {Pod("a-0", true, true), Pod("a-1", true), Pod("a-2", true)},
+       3,
+       RollStep::kWait,
+       ""},
+      {"only the primary outdated",
+       {Pod("a-0", true, true), Pod("a-1", false), Pod("a-2", false)},
+       3,
+       RollStep::kWait,
+       ""},
+      {"nothing outdated", {Pod("a-0", false, true), Pod("a-1", false)}, 2, RollStep::kNone, ""},
+  };
+  for (const Case& c : cases) {
+    const RollStep step = NextRollStep(c.pods, c.desired, /*user_switchover_pending=*/true);
+    EXPECT_EQ(step.kind, c.want) << c.name << ": " << step.reason;
+    EXPECT_EQ(step.pod, c.want_pod) << c.name;
+  }
+  // Without it, the same cluster proceeds.
+  EXPECT_EQ(
+      NextRollStep({Pod("a-0", true, true), Pod("a-1", false), Pod("a-2", false)}, 3, false).kind,
+      RollStep::kSwitchover);
+}
+
 }  // namespace
 }  // namespace quorum::postgrescluster

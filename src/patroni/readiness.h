@@ -1,0 +1,29 @@
+// The member pods' readiness probe (issue 18.2: the primary Service must never
+// route to a member that does not accept writes). An exec probe, because no
+// single Patroni endpoint says it: /primary, /read-write and /readiness answer
+// 200 for the leader-lock holder even while it restarts PostgreSQL read-only
+// after a crash (Patroni refreshes the lock before starting it). Ready when:
+//   * Patroni's role is primary (or standby leader; "master" before 4.0): it
+//     holds the leader lock (GET /leader 200) and its state is running —
+//     PostgreSQL then accepts writes;
+//   * otherwise: it does not hold the leader lock (a lock holder that is not
+//     primary yet is recovering) and GET /readiness answers 200 (running,
+//     streaming, not lagging).
+// Needs sh, curl and grep in the image (the role callback needs them too);
+// each request is bounded (1 s).
+//
+// Thread-safety: pure functions.
+#ifndef QUORUM_SRC_PATRONI_READINESS_H_
+#define QUORUM_SRC_PATRONI_READINESS_H_
+
+#include <string>
+#include <vector>
+
+namespace quorum::patroni {
+
+// The probe's command (exec), asking Patroni's REST API on loopback `port`.
+std::vector<std::string> ReadinessProbeCommand(int port);
+
+}  // namespace quorum::patroni
+
+#endif  // QUORUM_SRC_PATRONI_READINESS_H_
