@@ -310,7 +310,11 @@ std::string Markdown(const Flags& f, const std::vector<Row>& rows,
       "`QUORUM_FAILPOINTS` names them; a named one ends the process at once (exit status 86), "
       "like a crash. EtcdCluster: `etcdcluster/before-<Step>` and `etcdcluster/after-<Step>` "
       "for every membership step (Bootstrap, AddLearner, ScaleStatefulSet, Promote, "
-      "MoveLeader, RemoveMember, DeletePod). `e2e_etcdcluster_test` "
+      "MoveLeader, RemoveMember, DeletePod); PostgresCluster: "
+      "`postgrescluster/before-Switchover`, `postgrescluster/after-Switchover` (a user's "
+      "switchover or failover through the spec) and `postgrescluster/before-RollingUpdate`, "
+      "`postgrescluster/after-RollingUpdate` (each step of a rolling update). "
+      "`e2e_etcdcluster_test` "
       "(`CrashAtEachMembershipStepResumes`) crashes the operator at after-AddLearner, "
       "after-RemoveMember, after-Promote and before-RemoveMember while scaling 1 -> 3 -> 1, "
       "restarts it, and checks that the cluster converges with its data.\n");

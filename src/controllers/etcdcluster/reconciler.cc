@@ -90,8 +90,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
     backoff_.Reset(req.Key());
     return Result{};
   }
-  // Parse.
-  absl::StatusOr<EtcdCluster> cluster = api::ParseEtcdCluster(*stored);
+  absl::StatusOr<EtcdCluster> cluster = api::ParseEtcdCluster(*stored);  // parse
   if (!cluster.ok()) {
     recorder_.Warning(*stored, "InvalidSpec", std::string(cluster.status().message()));
     return runtime::TerminalError(cluster.status());
@@ -109,26 +108,12 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   StepFailpoint("before", plan);
   const absl::Status step = TakeStep(*stored, *cluster, plan, etcd.client.get(), cfg.password);
   controllers::ClaimTemplateOutcome claims;
-  if (absl::Status s = ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims);
-      !s.ok()) {
-    return s;
-  }
+  absl::Status applied = ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims);
+  if (!applied.ok()) return applied;
   if (step.ok()) StepFailpoint("after", plan);
   RecordClaims(*stored, claims);
   RecordStep(*stored, plan, step);
-  // Housekeeping: the backend's space, when the membership step changed nothing.
-  SpaceOutcome space{.view = etcd.view};
-  if (step.ok() && !IsMembershipStep(plan.action) && etcd.client != nullptr &&
-      etcd.view.members_known) {
-    space = Housekeep(*etcd.client, std::move(etcd.view), QuotaOf(*cluster));
-    for (const SpaceEvent& e : space.events) {
-      if (e.warning) {
-        recorder_.Warning(*stored, e.reason, e.message);
-      } else {
-        recorder_.Normal(*stored, e.reason, e.message);
-      }
-    }
-  }
+  const SpaceOutcome space = HousekeepSpace(*stored, *cluster, plan, step, etcd);
   StatusInput status_input = StatusInputFor(*cluster, space.view, world, plan, step, space);
   status_input.storage = StorageStateOf(cache_, *cluster, claims);
   const api::EtcdClusterStatus status = BuildStatus(status_input);
@@ -137,6 +122,26 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
     return Result{.requeue_after = backoff_.Next(req.Key(), "space: " + space.message)};
   }
   return Next(req, plan, step);
+}
+
+// The backend's space (src/controllers/etcdcluster/space.h), only when the
+// membership step changed nothing; its steps are evented.
+SpaceOutcome EtcdClusterReconciler::HousekeepSpace(const Json& stored, const EtcdCluster& cluster,
+                                                   const Plan& plan, const absl::Status& step,
+                                                   EtcdConnection& etcd) {
+  if (!step.ok() || IsMembershipStep(plan.action) || etcd.client == nullptr ||
+      !etcd.view.members_known) {
+    return SpaceOutcome{.view = etcd.view};
+  }
+  SpaceOutcome space = Housekeep(*etcd.client, std::move(etcd.view), QuotaOf(cluster));
+  for (const SpaceEvent& e : space.events) {
+    if (e.warning) {
+      recorder_.Warning(stored, e.reason, e.message);
+    } else {
+      recorder_.Normal(stored, e.reason, e.message);
+    }
+  }
+  return space;
 }
 
 absl::Status EtcdClusterReconciler::ResolveAccess(const Json& stored, const EtcdCluster& cluster,

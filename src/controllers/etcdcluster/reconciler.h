@@ -22,6 +22,7 @@
 #include "src/controllers/etcdcluster/observe.h"
 #include "src/controllers/etcdcluster/plan.h"
 #include "src/controllers/etcdcluster/resources.h"
+#include "src/controllers/etcdcluster/space.h"
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
 #include "src/runtime/manager.h"
@@ -54,6 +55,8 @@ class EtcdClusterReconciler : public runtime::Reconciler {
   void RecordClaims(const Json& stored, const controllers::ClaimTemplateOutcome& claims);
   // Logs and events the step's outcome.
   void RecordStep(const Json& stored, const Plan& plan, const absl::Status& step);
+  SpaceOutcome HousekeepSpace(const Json& stored, const EtcdCluster& cluster, const Plan& plan,
+                              const absl::Status& step, EtcdConnection& etcd);
   // Wait: what to return after the step.
   absl::StatusOr<runtime::Result> Next(const runtime::Request& request, const Plan& plan,
                                        const absl::Status& step);

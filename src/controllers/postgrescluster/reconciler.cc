@@ -11,6 +11,7 @@
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_defaults.h"
 #include "api/postgrescluster_types.h"
+#include "src/base/failpoint.h"
 #include "src/base/logging.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/reconcile_log.h"
@@ -138,6 +139,7 @@ std::optional<api::PostgresSwitchoverStatus> Switchover(const PostgresCluster& c
                           {"from", members.primary},
                           {"to", target.empty() ? "(Patroni's choice)" : target}});
   absl::Status s;
+  Failpoint("postgrescluster/before-Switchover");
   if (!spec.enabled) {
     s = absl::FailedPreconditionError(
         "spec.patroni.switchover.enabled is false: set it to true, then annotate again");
@@ -161,6 +163,7 @@ std::optional<api::PostgresSwitchoverStatus> Switchover(const PostgresCluster& c
     }
     s = rest.Switchover(members.urls.at(members.primary), members.primary, target);
   }
+  if (s.ok()) Failpoint("postgrescluster/after-Switchover");
   record.result = s.ok() ? "Succeeded" : "Failed";
   record.message = s.ok() ? "Patroni accepted the " + type : std::string(s.message());
   if (s.ok()) {
@@ -358,12 +361,14 @@ void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, con
                    !NewSwitchoverTrigger(p.cluster).empty());
   if (step.kind != RollStep::kDeletePod && step.kind != RollStep::kSwitchover) return;
   absl::Status s;
+  Failpoint("postgrescluster/before-RollingUpdate");
   if (step.kind == RollStep::kDeletePod) {
     s = p.client.Delete(kPods, p.n.ns, step.pod);
     if (absl::IsNotFound(s)) s = absl::OkStatus();
   } else {
     s = rest.Switchover(members.urls.at(step.pod), step.pod, "");
   }
+  if (s.ok()) Failpoint("postgrescluster/after-RollingUpdate");
   if (s.ok()) {
     spdlog::info("rolling update: {}", step.reason);
     p.recorder.Normal(p.stored, "RollingUpdate", step.reason);
@@ -385,10 +390,9 @@ absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members
   // Right after a spec change (the stored status is older than the spec),
   // or while the Storage condition is False.
   const api::Condition* storage_condition = api::FindCondition(p.cluster.status, "Storage");
-  const bool resizing =
-      !claims.reason.empty() ||
-      p.cluster.status.observed_generation != p.cluster.metadata.generation ||
-      (storage_condition != nullptr && storage_condition->status == "False");
+  const bool resizing = !claims.reason.empty() ||
+                        p.cluster.status.observed_generation != p.cluster.metadata.generation ||
+                        (storage_condition != nullptr && storage_condition->status == "False");
   for (const api::PostgresInstanceSet& set : p.cluster.spec.instances) {
     ObjectPtr sts = p.cache.Get(kStatefulSets, p.n.ns, StatefulSetName(p.cluster, set.name));
     statefulsets[set.name] = sts ? *sts : Json();
@@ -548,6 +552,26 @@ size_t PostgresClusterReconciler::remembered() const {
   return users_applied_.size() + backoff_.size();
 }
 
+// A deleting cluster: the finalizer's cleanup (finalizer.h), then forget it.
+absl::StatusOr<Result> PostgresClusterReconciler::ReconcileDeletion(const runtime::Request& req,
+                                                                    const Json& stored) {
+  // Decoded leniently: a spec the current rules refuse must still go.
+  Json defaulted = stored;
+  api::DefaultPostgresCluster(defaulted);
+  absl::StatusOr<PostgresCluster> going = api::DecodePostgresCluster(defaulted);
+  if (!going.ok()) {
+    recorder_.Warning(stored, "InvalidSpec", std::string(going.status().message()));
+    return runtime::TerminalError(going.status());
+  }
+  absl::StatusOr<absl::Duration> wait =
+      ReconcileFinalizer(client_, cache_, recorder_, stored, *going,
+                         [&] { return backoff_.Next(req.Key(), "removing the DCS keys"); });
+  if (!wait.ok()) return wait.status();
+  if (*wait > absl::ZeroDuration()) return Result{.requeue_after = *wait};
+  Forget(req);
+  return Result{};
+}
+
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
   controllers::ReconcileLogScope log("postgrescluster", req);
   ObjectPtr stored = cache_.Get(kPostgresClusters, req.ns, req.name);
@@ -555,35 +579,16 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
     Forget(req);
     return Result{};
   }
-  auto retry = [&] { return backoff_.Next(req.Key(), "removing the DCS keys"); };
-  if ((*stored)["metadata"].contains("deletionTimestamp")) {  // finalizer.h
-    // Decoded leniently: a spec the current rules refuse must still go.
-    Json defaulted = *stored;
-    api::DefaultPostgresCluster(defaulted);
-    absl::StatusOr<PostgresCluster> going = api::DecodePostgresCluster(defaulted);
-    if (!going.ok()) {
-      recorder_.Warning(*stored, "InvalidSpec", std::string(going.status().message()));
-      return runtime::TerminalError(going.status());
-    }
-    absl::StatusOr<absl::Duration> wait =
-        ReconcileFinalizer(client_, cache_, recorder_, *stored, *going, retry);
-    if (!wait.ok()) return wait.status();
-    if (*wait > absl::ZeroDuration()) return Result{.requeue_after = *wait};
-    Forget(req);
-    return Result{};
-  }
-  // Parse.
-  absl::StatusOr<PostgresCluster> cluster = api::ParsePostgresCluster(*stored);
+  if ((*stored)["metadata"].contains("deletionTimestamp")) return ReconcileDeletion(req, *stored);
+  absl::StatusOr<PostgresCluster> cluster = api::ParsePostgresCluster(*stored);  // parse
   if (!cluster.ok()) {
     recorder_.Warning(*stored, "InvalidSpec", std::string(cluster.status().message()));
     return runtime::TerminalError(cluster.status());
   }
   // The DCS-cleanup finalizer (added with an etcd DCS, removed without).
-  if (absl::StatusOr<absl::Duration> f =
-          ReconcileFinalizer(client_, cache_, recorder_, *stored, *cluster, retry);
-      !f.ok()) {
-    return f.status();
-  }
+  absl::StatusOr<absl::Duration> finalizer = ReconcileFinalizer(
+      client_, cache_, recorder_, *stored, *cluster, [] { return absl::ZeroDuration(); });
+  if (!finalizer.ok()) return finalizer.status();
   const Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster)};
   // Observe the DCS; act on what Kubernetes holds.
   const DcsResolution dcs = ObserveDcs(ctx);
@@ -602,9 +607,8 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   const std::optional<api::PostgresSwitchoverStatus> switchover =
       Switchover(*cluster, members, rest_, recorder_, *stored);
   // Status last, only when it changed; then wait.
-  if (absl::Status s = WriteStatus(ctx, dcs, members, switchover, problem, claims); !s.ok()) {
-    return s;
-  }
+  absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, problem, claims);
+  if (!wrote.ok()) return wrote;
   return NextWait(backoff_, req, dcs, members);
 }
 

@@ -75,6 +75,8 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   size_t remembered() const;
 
  private:
+  absl::StatusOr<runtime::Result> ReconcileDeletion(const runtime::Request& req,
+                                                    const nlohmann::json& stored);
   // Drops what is kept for an object that is gone or going.
   void Forget(const runtime::Request& req);
 

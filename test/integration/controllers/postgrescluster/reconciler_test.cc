@@ -466,7 +466,6 @@ TEST_F(PostgresClusterControllerTest, DeletingRemovesThePatroniKeysFromEtcd) {
       absl::Seconds(30)));
 }
 
-}  // namespace
 TEST_F(PostgresClusterControllerTest, ForgetsADeletedClusterEntirely) {
   // Waiting for a missing Secret keeps a backoff entry for the cluster.
   Json patroni = {
@@ -484,8 +483,19 @@ TEST_F(PostgresClusterControllerTest, ForgetsADeletedClusterEntirely) {
   EXPECT_TRUE(Eventually([&] { return reconciler_->remembered() > 0; }, absl::Seconds(10)))
       << "waiting for the Secret";
   ASSERT_TRUE(client().Delete(kPostgresClusters, ns(), "gone").ok());
+  // Its DCS never resolved, so the DCS-keys finalizer cannot clean up and keeps
+  // retrying; a user forces the delete as the DCSCleanupFailed event says.
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return client()
+            .Patch(kPostgresClusters, ns(), "gone", kube::PatchType::kMerge,
+                   {{"metadata", {{"finalizers", nullptr}}}})
+            .ok();
+      },
+      absl::Seconds(30)));
   EXPECT_TRUE(Eventually([&] { return reconciler_->remembered() == 0; }, absl::Seconds(30)))
       << "memory per cluster must not outlive the cluster";
 }
 
+}  // namespace
 }  // namespace quorum::postgrescluster
