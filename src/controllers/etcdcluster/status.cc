@@ -1,29 +1,14 @@
 #include "src/controllers/etcdcluster/status.h"
 
 #include "absl/strings/str_format.h"
+#include "src/controllers/common/typed_condition.h"
 #include "src/controllers/etcdcluster/auth.h"
 #include "src/runtime/conditions.h"
 
 namespace quorum::etcdcluster {
 namespace {
 
-// The condition at `now`, keeping the old transition time while its status
-// stays the same.
-api::Condition MakeCondition(const EtcdCluster& cluster, const std::string& type, bool ok,
-                             const std::string& reason, const std::string& message,
-                             absl::Time now) {
-  api::Condition c{.type = type,
-                   .status = ok ? "True" : "False",
-                   .reason = reason,
-                   .message = message,
-                   .observed_generation = cluster.metadata.generation,
-                   .last_transition_time = runtime::Rfc3339(now)};
-  const api::Condition* old = api::FindCondition(cluster.status, type);
-  if (old != nullptr && old->status == c.status && !old->last_transition_time.empty()) {
-    c.last_transition_time = old->last_transition_time;
-  }
-  return c;
-}
+using controllers::MakeCondition;
 
 std::string Hex(uint64_t id) { return absl::StrFormat("%x", id); }
 

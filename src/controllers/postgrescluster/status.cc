@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
+#include "src/controllers/common/typed_condition.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/json_path.h"
 #include "src/runtime/conditions.h"
@@ -18,23 +19,7 @@ int IntAt(const Json& j, std::initializer_list<const char*> path, int fallback =
   return v.is_number_integer() ? v.get<int>() : fallback;
 }
 
-// The condition at `now`, keeping the old transition time while its status
-// stays the same.
-api::Condition MakeCondition(const PostgresCluster& cluster, const std::string& type, bool ok,
-                             const std::string& reason, const std::string& message,
-                             absl::Time now) {
-  api::Condition c{.type = type,
-                   .status = ok ? "True" : "False",
-                   .reason = reason,
-                   .message = message,
-                   .observed_generation = cluster.metadata.generation,
-                   .last_transition_time = runtime::Rfc3339(now)};
-  const api::Condition* old = api::FindCondition(cluster.status, type);
-  if (old != nullptr && old->status == c.status && !old->last_transition_time.empty()) {
-    c.last_transition_time = old->last_transition_time;
-  }
-  return c;
-}
+using controllers::MakeCondition;
 
 }  // namespace
 

@@ -195,8 +195,8 @@ TEST(PostgresBuildersTest, ReadinessFollowsWritabilityAndTheCallbackMayClearOldP
   const World w = TlsWorld();
   const PostgresCluster cluster = Cluster(kEtcdEndpoints);
   const DcsResolution dcs = ResolveDcs(cluster, w.lookup());
-  const Json sts = BuildStatefulSet(cluster, cluster.spec.instances[0],
-                                    BuildPatroniInput(cluster, dcs), dcs);
+  const Json sts =
+      BuildStatefulSet(cluster, cluster.spec.instances[0], BuildPatroniInput(cluster, dcs), dcs);
   const Json& probe = sts["spec"]["template"]["spec"]["containers"][0]["readinessProbe"];
   EXPECT_FALSE(probe.contains("httpGet")) << probe.dump();
   EXPECT_EQ(probe["exec"]["command"], Json(patroni::ReadinessProbeCommand(kPatroniPort)));
