@@ -5,7 +5,7 @@
 # $QUORUM_CACHE/images/ (or $QUORUM_IMAGES_DIR), named by a content key (its Dockerfile, its build
 # arguments, the files it copies, the base's key): a second run builds nothing.
 #
-#   hack/images.sh build [NAME...]     build the images (all if none named); print their archives
+#   hack/images.sh build [NAME...]     build the images (the default set if none named); print archives
 #   hack/images.sh import SOCKET       build, then import them into containerd (namespace k8s.io)
 #   hack/images.sh name NAME           print NAME's image reference
 #   hack/images.sh list                print NAME and reference of every image
@@ -16,8 +16,11 @@
 #   etcd-3.5:   quay.io/coreos/etcd:v<3.5 of tools/etcd35>
 #   postgres-15: ghcr.io/quorum-dev/postgres:15-patroni4   images/postgres on bookworm, PG from Debian
 #   postgres-17: ghcr.io/quorum-dev/postgres:17-patroni4   images/postgres on trixie, PG from Debian
-#   operator:   ghcr.io/quorum-dev/quorum-operator:0.1.0   images/operator on bookworm (compiles the
-#               operator inside the build, ~10 min cold; keyed by the tracked sources)
+#   operator:   ghcr.io/quorum-dev/quorum-operator:0.1.0   images/operator on bookworm. With
+#               QUORUM_OPERATOR_BIN (the tests, the demo) it packs that already-built program
+#               (seconds, keyed by its bytes); without, it compiles the operator inside the
+#               build as a publisher would (~10 min cold; keyed by the tracked sources).
+#               `build` with no names skips it unless QUORUM_OPERATOR_BIN is set.
 # The bases are localhost/quorum/debian:bookworm and :trixie (minbase + ca-certificates).
 set -euo pipefail
 shopt -s inherit_errexit
@@ -29,6 +32,10 @@ cache="${QUORUM_CACHE:-$HOME/.cache/quorum}"
 images="${QUORUM_IMAGES_DIR:-$cache/images}"
 mirror="${QUORUM_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 all=(pause etcd-3.6 etcd-3.5 postgres-15 postgres-17 operator)
+# What `build` with no names and `import` make: the operator image only from a
+# program the caller built (QUORUM_OPERATOR_BIN), never a compile inside the build.
+default=("${all[@]:0:5}")
+[[ -z "${QUORUM_OPERATOR_BIN:-}" ]] || default+=(operator)
 
 log() { echo "images: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -136,17 +143,39 @@ build_one() {  # build_one NAME: prints its archive
     operator)
       local bkey
       bkey="$(base bookworm)"
-      key="$( (cat "$root/images/operator/Dockerfile"; echo "$bkey"
-        cd "$root" && git ls-files -s CMakeLists.txt cmake api src cmd deploy/crds test bench
-        git -C "$root" diff HEAD -- CMakeLists.txt cmake api src cmd deploy/crds test bench) |
-        sha256sum | cut -c1-12)"
-      out="$(archive "$name" "$key")"
-      [[ -f "$out" ]] && { echo "$out"; return; }
-      log "building $r (compiles the operator)"
-      bah bud --quiet --isolation chroot --pull=false --layers=false \
-        --build-arg BASE="localhost/quorum/debian:bookworm-$bkey" \
-        --build-arg RUNTIME_BASE="localhost/quorum/debian:bookworm-$bkey" \
-        -f "$root/images/operator/Dockerfile" -t "$r" "$root" >&2
+      if [[ -n "${QUORUM_OPERATOR_BIN:-}" ]]; then
+        # The tests' operator, compiled by this build already: the image takes that program
+        # (stripped) and the host's libraries it links (this host is Debian 12, as the
+        # base), so a source change costs a copy, not a second compile.
+        [[ -x "$QUORUM_OPERATOR_BIN" ]] || die "QUORUM_OPERATOR_BIN=$QUORUM_OPERATOR_BIN is not a program"
+        ctx="$(mktemp -d)"
+        mkdir -p "$ctx/prebuilt/rootfs"
+        strip -o "$ctx/prebuilt/rootfs/quorum-operator" "$QUORUM_OPERATOR_BIN"
+        ldd "$QUORUM_OPERATOR_BIN" | grep -o '/[^ ]*' | sort -u |
+          xargs -I{} cp --parents -L {} "$ctx/prebuilt/rootfs/"
+        key="$( (cat "$root/images/operator/Dockerfile"; echo "$bkey prebuilt"
+          cd "$ctx" && find prebuilt -type f | sort | xargs sha256sum) | sha256sum | cut -c1-12)"
+        out="$(archive "$name" "$key")"
+        if [[ -f "$out" ]]; then rm -rf "$ctx"; echo "$out"; return; fi
+        log "building $r (from $QUORUM_OPERATOR_BIN)"
+        bah bud --quiet --isolation chroot --pull=false --layers=false \
+          --build-arg OPERATOR_FROM=prebuilt \
+          --build-arg RUNTIME_BASE="localhost/quorum/debian:bookworm-$bkey" \
+          -f "$root/images/operator/Dockerfile" -t "$r" "$ctx" >/dev/null
+        rm -rf "$ctx"
+      else
+        key="$( (cat "$root/images/operator/Dockerfile"; echo "$bkey"
+          cd "$root" && git ls-files -s CMakeLists.txt cmake api src cmd deploy/crds test bench
+          git -C "$root" diff HEAD -- CMakeLists.txt cmake api src cmd deploy/crds test bench) |
+          sha256sum | cut -c1-12)"
+        out="$(archive "$name" "$key")"
+        [[ -f "$out" ]] && { echo "$out"; return; }
+        log "building $r (compiles the operator)"
+        bah bud --quiet --isolation chroot --pull=false --layers=false \
+          --build-arg BASE="localhost/quorum/debian:bookworm-$bkey" \
+          --build-arg RUNTIME_BASE="localhost/quorum/debian:bookworm-$bkey" \
+          -f "$root/images/operator/Dockerfile" -t "$r" "$root" >&2
+      fi
       ;;
     postgres-*)
       local major="${name#postgres-}" suite bkey
@@ -170,7 +199,7 @@ build_one() {  # build_one NAME: prints its archive
 
 cmd_build() {
   local n
-  (($#)) || set -- "${all[@]}"
+  (($#)) || set -- "${default[@]}"
   for n in "$@"; do locked "$n" build_one "$n"; done
 }
 
@@ -179,7 +208,7 @@ cmd_import() {  # import SOCKET: what containerd does not have yet (recorded nex
   ctr=("$("$here/build-tools.sh" node)/ctr" --address "$sock" -n k8s.io)
   record="$(dirname "$sock")/../containerd/imported"
   touch "$record"
-  for n in "${all[@]}"; do
+  for n in "${default[@]}"; do
     out="$(cmd_build "$n")"
     if grep -qxF "$out" "$record" && [[ -n "$("${ctr[@]}" images ls -q "name==$(ref "$n")")" ]]; then
       continue

@@ -90,6 +90,8 @@ void ExpectCopiedFilesExist(const std::string& dockerfile) {
     ASSERT_GE(sources.size(), 2u) << dockerfile << ": " << args;
     sources.pop_back();  // the destination
     for (const std::string& s : sources) {
+      // The operator's prebuilt stage copies from a context hack/images.sh makes.
+      if (absl::StartsWith(s, "prebuilt/")) continue;
       EXPECT_TRUE(std::filesystem::exists(Repo(s))) << dockerfile << " copies missing " << s;
     }
   }
