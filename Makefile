@@ -17,22 +17,13 @@ BENCH_ARGS ?=
 # make faults: which rows of the fault table (comma list; empty = all) and how often.
 FAULT_ROWS ?=
 FAULT_REPEAT ?= 3
-# The node of the e2e tests and the demo: local (the quorum-localnode stand-in) or
-# real (kubelet + containerd + runc: hack/node.sh, docs/testbed.md).
-QUORUM_NODE ?= local
-export QUORUM_NODE
-ifeq ($(QUORUM_NODE),real)
+# The node of the e2e tests and the demo: kubelet + containerd + runc, kube-proxy,
+# CoreDNS and kube-scheduler beside the control plane (hack/node.sh, docs/testbed.md).
 NODE_SH := hack/node.sh
 DEMO := hack/node-demo.sh
-DEMO_TARGETS := quorum-operator
-else
-NODE_SH := hack/localnode.sh
-DEMO := hack/localnode-demo.sh
-DEMO_TARGETS := quorum-operator quorum-localnode
-endif
 
 define cmake_build
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DQUORUM_NODE=$(QUORUM_NODE)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 	cmake --build $(BUILD_DIR) --parallel $(JOBS)
 endef
 
@@ -50,7 +41,7 @@ endef
 .PHONY: help deps build test unit integration format controlplane-up controlplane-down bench bench-scale demo demo-down faults clean
 
 help:
-	@echo "make demo               control plane + node runtime + operator + a sample EtcdCluster and PostgresCluster"
+	@echo "make demo               control plane + a real node + operator + a sample EtcdCluster and PostgresCluster"
 	@echo "make demo-down          stop everything make demo started"
 	@echo "make test               install what is missing, build, run every test (ctest)"
 	@echo "make deps               install missing Debian packages and build the pinned control-plane binaries"
@@ -124,7 +115,7 @@ bench-scale:
 
 demo: deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
-	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target $(DEMO_TARGETS)
+	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target quorum-operator
 	$(DEMO) up "$(BUILD_DIR)" "$(DEV_CONTROLPLANE)"
 
 demo-down:

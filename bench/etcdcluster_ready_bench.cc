@@ -1,10 +1,10 @@
 // etcdcluster_ready_bench: time from EtcdCluster creation to Ready with 3
-// real etcd members, end to end (API server, operator, node runtime, etcd).
+// real etcd members, end to end (API server, operator, the real node, etcd).
 //
 //   etcdcluster_ready_bench --kubeconfig PATH [--runs N] [--replicas R] [--operator-pid PID]
 //
-// Needs a running control plane, node runtime and operator (hack/localnode-bench.sh
-// starts all three). Each run creates a fresh namespace and an EtcdCluster
+// Needs a running control plane, node and operator (hack/node-bench.sh starts all
+// three). Each run creates a fresh namespace and an EtcdCluster
 // (emptyDir), polls its Ready condition every 100 ms, then deletes the
 // namespace. Prints each run, p50 and max; with --operator-pid also the
 // operator's peak and last RSS (sampled every 100 ms).

@@ -1,19 +1,17 @@
 // postgrescluster_failover_bench: time from deleting the primary's pod to the
 // first write that succeeds again through the primary Service, on a new
-// primary — end to end (API server, operator, node runtime, Patroni,
-// PostgreSQL, the runtime's Service proxy).
+// primary — end to end (API server, operator, the real node, Patroni,
+// PostgreSQL, kube-proxy).
 //
-//   postgrescluster_failover_bench --kubeconfig PATH --localnode BIN --state-dir DIR
+//   postgrescluster_failover_bench --kubeconfig PATH --exec 'hack/node.sh exec CP_DIR --'
 //       [--failovers N] [--operator-pid PID]
-//   postgrescluster_failover_bench --kubeconfig PATH --exec 'hack/node.sh exec CP_DIR --' ...
 //
-// Needs a running control plane, node runtime and operator (hack/localnode-bench.sh
-// starts all three; hack/node-bench.sh on the real node, where --exec is the
-// command prefix that resolves cluster names). Creates a namespace with a 2-member PostgresCluster
-// on the kubernetes DCS, waits until it is Ready, then N times: deletes the primary's pod and runs
-// `insert ...; select inet_server_addr()` through the primary Service (psql inside the node's
-// network, via `quorum-localnode exec`) until it succeeds on another server. Prints each failover,
-// p50 and max; with
+// Needs a running control plane, node and operator (hack/node-bench.sh starts all
+// three; --exec is the command prefix that resolves cluster names). Creates a namespace
+// with a 2-member PostgresCluster on the kubernetes DCS, waits until it is Ready, then N
+// times: deletes the primary's pod and runs `insert ...; select inet_server_addr()` through
+// the primary Service (psql under --exec) until it succeeds on another server. Prints each
+// failover, p50 and max; with
 // --operator-pid also the operator's peak RSS.
 #include <algorithm>
 #include <array>
@@ -75,16 +73,12 @@ bool Ready(quorum::kube::Client& c, const std::string& ns) {
 }
 
 int Main(int argc, char** argv) {
-  std::string kubeconfig, localnode, state_dir, exec_prefix;
+  std::string kubeconfig, exec_prefix;
   int failovers = 3, pid = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--kubeconfig") {
       kubeconfig = value;
-    } else if (flag == "--localnode") {
-      localnode = value;
-    } else if (flag == "--state-dir") {
-      state_dir = value;
     } else if (flag == "--exec") {
       exec_prefix = value;
     } else if (flag == "--failovers" && absl::SimpleAtoi(value, &failovers)) {
@@ -93,6 +87,10 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
     }
+  }
+  if (exec_prefix.empty()) {
+    std::fprintf(stderr, "--exec is required (e.g. 'hack/node.sh exec CP_DIR --')\n");
+    return 2;
   }
   auto config = quorum::kube::LoadKubeconfigFile(kubeconfig);
   if (!config.ok()) {
@@ -146,8 +144,6 @@ int Main(int argc, char** argv) {
   if (!secret.ok()) return fail("no superuser Secret");
   std::string password;
   absl::Base64Unescape(secret->value("data", Json::object()).value("password", ""), &password);
-  if (exec_prefix.empty())
-    exec_prefix = absl::StrCat(localnode, " exec --state-dir ", state_dir, " --");
   const std::string sql = absl::StrCat(
       exec_prefix, " psql 'postgresql://postgres:", password, "@bench.", ns,
       ".svc:5432/postgres?connect_timeout=2' -XAtq -c 'create table if not exists "

@@ -27,12 +27,11 @@
 # compares what the operator's ServiceAccount did with what its roles allow.
 #
 # Everything listens on 127.0.0.1 only; nothing sends traffic elsewhere. The
-# service network ($QUORUM_SERVICE_CIDR at start, default 10.0.0.0/24, or
-# 10.96.0.0/24 with QUORUM_NODE=real; `make bench-scale` asks for 10.0.0.0/16,
-# room for its 5,000+ Services) exists only as API objects unless a node
-# runs beside it: the localnode runtime maps ClusterIPs to host addresses, the
-# real node (hack/node.sh) runs kube-proxy. The API server has a client
-# certificate for the kubelet API (exec, logs, port-forward).
+# service network ($QUORUM_SERVICE_CIDR at start, default 10.96.0.0/24; `make
+# bench-scale` asks for 10.0.0.0/16, room for its 5,000+ Services) exists only as
+# API objects unless the real node (hack/node.sh, its kube-proxy) runs beside
+# it. The API server has a client certificate for the kubelet API (exec, logs,
+# port-forward).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -45,24 +44,15 @@ kcm_controllers+=",serviceaccount-controller"
 kcm_controllers+=",serviceaccount-token-controller,disruption-controller,replicaset-controller"
 kcm_controllers+=",deployment-controller"
 ready_timeout="${QUORUM_CONTROLPLANE_TIMEOUT:-120}"
-# QUORUM_NODE=real (hack/node.sh runs beside it): the controllers a real node needs
-# (Ready/NotReady taints and evictions, pod GC, PersistentVolume binding, the
-# kube-root-ca.crt ConfigMap that service-account token volumes need), and a
-# service range that no localnode test bed on this machine uses, since the node's
-# kube-proxy captures its ClusterIPs.
-if [[ "${QUORUM_NODE:-local}" == real ]]; then
-  kcm_controllers+=",node-lifecycle-controller,taint-eviction-controller"
-  kcm_controllers+=",pod-garbage-collector-controller,persistentvolume-binder-controller"
-  kcm_controllers+=",persistentvolume-protection-controller"
-  kcm_controllers+=",persistentvolumeclaim-protection-controller,root-ca-certificate-publisher-controller"
-  service_cidr="${QUORUM_SERVICE_CIDR:-10.96.0.0/24}"
-  # A kubelet mounts the service-account token that the ServiceAccount admission
-  # plugin adds to each pod (the localnode runtime makes its own).
-  admission_flags=()
-else
-  admission_flags=(--disable-admission-plugins=ServiceAccount)
-  service_cidr="${QUORUM_SERVICE_CIDR:-10.0.0.0/24}"
-fi
+# What a real node (hack/node.sh) needs beside it: Ready/NotReady taints and
+# evictions, pod GC, PersistentVolume binding, the kube-root-ca.crt ConfigMap that
+# service-account token volumes need (the ServiceAccount admission plugin adds the
+# token volume to each pod; the kubelet mounts it).
+kcm_controllers+=",node-lifecycle-controller,taint-eviction-controller"
+kcm_controllers+=",pod-garbage-collector-controller,persistentvolume-binder-controller"
+kcm_controllers+=",persistentvolume-protection-controller"
+kcm_controllers+=",persistentvolumeclaim-protection-controller,root-ca-certificate-publisher-controller"
+service_cidr="${QUORUM_SERVICE_CIDR:-10.96.0.0/24}"
 # Set by start, or read back from $dir/state by the other commands.
 bin="" etcd_port="" peer_port="" api_port="" kcm_port="" etcd_url="" api_url=""
 
@@ -391,7 +381,6 @@ start_apiserver() {
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$pki/sa.pub" \
     --service-account-signing-key-file="$pki/sa.key" \
-    "${admission_flags[@]}" \
     --watch-cache-sizes='podtemplates#0' \
     --shutdown-watch-termination-grace-period=2s \
     --profiling=false \

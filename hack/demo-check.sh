@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs the README's demo the way a newcomer does and checks what it promises:
 # both resources Ready, the printed psql command reaches a writable primary,
-# and the demo's `down` leaves no process, network namespace, bridge or mount.
+# and the demo's `down` leaves no process, network namespace, bridge, nft table,
+# cgroup or mount.
 #
 #   hack/demo-check.sh                    `make demo`, the checks, `make demo-down` (CI: the
 #                                         README's commands with their default paths)
-#   hack/demo-check.sh BUILD_DIR STATE    the same through hack/localnode-demo.sh with the
+#   hack/demo-check.sh BUILD_DIR STATE    the same through hack/node-demo.sh with the
 #                                         state in STATE (the e2e test puts it under a hidden
 #                                         home directory)
 #
@@ -50,7 +51,6 @@ elif (($# == 2)); then
 else
   die "usage: $0 [BUILD_DIR STATE_DIR]"
 fi
-instance="${QUORUM_LOCALNODE_INSTANCE:-qln}"
 out="$(mktemp)"
 trap on_exit EXIT
 
@@ -58,7 +58,7 @@ demo_up() {
   if [[ "$mode" == make ]]; then
     (cd "$root" && make demo)
   else
-    "$here/localnode-demo.sh" up "$build" "$state"
+    "$here/node-demo.sh" up "$build" "$state"
   fi
 }
 
@@ -66,20 +66,36 @@ demo_down() {
   if [[ "$mode" == make ]]; then
     (cd "$root" && make demo-down)
   else
-    "$here/localnode-demo.sh" down "$state"
+    "$here/node-demo.sh" down "$state"
   fi
 }
 
+# The node's fixed names (hack/node.sh): its bridge, nft tables and cgroup.
+bridge=qnode0
+nft_tables=("ip quorum-node" "ip kube-proxy" "ip6 kube-proxy")
+cgroup=quorum-node
+
+# The network namespaces of the node's pods (CNI names them cni-<id>).
+pod_netns() {
+  local m
+  for m in /var/run/netns/cni-*; do
+    [[ -e "$m" ]] || continue
+    grep -qsr "$m" "$state/node/containerd/state" 2>/dev/null && echo "$m"
+  done
+  return 0
+}
+
 # Every process the demo started: the descendants of the control plane, node and
-# operator processes, and whatever runs in the node's network namespaces.
+# operator processes, the containerd shims (they leave their parent) and
+# everything in the node's cgroups.
 demo_pids() {
-  local seeds=() f pid name
-  for f in "$state"/*.pid "$state"/pids/*.pid "$state"/localnode/pid "$state"/localnode/watchdog.pid; do
+  local seeds=() f pid
+  for f in "$state"/*.pid "$state"/pids/*.pid "$state"/node/pids/*.pid; do
     [[ -f "$f" ]] && seeds+=("$(<"$f")")
   done
-  for name in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$instance-" || true); do
-    while read -r pid; do [[ -n "$pid" ]] && seeds+=("$pid"); done < <(ip netns pids "$name" 2>/dev/null)
-  done
+  while read -r pid; do [[ -n "$pid" ]] && seeds+=("$pid"); done < <(pgrep -f -- "$state/node/" || true)
+  while read -r pid; do [[ -n "$pid" ]] && seeds+=("$pid"); done < <(
+    find /sys/fs/cgroup/*/"$cgroup" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -u)
   ((${#seeds[@]})) || return 0
   # Walk the process tree downwards from the seeds.
   local -A children=()
@@ -130,6 +146,7 @@ grep -Eq 'rows=[1-9]' <<<"$result" || die "the row written through psql is not t
 log "the printed psql command reaches a writable primary"
 
 pids="$(demo_pids | sort -un)"
+netns_before="$(pod_netns)"
 started=0  # from here on, `down` is what is being checked
 declare -A names=()
 for p in $pids; do names[$p]="$(cat "/proc/$p/comm" 2>/dev/null || echo gone)"; done
@@ -158,10 +175,17 @@ for p in $(alive_pids); do
   leftover+=("$p ${names[$p]:-?}: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-120)")
 done
 ((${#leftover[@]} == 0)) || die "processes left after demo-down: $(printf '\n  %s' "${leftover[@]}")"
-netns="$(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$instance-" || true)"
-[[ -z "$netns" ]] || die "network namespaces left after demo-down: $netns"
-if ip link show "$instance-br" >/dev/null 2>&1; then die "bridge $instance-br left after demo-down"; fi
+left_netns=()
+for m in $netns_before; do [[ -e "$m" ]] && left_netns+=("$m"); done
+((${#left_netns[@]} == 0)) || die "network namespaces left after demo-down: ${left_netns[*]}"
+if ip link show "$bridge" >/dev/null 2>&1; then die "bridge $bridge left after demo-down"; fi
+for t in "${nft_tables[@]}"; do
+  # shellcheck disable=SC2086
+  if nft list table $t >/dev/null 2>&1; then die "nft table $t left after demo-down"; fi
+done
+cgroups="$(ls -d /sys/fs/cgroup/*/"$cgroup" 2>/dev/null || true)"
+[[ -z "$cgroups" ]] || die "cgroups left after demo-down: $cgroups"
 mounts="$(grep -F " $state" /proc/mounts || true)"
 [[ -z "$mounts" ]] || die "mounts left after demo-down: $mounts"
-log "demo-down left no process, network namespace, bridge or mount"
+log "demo-down left no process, network namespace, bridge, nft table, cgroup or mount"
 log "OK"

@@ -4,6 +4,8 @@
 # Debian 12), Patroni (pinned, from PyPI) in a venv under
 # $HOME/.cache/quorum/patroni-<version>/ (root: /var/cache/quorum/...), then (with Go >= 1.26,
 # which must be there already) the pinned control-plane binaries through hack/build-tools.sh.
+# Then the real node the e2e tests and the demo run pods on (hack/node.sh: kubelet,
+# containerd, runc, CNI, CoreDNS) and its images (hack/images.sh), all cached by key.
 # Quiet when everything is already there. Never reads stdin.
 set -euo pipefail
 
@@ -15,12 +17,10 @@ packages=(
   libabsl-dev libspdlog-dev libcli11-dev libgtest-dev libgmock-dev clang-format
   postgresql python3-venv libpq-dev
 )
-# The real node (QUORUM_NODE=real: hack/node.sh, hack/images.sh) also needs
-# libseccomp-dev (runc's build), nft (kube-proxy's nftables mode), catatonit (the
-# pause image), mmdebstrap and buildah (images built here, no registry).
-if [[ "${QUORUM_NODE:-local}" == real ]]; then
-  packages+=(libseccomp-dev nftables catatonit mmdebstrap buildah)
-fi
+# The real node (hack/node.sh, hack/images.sh) also needs libseccomp-dev (runc's
+# build), nft (kube-proxy's nftables mode), catatonit (the pause image), mmdebstrap
+# and buildah (images built here, no registry).
+packages+=(libseccomp-dev nftables catatonit mmdebstrap buildah)
 go_minimum="1.26"
 
 log() { echo "deps: $*" >&2; }
@@ -76,7 +76,7 @@ if [[ "$(printf '%s\n' "$go_minimum" "$go_version" | sort -V | head -1)" != "$go
 fi
 
 "$here/build-tools.sh" 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
-if [[ "${QUORUM_NODE:-local}" == real ]]; then
-  "$here/build-tools.sh" node 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
-  "$here/images.sh" build 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
-fi
+# The operator's image is made later, from the program the build compiles
+# (hack/images.sh with QUORUM_OPERATOR_BIN, when the node starts).
+"$here/build-tools.sh" node 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
+"$here/images.sh" build 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fault injection on the test bed (the kubelet stand-in or the real node) for
+# Fault injection on the test bed (the real node, hack/node.sh) for
 # the fault table (test/faults/, `make faults`) and for trying things by hand.
 #
 #   hack/faults.sh pids CP NS POD            host pids of the pod's processes (not the pause process)
@@ -11,44 +11,26 @@
 #   hack/faults.sh operator-start CP         start it again with the same command line and log
 #
 # CP is the control plane folder of `make demo` (or of a test): the operator's
-# pid is CP/operator.pid; the real node keeps its state in CP/node, the
-# stand-in in CP/localnode. A pod's processes are the processes in its network
-# namespace: /run/netns/<instance>-<start of the pod uid> on the stand-in, the sandbox's
-# namespace (crictl inspectp) on the real node.
+# pid is CP/operator.pid; the node keeps its state in CP/node. A pod's processes
+# are the processes in its sandbox's network namespace (crictl inspectp).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 die() { echo "faults.sh: $*" >&2; exit 1; }
 usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-kubectl_in() {
-  local cp="$1"; shift
-  # shellcheck disable=SC1091
-  (source "$cp/env" && "$QUORUM_BIN/kubectl" "$@")
-}
-
 # The network namespace name (under /run/netns) of pod NS/POD.
 pod_netns() {
-  local cp="$1" ns="$2" pod="$3" uid id path
-  if [[ -f "$cp/node/env" ]]; then
-    # shellcheck disable=SC1091
-    source "$cp/node/env"
-    id="$("$QUORUM_NODE_BIN/crictl" pods --namespace "$ns" --name "^$pod\$" --state ready -q | head -n1)"
-    [[ -n "$id" ]] || die "no ready sandbox for pod $ns/$pod"
-    path="$("$QUORUM_NODE_BIN/crictl" inspectp "$id" |
-      jq -r '.info.runtimeSpec.linux.namespaces[] | select(.type == "network") | .path')"
-    [[ -n "$path" && "$path" != null ]] || die "sandbox $id of $ns/$pod has no network namespace"
-    basename "$path"
-  else
-    uid="$(kubectl_in "$cp" -n "$ns" get pod "$pod" -o 'jsonpath={.metadata.uid}')"
-    [[ -n "$uid" ]] || die "pod $ns/$pod not found"
-    # <instance>-<start of the uid> (interface names limit its length).
-    for path in /run/netns/*; do
-      id="${path##*/}"; id="${id#*-}"
-      if [[ -n "$id" && "$uid" == "$id"* ]]; then basename "$path"; return; fi
-    done
-    die "no network namespace for pod $ns/$pod (uid $uid)"
-  fi
+  local cp="$1" ns="$2" pod="$3" id path
+  [[ -f "$cp/node/env" ]] || die "no node in $cp (hack/node.sh start $cp)"
+  # shellcheck disable=SC1091
+  source "$cp/node/env"
+  id="$("$QUORUM_NODE_BIN/crictl" pods --namespace "$ns" --name "^$pod\$" --state ready -q | head -n1)"
+  [[ -n "$id" ]] || die "no ready sandbox for pod $ns/$pod"
+  path="$("$QUORUM_NODE_BIN/crictl" inspectp "$id" |
+    jq -r '.info.runtimeSpec.linux.namespaces[] | select(.type == "network") | .path')"
+  [[ -n "$path" && "$path" != null ]] || die "sandbox $id of $ns/$pod has no network namespace"
+  basename "$path"
 }
 
 pod_pids() {
@@ -93,12 +75,11 @@ operator_start() {
     die "operator pid $pid is still running"
   fi
   [[ -s "$cp/operator.cmdline" ]] || die "no saved command line (operator-kill first)"
-  local -a argv wrap
+  local -a argv
   mapfile -d '' -t argv <"$cp/operator.cmdline"
-  # The demos run the operator under the node's exec (the pods' names
+  # The demo runs the operator under the node's exec (the pods' names
   # resolve there); the saved command line is the operator's own.
-  if [[ -f "$cp/node/env" ]]; then wrap=("$here/node.sh" exec "$cp" --); else wrap=("$here/localnode.sh" exec "$cp" --); fi
-  setsid nohup "${wrap[@]}" "${argv[@]}" >>"$cp/operator.log" 2>&1 </dev/null &
+  setsid nohup "$here/node.sh" exec "$cp" -- "${argv[@]}" >>"$cp/operator.log" 2>&1 </dev/null &
   echo "$!" >"$cp/operator.pid"
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks of the real node (hack/node.sh), printed next to what
-# hack/localnode-bench.sh prints for the stand-in:
+# Benchmarks of the real node (hack/node.sh); docs/testbed.md keeps them next to
+# the figures of the retired kubelet stand-in:
 #   * image build with everything cached (hack/images.sh build: keys only);
 #   * node start (binaries and images cached; the first start after a new image
 #     also imports it) and node stop;
@@ -16,7 +16,6 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 build="$(realpath -m "${1:?usage: $0 BUILD_DIR [ARGS...]}")"; shift
 cp="$build/bench-controlplane"
-export QUORUM_NODE=real
 op_pid=""
 
 cleanup() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make demo QUORUM_NODE=real`: the control plane, the real node (hack/node.sh:
+# `make demo`: the control plane, the real node (hack/node.sh:
 # kubelet + containerd + runc, images built here), quorum-operator, a 3-member
 # EtcdCluster and a 3-instance PostgresCluster using it as Patroni's DCS.
 #
@@ -32,7 +32,7 @@ wait_ready() {  # wait_ready KIND NAME: its Ready condition is True
 
 up() {
   local build="$1" cp="$2" pid
-  export QUORUM_OWNER_PID=none QUORUM_NODE=real
+  export QUORUM_OWNER_PID=none
   "$here/controlplane.sh" start "$cp" >/dev/null
   # shellcheck source=/dev/null
   source "$cp/env"
@@ -87,7 +87,7 @@ Quorum demo on the real node (pods run by kubelet + containerd):
   psql through the primary Service (the app user's Secret holds a connection URI):
     uri="\$(\$QUORUM_BIN/kubectl -n $ns get secret demo-pg-user-app -o jsonpath='{.data.uri}' | base64 -d)"
     $here/node.sh exec $cp -- psql "\$uri"
-Stop everything: make demo-down QUORUM_NODE=real
+Stop everything: make demo-down
 EOF
 }
 

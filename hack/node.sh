@@ -21,7 +21,7 @@
 #
 # Storage: the StorageClass quorum-local (default) and a pool of 40 local
 # PersistentVolumes (folders under CP_DIR/node/volumes/, Retain) that the control
-# plane's PV controller binds when a pod needs a claim (QUORUM_NODE=real there).
+# plane's PV controller binds when a pod needs a claim.
 #
 # One real node per machine at a time (the bridge name and kubelet ports are fixed).
 # Cgroups: v1 controllers here, so the kubelet runs with failCgroupV1=false and cgroupfs,

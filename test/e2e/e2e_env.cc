@@ -26,24 +26,14 @@ std::string Env(const char* name, const std::string& fallback = "") {
   return v != nullptr && *v != '\0' ? v : fallback;
 }
 
-std::string Localnode() { return Env("QUORUM_LOCALNODE", QUORUM_LOCALNODE_BIN); }
-
-// The command prefix that runs a host command with the node's cluster names:
-// `hack/node.sh exec` on the real node (QUORUM_NODE=real), `quorum-localnode exec`
-// on the stand-in.
+// The command prefix that runs a host command with the node's cluster names.
 std::vector<std::string> NodeExecPrefix() {
-  if (RealNode()) {
-    return {std::string(QUORUM_SOURCE_DIR) + "/hack/node.sh", "exec",
-            testenv::GetControlPlane()->dir, "--"};
-  }
-  return {Localnode(), "exec", "--state-dir", LocalnodeStateDir(), "--"};
+  return {std::string(QUORUM_SOURCE_DIR) + "/hack/node.sh", "exec", testenv::GetControlPlane()->dir,
+          "--"};
 }
 
 }  // namespace
 
-bool RealNode() { return Env("QUORUM_NODE") == "real"; }
-
-std::string LocalnodeStateDir() { return testenv::GetControlPlane()->dir + "/localnode"; }
 std::string OperatorBinary() { return Env("QUORUM_OPERATOR_BIN", QUORUM_OPERATOR_BIN); }
 
 CommandResult RunCommand(const std::vector<std::string>& argv, absl::Duration timeout) {
@@ -255,8 +245,7 @@ void E2ETest::Dump(const std::string& name) {
   }
   std::cerr << "operator log: " << ns() << " (see " << testenv::GetControlPlane()->dir
             << "/operator-" << ns() << ".log), pod logs under "
-            << (RealNode() ? testenv::GetControlPlane()->dir + "/node/pod-logs"
-                           : LocalnodeStateDir() + "/pods")
+            << testenv::GetControlPlane()->dir + "/node/pod-logs"
             << "/\n";
 }
 

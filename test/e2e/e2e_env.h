@@ -1,5 +1,5 @@
 // Helpers for the end-to-end tests: commands on the host with the node's
-// names (hack/localnode.sh exec), the operator as a host process that a test
+// names (hack/node.sh exec), the operator as a host process that a test
 // can kill and restart, etcdctl against an EtcdCluster, and the E2ETest
 // fixture (an IntegrationTest with the EtcdCluster CRD installed).
 #ifndef QUORUM_TEST_E2E_E2E_ENV_H_
@@ -26,15 +26,11 @@ struct CommandResult {
 // Runs argv (argv[0] looked up in PATH) with a timeout.
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          absl::Duration timeout = absl::Seconds(60));
-// The same through `hack/node.sh exec` (real node) or `quorum-localnode exec`:
+// The same through `hack/node.sh exec`:
 // cluster names resolve.
 CommandResult NodeExec(const std::vector<std::string>& argv,
                        absl::Duration timeout = absl::Seconds(60));
 
-// The e2e suite runs on the real node (hack/node.sh) when QUORUM_NODE=real, on
-// the quorum-localnode stand-in otherwise.
-bool RealNode();
-std::string LocalnodeStateDir();
 std::string OperatorBinary();
 
 // quorum-operator on the host, watching one namespace, log in the build dir.

@@ -81,9 +81,7 @@ class InstallE2E : public E2ETest {
         Kubectl({"-n", install_ns_, "get", "pods", "-l", "app.kubernetes.io/name=quorum-operator",
                  "-o", "jsonpath={.items[*].status.containerStatuses[*].imageID}"});
     ASSERT_EQ(images.exit_code, 0) << images.output;
-    if (RealNode()) {
-      EXPECT_TRUE(absl::StrContains(images.output, "sha256:")) << images.output;
-    }
+    EXPECT_TRUE(absl::StrContains(images.output, "sha256:")) << images.output;
   }
 
   // The operator set the webhooks' caBundle at start-up (the API server then

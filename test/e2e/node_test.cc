@@ -2,8 +2,6 @@
 // locally built image (quay.io/coreos/etcd, hack/images.sh) is scheduled and
 // runs; `kubectl exec`, `kubectl logs` and `kubectl port-forward` reach it; its
 // name under a headless Service resolves in cluster DNS from another pod.
-// On the quorum-localnode stand-in (QUORUM_NODE=local) there is no kubelet API:
-// the test is skipped there.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -53,11 +51,6 @@ Json EtcdPod(const std::string& ns, const std::string& name) {
 
 class NodeE2E : public E2ETest {
  protected:
-  void SetUp() override {
-    if (!RealNode()) GTEST_SKIP() << "needs the real node (QUORUM_NODE=real)";
-    E2ETest::SetUp();
-  }
-
   CommandResult Kubectl(const std::vector<std::string>& args,
                         absl::Duration timeout = absl::Seconds(60)) {
     const testenv::ControlPlane* cp = testenv::GetControlPlane();

@@ -1,6 +1,6 @@
-// The operator as a pod of the node runtime: in-cluster config (the
-// service-account token and CA the node mounts, kubernetes.default through
-// the service proxy), the shipped RBAC (deploy/rbac), leader election on its
+// The operator as a pod of the real node: in-cluster config (the
+// service-account token and CA the kubelet mounts, kubernetes.default through
+// kube-proxy), the shipped RBAC (deploy/rbac), leader election on its
 // Lease, and an EtcdCluster it brings to Ready.
 #include <gtest/gtest.h>
 

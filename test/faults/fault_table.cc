@@ -6,10 +6,9 @@
 //               [--postgres demo-pg] [--etcd demo-etcd] [--rows 1,2,...]
 //               [--repeat 3] [--out FILE]
 //
-// Run it where the Services' names resolve (`hack/localnode.sh exec CP --`
-// or `hack/node.sh exec CP --`). Exit status 1 if any run lost an
-// acknowledged write, showed two primaries, routed a write to a read-only
-// member, reported Ready during an outage, or did not recover.
+// Run it where the Services' names resolve (`hack/node.sh exec CP --`). Exit status 1 if any run
+// lost an acknowledged write, showed two primaries, routed a write to a read-only member, reported
+// Ready during an outage, or did not recover.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>

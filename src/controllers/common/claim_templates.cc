@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "api/quantity.h"
 #include "src/runtime/apply.h"
 
@@ -238,6 +241,7 @@ absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
   // Grow and relabel the existing claims, then re-create the StatefulSet
   // without touching its pods.
   int patched = 0;
+  std::vector<std::string> unbound;
   for (const runtime::ObjectPtr& pvc : claims) {
     const std::string pvc_name = Text(Field(*pvc, {"metadata", "name"}));
     const Json* tmpl = nullptr;
@@ -257,13 +261,25 @@ absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
     const std::optional<api::Quantity> want = Request(Field(*tmpl, {"spec"}));
     const std::optional<api::Quantity> have = Request(Field(*pvc, {"spec"}));
     if (want && have && *want > *have) {
-      patch["spec"]["resources"]["requests"]["storage"] =
-          Field(*tmpl, {"spec", "resources", "requests", "storage"});
+      // The API server lets only a Bound claim grow; one that is not bound
+      // (Pending, Lost) keeps its request and is named in the message.
+      if (Text(Field(*pvc, {"status", "phase"})) == "Bound") {
+        patch["spec"]["resources"]["requests"]["storage"] =
+            Field(*tmpl, {"spec", "resources", "requests", "storage"});
+      } else {
+        unbound.push_back(pvc_name);
+      }
     }
     if (patch.empty()) continue;
     absl::StatusOr<Json> r =
         client.Patch(kPvcResource, Text(Field(*pvc, {"metadata", "namespace"})), pvc_name,
                      kube::PatchType::kMerge, patch);
+    // A refusal is the user's to act on (condition + event), not a retry loop.
+    if (absl::IsInvalidArgument(r.status())) {
+      return keep_live("ClaimChangeRefused",
+                       absl::StrCat(field, ": the API server refused to change claim \"", pvc_name,
+                                    "\": ", r.status().message()));
+    }
     if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
     ++patched;
   }
@@ -281,10 +297,13 @@ absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
           ? absl::StrCat("the claim template changed: ", patched,
                          " volume(s) relabelled; StatefulSet ", name,
                          " is re-created with the new claim template (its pods keep running)")
-          : absl::StrCat(field, ".resources.requests.storage grew from ", diff.growth.front().from,
-                         " to ", diff.growth.front().to, ": ", patched,
-                         " volume(s) asked to expand; StatefulSet ", name,
-                         " is re-created with the new claim template (its pods keep running)");
+          : absl::StrCat(
+                field, ".resources.requests.storage grew from ", diff.growth.front().from, " to ",
+                diff.growth.front().to, ": ", patched, " volume(s) asked to expand; StatefulSet ",
+                name, " is re-created with the new claim template (its pods keep running)",
+                unbound.empty()
+                    ? ""
+                    : absl::StrCat("; not bound, so not grown: ", absl::StrJoin(unbound, ", ")));
   return out;
 }
 

@@ -204,17 +204,19 @@ TEST_F(EtcdClusterControllerTest, DeletingTheClusterRemovesItsObjects) {
 
 // --- Claim template changes (issue 14.2) ----------------------------------------
 // The StatefulSet controller runs (kube-controller-manager), so member 0's PVC
-// exists; no volume binder runs, so the test binds it the way the binder
-// would (spec.volumeName once, status Bound with a capacity): the API server
-// lets only a Bound PVC grow. No resizer runs either, so a grown PVC stays
-// at its old capacity and the Storage condition says "Resizing".
+// exists; the control plane's PV binder binds it to a PersistentVolume the test
+// makes for it (pre-bound by claimRef, no provisioner): the API server lets only
+// a Bound PVC grow. No resizer runs, so a grown PVC stays at its old capacity
+// and the Storage condition says "Resizing".
 
 const kube::GroupVersionResource kStorageClasses{"storage.k8s.io", "v1", "storageclasses"};
+const kube::GroupVersionResource kPersistentVolumes{"", "v1", "persistentvolumes"};
 
 class ClaimTemplateTest : public EtcdClusterControllerTest {
  protected:
   void TearDown() override {
     (void)client().Delete(kStorageClasses, "", sc_);
+    if (!pv_.empty()) (void)client().Delete(kPersistentVolumes, "", pv_);
     EtcdClusterControllerTest::TearDown();
   }
 
@@ -222,6 +224,7 @@ class ClaimTemplateTest : public EtcdClusterControllerTest {
   // once member 0's claim is Bound at 1Gi.
   void CreateBoundCluster(const std::string& name, bool expandable) {
     sc_ = "sc-" + ns();
+    pv_ = "pv-" + ns();
     ASSERT_TRUE(client()
                     .Create(kStorageClasses, "",
                             {{"apiVersion", "storage.k8s.io/v1"},
@@ -230,28 +233,33 @@ class ClaimTemplateTest : public EtcdClusterControllerTest {
                              {"provisioner", "example.com/none"},
                              {"allowVolumeExpansion", expandable}})
                     .ok());
+    const std::string claim = "data-" + name + "-0";
+    ASSERT_TRUE(client()
+                    .Create(kPersistentVolumes, "",
+                            {{"apiVersion", "v1"},
+                             {"kind", "PersistentVolume"},
+                             {"metadata", {{"name", pv_}}},
+                             {"spec",
+                              {{"capacity", {{"storage", "1Gi"}}},
+                               {"accessModes", {"ReadWriteOnce"}},
+                               {"storageClassName", sc_},
+                               {"persistentVolumeReclaimPolicy", "Retain"},
+                               {"hostPath", {{"path", "/tmp/" + pv_}}},
+                               {"claimRef", {{"namespace", ns()}, {"name", claim}}}}}})
+                    .ok());
     Json obj = Example(name);
     obj["spec"]["storage"]["volumeClaimTemplate"]["spec"] = {
         {"storageClassName", sc_},
         {"accessModes", {"ReadWriteOnce"}},
         {"resources", {{"requests", {{"storage", "1Gi"}}}}}};
     ASSERT_TRUE(client().Create(kEtcdClusters, ns(), obj).ok());
-    const std::string claim = "data-" + name + "-0";
-    ASSERT_TRUE(
-        Eventually([&] { return client().Get(controllers::kPvcResource, ns(), claim).ok(); },
-                   absl::Seconds(60)));
-    ASSERT_TRUE(client()
-                    .Patch(controllers::kPvcResource, ns(), claim, kube::PatchType::kMerge,
-                           {{"spec", {{"volumeName", "pv-" + name}}}})
-                    .ok());
-    absl::StatusOr<Json> bound =
-        client().Patch(controllers::kPvcResource, ns(), claim, kube::PatchType::kMerge,
-                       {{"status",
-                         {{"phase", "Bound"},
-                          {"accessModes", {"ReadWriteOnce"}},
-                          {"capacity", {{"storage", "1Gi"}}}}}},
-                       {.subresource = "status"});
-    ASSERT_TRUE(bound.ok()) << bound.status();
+    ASSERT_TRUE(Eventually(
+        [&] {
+          auto pvc = client().Get(controllers::kPvcResource, ns(), claim);
+          return pvc.ok() && (*pvc).value("status", Json::object()).value("phase", "") == "Bound";
+        },
+        absl::Seconds(90)))
+        << "the PV binder did not bind " << claim << " to " << pv_;
   }
 
   std::string Uid(const kube::GroupVersionResource& gvr, const std::string& name) {
@@ -288,7 +296,7 @@ class ClaimTemplateTest : public EtcdClusterControllerTest {
             .ok());
   }
 
-  std::string sc_;
+  std::string sc_, pv_;
 };
 
 TEST_F(ClaimTemplateTest, GrowingStorageExpandsTheVolumesAndRecreatesTheStatefulSetKeepingPods) {

@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "src/controllers/common/cache_scopes.h"
@@ -331,7 +332,8 @@ TEST_F(PostgresClusterControllerTest, ReconcilingAnUnchangedClusterWritesNothing
 // to fail there, before role labels, users and status. Now each Bound PVC is
 // asked to grow and the StatefulSet is re-created (orphan delete) with its
 // pods untouched; no resizer runs here, so the Storage condition says
-// Resizing. The test binds the PVCs as the (absent) volume binder would.
+// Resizing. The control plane's PV binder binds the PVCs to volumes the test
+// makes for them (pre-bound by claimRef, no provisioner).
 TEST_F(PostgresClusterControllerTest, GrowingStorageExpandsTheVolumesAndDoesNotWedge) {
   const kube::GroupVersionResource storage_classes{"storage.k8s.io", "v1", "storageclasses"};
   const std::string sc = "sc-" + ns();
@@ -343,27 +345,40 @@ TEST_F(PostgresClusterControllerTest, GrowingStorageExpandsTheVolumesAndDoesNotW
                            {"provisioner", "example.com/none"},
                            {"allowVolumeExpansion", true}})
                   .ok());
+  const kube::GroupVersionResource volumes{"", "v1", "persistentvolumes"};
+  std::vector<std::string> pvs;
+  for (int k = 0; k < 2; ++k) {
+    const std::string claim = "pgdata-grow-main-" + std::to_string(k);
+    pvs.push_back("pv-" + std::to_string(k) + "-" + ns());
+    ASSERT_TRUE(client()
+                    .Create(volumes, "",
+                            {{"apiVersion", "v1"},
+                             {"kind", "PersistentVolume"},
+                             {"metadata", {{"name", pvs.back()}}},
+                             {"spec",
+                              {{"capacity", {{"storage", "1Gi"}}},
+                               {"accessModes", {"ReadWriteOnce"}},
+                               {"storageClassName", sc},
+                               {"persistentVolumeReclaimPolicy", "Retain"},
+                               {"hostPath", {{"path", "/tmp/" + pvs.back()}}},
+                               {"claimRef", {{"namespace", ns()}, {"name", claim}}}}}})
+                    .ok());
+  }
+  absl::Cleanup remove_volumes = [&] {
+    for (const std::string& pv : pvs) (void)client().Delete(volumes, "", pv);
+  };
   Json obj = Cluster("grow", Json::object());
   obj["spec"]["instances"][0]["dataVolumeClaimSpec"]["storageClassName"] = sc;
   ASSERT_TRUE(client().Create(kPostgresClusters, ns(), obj).ok());
   for (int k = 0; k < 2; ++k) {
     const std::string claim = "pgdata-grow-main-" + std::to_string(k);
-    ASSERT_TRUE(
-        Eventually([&] { return client().Get(controllers::kPvcResource, ns(), claim).ok(); },
-                   absl::Seconds(60)))
-        << claim;
-    ASSERT_TRUE(client()
-                    .Patch(controllers::kPvcResource, ns(), claim, kube::PatchType::kMerge,
-                           {{"spec", {{"volumeName", "pv-" + claim}}}})
-                    .ok());
-    ASSERT_TRUE(client()
-                    .Patch(controllers::kPvcResource, ns(), claim, kube::PatchType::kMerge,
-                           {{"status",
-                             {{"phase", "Bound"},
-                              {"accessModes", {"ReadWriteOnce"}},
-                              {"capacity", {{"storage", "1Gi"}}}}}},
-                           {.subresource = "status"})
-                    .ok());
+    ASSERT_TRUE(Eventually(
+        [&] {
+          auto pvc = client().Get(controllers::kPvcResource, ns(), claim);
+          return pvc.ok() && (*pvc).value("status", Json::object()).value("phase", "") == "Bound";
+        },
+        absl::Seconds(90)))
+        << "the PV binder did not bind " << claim;
   }
   ASSERT_TRUE(
       Eventually([&] { return client().Get(kPods, ns(), "grow-main-1").ok(); }, absl::Seconds(30)));
