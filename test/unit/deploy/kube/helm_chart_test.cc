@@ -77,6 +77,10 @@ TEST_F(HelmChartTest, WatchedNamespacesBindTheControllersPerNamespace) {
   EXPECT_FALSE(chart.count("ClusterRoleBinding /quorum-operator-etcdcluster"));
   EXPECT_TRUE(chart.count("ClusterRoleBinding /quorum-operator-webhooks"))
       << "webhook configurations are cluster-scoped";
+  // Nodes are cluster-scoped too: a RoleBinding cannot grant them, and without
+  // them the operator's caches never sync (found by the helm e2e install).
+  EXPECT_TRUE(chart.count("ClusterRoleBinding /quorum-operator-cluster"))
+      << "the Node informer needs a cluster-wide binding";
   const Json c = chart.at(
       "Deployment quorum-system/quorum-operator")["spec"]["template"]["spec"]["containers"][0];
   EXPECT_EQ(c["env"], Json::parse(R"([{"name": "WATCH_NAMESPACES", "value": "db,etcd"}])"));
