@@ -56,8 +56,11 @@ QUORUM_OWNER_PID=$$ "$here/node.sh" start "$cp" >/dev/null 2>&1
 echo "node: start (images already in containerd): $(secs "$t0" "$(now)") s"
 
 "$QUORUM_BIN/kubectl" apply --server-side --force-conflicts -f "$here/../deploy/crds/" >/dev/null
-"$QUORUM_BIN/kubectl" wait --for condition=established --timeout=60s \
-  crd/etcdclusters.etcd.aenix.io crd/postgresclusters.postgres.quorum.dev >/dev/null
+for _ in $(seq 30); do  # a CRD without status yet fails `kubectl wait` at once
+  "$QUORUM_BIN/kubectl" wait --for condition=established --timeout=60s \
+    crd/etcdclusters.etcd.aenix.io crd/postgresclusters.postgres.quorum.dev >/dev/null 2>&1 && break
+  sleep 1
+done
 "$here/node.sh" exec "$cp" -- "$build/cmd/quorum-operator" --kubeconfig="$KUBECONFIG" \
   --leader-elect=false --metrics-bind-address=0 --health-probe-bind-address=0 \
   >"$cp/operator.log" 2>&1 &

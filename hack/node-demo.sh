@@ -39,7 +39,13 @@ up() {
   "$here/node.sh" start "$cp" >/dev/null
   local kubectl=("$QUORUM_BIN/kubectl")
   "${kubectl[@]}" apply --server-side --force-conflicts -f "$root/deploy/crds/" >/dev/null
-  "${kubectl[@]}" wait --for condition=established --timeout=60s crd --all >/dev/null
+  # `kubectl wait` fails at once on a CRD that has no status yet (just created):
+  # retry it until the API server has published every CRD's conditions.
+  local tries=0
+  until "${kubectl[@]}" wait --for condition=established --timeout=60s crd --all >/dev/null 2>&1; do
+    ((++tries < 30)) || die "the CRDs are not Established after $tries tries"
+    sleep 1
+  done
   if ! { pid="$(cat "$cp/operator.pid" 2>/dev/null)" && alive "$pid"; }; then
     setsid nohup "$here/node.sh" exec "$cp" -- "$build/cmd/quorum-operator" \
       --kubeconfig="$KUBECONFIG" --leader-elect=false >>"$cp/operator.log" 2>&1 </dev/null &
