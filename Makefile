@@ -38,7 +38,7 @@ define controlplane_up
 	@echo "Stop it with: make controlplane-down"
 endef
 
-.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench bench-scale demo demo-down faults clean
+.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench bench-scale bench-node demo demo-down faults clean
 
 help:
 	@echo "make demo               control plane + a real node + operator + a sample EtcdCluster and PostgresCluster"
@@ -53,6 +53,7 @@ help:
 	@echo "make controlplane-down  stop it"
 	@echo "make bench              build, start the dev control plane, run the kube client benchmark"
 	@echo "make bench-scale N=1000 [UNRELATED=2000]  the operator process at scale on its own control plane"
+	@echo "make bench-node         the real node: image build, node start/stop, EtcdCluster Ready, PostgreSQL failover"
 	@echo "make faults [FAULT_ROWS=1,4 FAULT_REPEAT=1]  the fault table against the running demo (docs/reliability.md)"
 	@echo "make clean              remove $(BUILD_DIR)/"
 
@@ -112,6 +113,13 @@ bench-scale:
 	done; \
 	$(BUILD_DIR)/bench/scale_bench --operator "$$op" --kubeconfig "$$KUBECONFIG" \
 	  --clusters $(N) --unrelated $(UNRELATED) $(BENCH_SCALE_ARGS)
+
+# The real node's figures (docs/testbed.md): its own control plane and node in
+# $(BUILD_DIR)/bench-controlplane, stopped at the end. One node per machine.
+bench-node: deps
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target quorum-operator etcdcluster_ready_bench postgrescluster_failover_bench
+	hack/node-bench.sh $(BUILD_DIR) --runs 3
 
 demo: deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
