@@ -6,9 +6,9 @@
 
 #include "api/etcdcluster.h"
 #include "api/etcdcluster_schema.h"
-#include "api/json_access.h"
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_schema.h"
+#include "src/base/json_access.h"
 
 namespace quorum::api {
 namespace {
@@ -85,9 +85,9 @@ absl::StatusOr<std::vector<Json>> BuildCrds(const OpenApiIndex& index,
 }
 
 std::string CrdFileName(const Json& crd) {
-  const Json* spec = internal::Child(&crd, "spec");
-  const std::string group = internal::Str(spec, "group");
-  const std::string plural = internal::Str(internal::Child(spec, "names"), "plural");
+  const Json* spec = json_access::Child(&crd, "spec");
+  const std::string group = json_access::Str(spec, "group");
+  const std::string plural = json_access::Str(json_access::Child(spec, "names"), "plural");
   if (group.empty() || plural.empty()) return "";
   return group + "_" + plural + ".yaml";
 }

@@ -1,8 +1,12 @@
 #include "api/decode.h"
 
-#include "api/json_access.h"
+#include "src/base/json_access.h"
 
 namespace quorum::api::internal {
+
+using json_access::Child;
+using json_access::Dump;
+using json_access::Int;
 
 const nlohmann::json* Decoder::Member(const Json* o, const std::string& path,
                                       const std::string& key) {

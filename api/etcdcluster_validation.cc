@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/etcdcluster.h"
-#include "api/json_access.h"
 #include "api/quantity.h"
+#include "src/base/json_access.h"
 #include "src/base/strings.h"
 
 namespace quorum::api {
@@ -20,12 +20,12 @@ using Json = nlohmann::json;
 
 // The container Quorum builds and merges podTemplate's container of this name into.
 constexpr std::string_view kEtcdContainerName = "etcd";
-using internal::Child;
-using internal::Display;
-using internal::Dump;
-using internal::Int;
-using internal::Path;
-using internal::Str;
+using json_access::Child;
+using json_access::Display;
+using json_access::Dump;
+using json_access::Int;
+using json_access::Path;
+using json_access::Str;
 
 constexpr char kPdb[] = "spec.podDisruptionBudgetTemplate";
 constexpr char kTls[] = "spec.security.tls";

@@ -27,10 +27,13 @@ namespace quorum::api {
 // update, null on create. Empty when valid.
 std::vector<FieldError> ValidateEtcdCluster(const nlohmann::json& obj, const nlohmann::json* old);
 
+struct EtcdClusterSpec;  // api/etcdcluster_types.h
+
 // Things that are allowed but probably not meant, each naming the field: a
 // disruption budget that lets the cluster lose quorum, an even number of
-// members, TLS settings that have no effect.
-std::vector<std::string> EtcdClusterWarnings(const nlohmann::json& obj);
+// members, TLS settings that have no effect. Read from the typed spec (the
+// webhook decodes the object once, as the reconciler does).
+std::vector<std::string> EtcdClusterWarnings(const EtcdClusterSpec& spec);
 
 // Kubernetes name rules, exposed for tests and other resources.
 bool IsDns1035Label(const std::string& s);      // Service names: [a-z]([-a-z0-9]*[a-z0-9])?, <= 63

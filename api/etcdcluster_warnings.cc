@@ -1,41 +1,35 @@
-// EtcdClusterWarnings (declared in etcdcluster_validation.h).
+// EtcdClusterWarnings (declared in etcdcluster_validation.h): read from the
+// typed spec, like the reconciler.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "api/etcdcluster.h"
+#include "api/etcdcluster_types.h"
 #include "api/etcdcluster_validation.h"
-#include "api/json_access.h"
+#include "src/base/json_access.h"
 
 namespace quorum::api {
 
-using Json = nlohmann::json;
-using internal::Child;
-using internal::Dump;
-using internal::Int;
-using internal::Path;
-using internal::Str;
+using json_access::Dump;
 
-std::vector<std::string> EtcdClusterWarnings(const Json& obj) {
+std::vector<std::string> EtcdClusterWarnings(const EtcdClusterSpec& spec) {
   std::vector<std::string> out;
-  const Json* spec = Child(&obj, "spec");
-  if (spec == nullptr) return out;
-  int replicas = kDefaultReplicas;
-  if (const Json* r = Child(spec, "replicas")) {
-    std::optional<int64_t> n = Int(r);
-    if (!n.has_value() || *n < 0 || *n > INT32_MAX) return out;
-    replicas = static_cast<int>(*n);
-  }
+  const int replicas = spec.replicas;
+  if (replicas < 0) return out;
   if (replicas > 0 && replicas % 2 == 0) {
     out.push_back(absl::StrCat("spec.replicas: ", replicas,
                                " members tolerate no more failures than ", replicas - 1,
                                "; an odd number is usually what you want"));
   }
   const int quorum = replicas / 2 + 1;
-  const Json* pspec = Path(spec, {"podDisruptionBudgetTemplate", "spec"});
-  const Json* min = Child(pspec, "minAvailable");
-  const Json* max = Child(pspec, "maxUnavailable");
+  const nlohmann::json* min = nullptr;
+  const nlohmann::json* max = nullptr;
+  if (spec.pdb_template.has_value()) {
+    if (spec.pdb_template->min_available) min = &*spec.pdb_template->min_available;
+    if (spec.pdb_template->max_unavailable) max = &*spec.pdb_template->max_unavailable;
+  }
   int n = 0;
   if (replicas > 0 && min != nullptr && max == nullptr && ResolveIntOrPercent(*min, replicas, n) &&
       n < quorum) {
@@ -51,14 +45,14 @@ std::vector<std::string> EtcdClusterWarnings(const Json& obj) {
                                " of ", replicas, " members, fewer than the quorum of ", quorum,
                                "; use at most ", replicas - quorum));
   }
-  const Json* tls = Path(spec, {"security", "tls"});
-  if (Str(tls, "serverSecret").empty()) {
-    if (!Str(tls, "clientTrustedCASecret").empty()) {
+  const EtcdTlsSpec& tls = spec.security.tls;
+  if (tls.server_secret.empty()) {
+    if (!tls.client_trusted_ca_secret.empty()) {
       out.push_back(
           "spec.security.tls.clientTrustedCASecret: client certificate auth has no effect without "
           "server TLS; set serverSecret and serverTrustedCASecret");
     }
-    if (!Str(tls, "serverTrustedCASecret").empty()) {
+    if (!tls.server_trusted_ca_secret.empty()) {
       out.push_back(
           "spec.security.tls.serverTrustedCASecret: has no effect without serverSecret (the "
           "members serve clients over plain HTTP)");

@@ -8,12 +8,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/etcdcluster_validation.h"
-#include "api/json_access.h"
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_etcd_url.h"
 #include "api/postgrescluster_validation_internal.h"
+#include "src/base/json_access.h"
 
 namespace quorum::api::internal {
+
+using json_access::Child;
+using json_access::Display;
+using json_access::Dump;
+using json_access::Int;
+using json_access::Path;
+using json_access::Str;
 namespace {
 
 using Json = nlohmann::json;

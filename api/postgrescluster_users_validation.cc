@@ -9,12 +9,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "api/json_access.h"
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_validation_internal.h"
+#include "src/base/json_access.h"
 #include "src/base/strings.h"
 
 namespace quorum::api::internal {
+
+using json_access::Child;
+using json_access::Display;
+using json_access::Str;
 namespace {
 
 using Json = nlohmann::json;

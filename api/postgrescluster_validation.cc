@@ -10,10 +10,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/etcdcluster_validation.h"
-#include "api/json_access.h"
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_validation_internal.h"
 #include "api/quantity.h"
+#include "src/base/json_access.h"
 #include "src/base/strings.h"
 
 namespace quorum::api {
@@ -24,9 +24,9 @@ std::string IndexedField(std::string_view base, size_t i) {
 }
 
 std::string DcsType(const nlohmann::json* spec) {
-  const nlohmann::json* type = Path(spec, {"patroni", "dcs", "type"});
+  const nlohmann::json* type = json_access::Path(spec, {"patroni", "dcs", "type"});
   if (type == nullptr) return std::string(kDcsKubernetes);
-  if (!type->is_string()) return Dump(*type);
+  if (!type->is_string()) return json_access::Dump(*type);
   return type->get<std::string>().empty() ? std::string(kDcsKubernetes) : type->get<std::string>();
 }
 
@@ -35,13 +35,13 @@ std::string DcsType(const nlohmann::json* spec) {
 namespace {
 
 using Json = nlohmann::json;
-using internal::Child;
-using internal::Display;
-using internal::Dump;
 using internal::ErrorList;
-using internal::Int;
-using internal::Path;
-using internal::Str;
+using json_access::Child;
+using json_access::Display;
+using json_access::Dump;
+using json_access::Int;
+using json_access::Path;
+using json_access::Str;
 
 bool IsDns1123Label(const std::string& s) {
   return s.size() <= 63 && s.find('.') == std::string::npos && IsDns1123Subdomain(s);

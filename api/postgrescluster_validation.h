@@ -48,8 +48,10 @@ std::vector<FieldError> ValidatePostgresCluster(const nlohmann::json& obj,
 // Things that are allowed but probably not meant, each naming the field: a
 // single instance (no failover), https:// endpoints without tlsSecret,
 // credentials over http://, dynamicConfiguration timings that the timing
-// fields override.
-std::vector<std::string> PostgresClusterWarnings(const nlohmann::json& obj);
+// fields override. Read from the typed spec (the webhook decodes the object
+// once, as the reconciler does).
+struct PostgresClusterSpec;  // api/postgrescluster_types.h
+std::vector<std::string> PostgresClusterWarnings(const PostgresClusterSpec& spec);
 
 }  // namespace quorum::api
 

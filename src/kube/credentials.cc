@@ -146,6 +146,7 @@ void AppendCapped(std::string& to, const char* data, size_t n, size_t cap) {
 // stdin from /dev/null, capturing stdout and stderr. The child leads its own
 // process group so that a timeout also kills whatever it started. Errors: the
 // errno of a failed start, as Unavailable.
+// NOLINTNEXTLINE(readability-function-size): fork/exec/poll/wait, every fd closed on each path
 absl::StatusOr<ProcessResult> RunProcess(const std::vector<std::string>& args,
                                          const std::vector<std::string>& env,
                                          absl::Duration timeout) {

@@ -199,6 +199,7 @@ class Transport::Impl {
     return static_cast<const WorkScope*>(scope)->cancelled() ? 1 : 0;
   }
 
+  // NOLINTNEXTLINE(readability-function-size): one transfer's curl options, in order
   absl::StatusOr<HttpResponse> Once(const HttpRequest& req, bool stream,
                                     const std::function<bool(std::string_view)>* on_data,
                                     Cancellation* cancel) {

@@ -278,6 +278,7 @@ absl::Status LeaderElector::Release(absl::Duration timeout) {
   return absl::OkStatus();
 }
 
+// NOLINTNEXTLINE(readability-function-size): campaign/renew/step-down as one loop
 absl::Status LeaderElector::Run(Cancellation& cancel, std::function<void()> on_started_leading,
                                 std::function<void()> on_stopped_leading) {
   if (absl::Status valid = ValidateConfig(); !valid.ok()) return valid;

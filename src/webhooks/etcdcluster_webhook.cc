@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/etcdcluster_defaults.h"
+#include "api/etcdcluster_types.h"
 #include "api/etcdcluster_validation.h"
 #include "api/field_error.h"
 #include "src/runtime/http_server.h"
@@ -39,7 +40,11 @@ AdmissionResponse ValidateEtcdClusterAdmission(const AdmissionRequest& request) 
           : runtime::Denied(absl::StrCat("EtcdCluster \"", ObjectName(request),
                                          "\" is invalid: ", api::JoinFieldErrors(errors)),
                             422);
-  response.warnings = api::EtcdClusterWarnings(request.object);
+  // Decoded once; the warnings read the typed spec. An object that does not
+  // decode has type errors, which the validation above reported.
+  if (absl::StatusOr<api::EtcdCluster> typed = api::DecodeEtcdCluster(request.object); typed.ok()) {
+    response.warnings = api::EtcdClusterWarnings(typed->spec);
+  }
   return response;
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/field_error.h"
 #include "api/postgrescluster_defaults.h"
+#include "api/postgrescluster_types.h"
 #include "api/postgrescluster_validation.h"
 #include "src/runtime/http_server.h"
 #include "src/webhooks/admission_object.h"
@@ -40,7 +41,12 @@ AdmissionResponse ValidatePostgresClusterAdmission(const AdmissionRequest& reque
           : runtime::Denied(absl::StrCat("PostgresCluster \"", ObjectName(request),
                                          "\" is invalid: ", api::JoinFieldErrors(errors)),
                             422);
-  response.warnings = api::PostgresClusterWarnings(request.object);
+  // Decoded once; the warnings read the typed spec. An object that does not
+  // decode has type errors, which the validation above reported.
+  if (absl::StatusOr<api::PostgresCluster> typed = api::DecodePostgresCluster(request.object);
+      typed.ok()) {
+    response.warnings = api::PostgresClusterWarnings(typed->spec);
+  }
   return response;
 }
 

@@ -9,31 +9,22 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/quantity.h"
+#include "src/base/json_access.h"
+#include "src/controllers/common/kube_fields.h"
 #include "src/runtime/apply.h"
 
 namespace quorum::controllers {
 namespace {
 
 using kube::Json;
-
-const Json& Field(const Json& j, std::initializer_list<const char*> path) {
-  static const Json* const kNull = new Json();
-  const Json* cur = &j;
-  for (const char* p : path) {
-    if (!cur->is_object()) return *kNull;
-    auto it = cur->find(p);
-    if (it == cur->end()) return *kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
-
-const Json& Templates(const Json& sts) { return Field(sts, {"spec", "volumeClaimTemplates"}); }
+// Reads through src/base/json_access.h; the StatefulSet and claim fields
+// through kube_fields.h.
+using json_access::At;
 
 Json ObjectOrEmpty(const Json& j) { return j.is_object() ? j : Json::object(); }
 
 std::optional<api::Quantity> Storage(const Json& spec_or_status, const char* section) {
-  const Json& q = Field(spec_or_status, {section, "storage"});
+  const Json& q = At(spec_or_status, {section, "storage"});
   if (q.is_null()) return std::nullopt;
   absl::StatusOr<api::Quantity> parsed = api::QuantityFromJson(q);
   if (!parsed.ok()) return std::nullopt;
@@ -41,7 +32,7 @@ std::optional<api::Quantity> Storage(const Json& spec_or_status, const char* sec
 }
 
 std::optional<api::Quantity> Request(const Json& claim_spec) {
-  return Storage(Field(claim_spec, {"resources"}), "requests");
+  return Storage(At(claim_spec, {"resources"}), "requests");
 }
 
 std::string Text(const Json& q) { return q.is_string() ? q.get<std::string>() : q.dump(); }
@@ -49,40 +40,120 @@ std::string Text(const Json& q) { return q.is_string() ? q.get<std::string>() : 
 const Json* TemplateNamed(const Json& templates, const Json& name) {
   if (!templates.is_array()) return nullptr;
   for (const Json& t : templates) {
-    if (Field(t, {"metadata", "name"}) == name) return &t;
+    if (At(t, {"metadata", "name"}) == name) return &t;
   }
   return nullptr;
+}
+
+// Why the claims cannot grow (`growth` says from what to what), "" when every
+// claim's StorageClass allows expansion. A StorageClass that cannot be read
+// refuses too.
+std::string ExpansionRefusal(kube::Client& client, const std::vector<runtime::ObjectPtr>& claims,
+                             const std::string& growth) {
+  for (const runtime::ObjectPtr& pvc : claims) {
+    const std::string sc = StorageClassName(*pvc);
+    if (sc.empty() || sc == "null") {
+      return growth + "volume " + Text(At(*pvc, {"metadata", "name"})) +
+             " has no StorageClass; revert the request";
+    }
+    absl::StatusOr<Json> klass = client.Get(kStorageClassResource, "", sc);
+    if (!klass.ok()) {
+      return growth + "cannot read StorageClass \"" + sc +
+             "\": " + std::string(klass.status().message());
+    }
+    if (At(*klass, {"allowVolumeExpansion"}) != true) {
+      return growth + "StorageClass \"" + sc +
+             "\" does not allow volume expansion (allowVolumeExpansion is not "
+             "true); revert the request or move to a StorageClass that does";
+    }
+  }
+  return std::string();
+}
+
+// What PatchClaims did: claims patched, claims left at their size because they
+// are not Bound (the API server lets only a Bound claim grow), and the API
+// server's refusal of a patch, if any (then it stopped there).
+struct ClaimPatches {
+  int count = 0;
+  std::vector<std::string> unbound;
+  std::string refused;
+};
+
+// Grows and relabels the existing claims of StatefulSet `name` to match the
+// claim templates of `desired` (a claim gone is skipped). A refusal (422) is
+// returned for the user to act on (condition + event), not as an error to retry.
+absl::StatusOr<ClaimPatches> PatchClaims(kube::Client& client,
+                                         const std::vector<runtime::ObjectPtr>& claims,
+                                         const Json& desired, const std::string& name) {
+  ClaimPatches out;
+  for (const runtime::ObjectPtr& pvc : claims) {
+    const std::string pvc_name = Text(At(*pvc, {"metadata", "name"}));
+    const Json* tmpl = nullptr;
+    for (const Json& t : ClaimTemplatesOf(desired)) {
+      const std::string prefix = Text(At(t, {"metadata", "name"})) + "-" + name + "-";
+      if (pvc_name.rfind(prefix, 0) == 0) tmpl = &t;
+    }
+    if (tmpl == nullptr) continue;
+    Json patch = Json::object();
+    for (const char* meta : {"labels", "annotations"}) {
+      const Json& want = At(*tmpl, {"metadata", meta});
+      if (want.is_object() && !want.empty() &&
+          !runtime::IsSubset(want, At(*pvc, {"metadata", meta}))) {
+        patch["metadata"][meta] = want;
+      }
+    }
+    const std::optional<api::Quantity> want = Request(ClaimSpec(*tmpl));
+    const std::optional<api::Quantity> have = Request(ClaimSpec(*pvc));
+    if (want && have && *want > *have) {
+      if (Text(At(*pvc, {"status", "phase"})) == "Bound") {
+        SetStorageRequest(patch, StorageRequest(*tmpl));
+      } else {
+        out.unbound.push_back(pvc_name);
+      }
+    }
+    if (patch.empty()) continue;
+    absl::StatusOr<Json> r = client.Patch(kPvcResource, Text(At(*pvc, {"metadata", "namespace"})),
+                                          pvc_name, kube::PatchType::kMerge, patch);
+    if (absl::IsInvalidArgument(r.status())) {
+      out.refused = absl::StrCat("the API server refused to change claim \"", pvc_name,
+                                 "\": ", r.status().message());
+      return out;
+    }
+    if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+    ++out.count;
+  }
+  return out;
 }
 
 }  // namespace
 
 ClaimTemplateDiff DiffClaimTemplates(const Json& live_sts, const Json& desired_sts) {
   ClaimTemplateDiff d;
-  const Json& live = Templates(live_sts);
-  const Json& desired = Templates(desired_sts);
+  const Json& live = ClaimTemplatesOf(live_sts);
+  const Json& desired = ClaimTemplatesOf(desired_sts);
   const size_t live_n = live.is_array() ? live.size() : 0;
   const size_t desired_n = desired.is_array() ? desired.size() : 0;
   if (live_n != desired_n) d.changed = true;
   if (desired_n == 0) return d;
   for (const Json& want : desired) {
-    const Json* have = TemplateNamed(live, Field(want, {"metadata", "name"}));
+    const Json* have = TemplateNamed(live, At(want, {"metadata", "name"}));
     if (have == nullptr) {
       d.changed = true;
       continue;
     }
     for (const char* meta : {"labels", "annotations"}) {
-      if (ObjectOrEmpty(Field(want, {"metadata", meta})) !=
-          ObjectOrEmpty(Field(*have, {"metadata", meta}))) {
+      if (ObjectOrEmpty(At(want, {"metadata", meta})) !=
+          ObjectOrEmpty(At(*have, {"metadata", meta}))) {
         d.changed = true;
       }
     }
-    const Json& want_spec = Field(want, {"spec"});
-    const Json& have_spec = Field(*have, {"spec"});
+    const Json& want_spec = ClaimSpec(want);
+    const Json& have_spec = ClaimSpec(*have);
     const std::optional<api::Quantity> w = Request(want_spec), h = Request(have_spec);
     if (w && h && *w > *h) {
-      d.growth.push_back({Text(Field(want, {"metadata", "name"})),
-                          Text(Field(have_spec, {"resources", "requests", "storage"})),
-                          Text(Field(want_spec, {"resources", "requests", "storage"}))});
+      d.growth.push_back({Text(At(want, {"metadata", "name"})),
+                          Text(At(have_spec, {"resources", "requests", "storage"})),
+                          Text(At(want_spec, {"resources", "requests", "storage"}))});
       d.changed = true;
     } else if (w && h && *w < *h) {
       d.shrink = true;
@@ -108,14 +179,13 @@ ResizeProgress ResizeProgressOf(const std::vector<runtime::ObjectPtr>& pvcs) {
   for (const runtime::ObjectPtr& pvc : pvcs) {
     if (pvc == nullptr) continue;
     ++p.claims;
-    const std::optional<api::Quantity> want = Request(Field(*pvc, {"spec"}));
-    const std::optional<api::Quantity> have = Storage(Field(*pvc, {"status"}), "capacity");
+    const std::optional<api::Quantity> want = Request(ClaimSpec(*pvc));
+    const std::optional<api::Quantity> have = Storage(At(*pvc, {"status"}), "capacity");
     if (want && have && *want > *have) {
       ++p.resizing;
-      absl::StrAppend(&waiting, waiting.empty() ? "" : ", ",
-                      Text(Field(*pvc, {"metadata", "name"})), " (",
-                      Text(Field(*pvc, {"status", "capacity", "storage"})), " of ",
-                      Text(Field(*pvc, {"spec", "resources", "requests", "storage"})), ")");
+      absl::StrAppend(&waiting, waiting.empty() ? "" : ", ", Text(At(*pvc, {"metadata", "name"})),
+                      " (", Text(At(*pvc, {"status", "capacity", "storage"})), " of ",
+                      Text(StorageRequest(*pvc)), ")");
     }
   }
   if (p.resizing > 0) {
@@ -127,14 +197,13 @@ ResizeProgress ResizeProgressOf(const std::vector<runtime::ObjectPtr>& pvcs) {
 
 std::vector<runtime::ObjectPtr> ClaimsOf(const runtime::Cache& cache, const Json& sts) {
   std::vector<runtime::ObjectPtr> out;
-  const Json& templates = Templates(sts);
+  const Json& templates = ClaimTemplatesOf(sts);
   if (!templates.is_array()) return out;
-  const std::string ns = Text(Field(sts, {"metadata", "namespace"}));
-  const std::string name = Text(Field(sts, {"metadata", "name"}));
-  const Json& r = Field(sts, {"spec", "replicas"});
-  const int replicas = r.is_number_integer() ? r.get<int>() : 1;
+  const std::string ns = Text(At(sts, {"metadata", "namespace"}));
+  const std::string name = Text(At(sts, {"metadata", "name"}));
+  const int replicas = StatefulSetReplicas(sts, 1);
   for (const Json& t : templates) {
-    const std::string tmpl = Text(Field(t, {"metadata", "name"}));
+    const std::string tmpl = Text(At(t, {"metadata", "name"}));
     // Ordinals past the replicas keep their PVCs (retained on scale-down).
     for (int k = 0; k < 10000; ++k) {
       runtime::ObjectPtr pvc = cache.Get(kPvcResource, ns, ClaimName(tmpl, name, k));
@@ -147,21 +216,21 @@ std::vector<runtime::ObjectPtr> ClaimsOf(const runtime::Cache& cache, const Json
 
 absl::StatusOr<std::vector<runtime::ObjectPtr>> ListClaims(kube::Client& client, const Json& sts) {
   std::vector<runtime::ObjectPtr> out;
-  const Json& templates = Templates(sts);
-  const Json& match = Field(sts, {"spec", "selector", "matchLabels"});
+  const Json& templates = ClaimTemplatesOf(sts);
+  const Json& match = StatefulSetSelector(sts);
   if (!templates.is_array() || !match.is_object() || match.empty()) return out;
   std::string selector;
   for (auto it = match.begin(); it != match.end(); ++it) {
     absl::StrAppend(&selector, selector.empty() ? "" : ",", it.key(), "=", Text(it.value()));
   }
-  const std::string ns = Text(Field(sts, {"metadata", "namespace"}));
-  const std::string name = Text(Field(sts, {"metadata", "name"}));
+  const std::string ns = Text(At(sts, {"metadata", "namespace"}));
+  const std::string name = Text(At(sts, {"metadata", "name"}));
   absl::StatusOr<Json> list = client.List(kPvcResource, ns, {.label_selector = selector});
   if (!list.ok()) return list.status();
-  for (const Json& pvc : Field(*list, {"items"})) {
-    const std::string pvc_name = Text(Field(pvc, {"metadata", "name"}));
+  for (const Json& pvc : At(*list, {"items"})) {
+    const std::string pvc_name = Text(At(pvc, {"metadata", "name"}));
     for (const Json& t : templates) {
-      const std::string prefix = Text(Field(t, {"metadata", "name"})) + "-" + name + "-";
+      const std::string prefix = Text(At(t, {"metadata", "name"})) + "-" + name + "-";
       const std::string rest = pvc_name.rfind(prefix, 0) == 0 ? pvc_name.substr(prefix.size()) : "";
       if (!rest.empty() && std::all_of(rest.begin(), rest.end(), ::isdigit)) {
         out.push_back(std::make_shared<const Json>(pvc));
@@ -177,8 +246,8 @@ absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
                                                         const runtime::ObjectPtr& live,
                                                         const std::string& field) {
   ClaimTemplateOutcome out;
-  const std::string name = Text(Field(desired, {"metadata", "name"}));
-  if (live != nullptr && Field(*live, {"metadata"}).contains("deletionTimestamp")) {
+  const std::string name = Text(At(desired, {"metadata", "name"}));
+  if (live != nullptr && At(*live, {"metadata"}).contains("deletionTimestamp")) {
     out.statefulset = std::move(desired);
     out.apply = false;
     out.reason = "Waiting";
@@ -195,11 +264,7 @@ absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
     return out;
   }
   auto keep_live = [&](std::string reason, std::string message) {
-    if (Templates(*live).is_array()) {
-      desired["spec"]["volumeClaimTemplates"] = Templates(*live);
-    } else if (desired["spec"].is_object()) {
-      desired["spec"].erase("volumeClaimTemplates");
-    }
+    SetClaimTemplates(desired, ClaimTemplatesOf(*live));
     out.statefulset = std::move(desired);
     out.reason = std::move(reason);
     out.message = std::move(message);
@@ -215,95 +280,41 @@ absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
   if (!listed.ok()) return listed.status();
   const std::vector<runtime::ObjectPtr>& claims = *listed;
   if (!diff.growth.empty()) {
-    for (const runtime::ObjectPtr& pvc : claims) {
-      const std::string sc = Text(Field(*pvc, {"spec", "storageClassName"}));
-      const std::string growth =
-          absl::StrCat(field, ".resources.requests.storage: cannot grow from ",
-                       diff.growth.front().from, " to ", diff.growth.front().to, ": ");
-      if (sc.empty() || sc == "null") {
-        return keep_live("ExpansionNotAllowed", growth + "volume " +
-                                                    Text(Field(*pvc, {"metadata", "name"})) +
-                                                    " has no StorageClass; revert the request");
-      }
-      absl::StatusOr<Json> klass = client.Get(kStorageClassResource, "", sc);
-      if (!klass.ok()) {
-        return keep_live("ExpansionNotAllowed", growth + "cannot read StorageClass \"" + sc +
-                                                    "\": " + std::string(klass.status().message()));
-      }
-      if (Field(*klass, {"allowVolumeExpansion"}) != true) {
-        return keep_live("ExpansionNotAllowed",
-                         growth + "StorageClass \"" + sc +
-                             "\" does not allow volume expansion (allowVolumeExpansion is not "
-                             "true); revert the request or move to a StorageClass that does");
-      }
-    }
+    std::string refused = ExpansionRefusal(
+        client, claims,
+        absl::StrCat(field, ".resources.requests.storage: cannot grow from ",
+                     diff.growth.front().from, " to ", diff.growth.front().to, ": "));
+    if (!refused.empty()) return keep_live("ExpansionNotAllowed", std::move(refused));
   }
   // Grow and relabel the existing claims, then re-create the StatefulSet
   // without touching its pods.
-  int patched = 0;
-  std::vector<std::string> unbound;
-  for (const runtime::ObjectPtr& pvc : claims) {
-    const std::string pvc_name = Text(Field(*pvc, {"metadata", "name"}));
-    const Json* tmpl = nullptr;
-    for (const Json& t : Templates(desired)) {
-      const std::string prefix = Text(Field(t, {"metadata", "name"})) + "-" + name + "-";
-      if (pvc_name.rfind(prefix, 0) == 0) tmpl = &t;
-    }
-    if (tmpl == nullptr) continue;
-    Json patch = Json::object();
-    for (const char* meta : {"labels", "annotations"}) {
-      const Json& want = Field(*tmpl, {"metadata", meta});
-      if (want.is_object() && !want.empty() &&
-          !runtime::IsSubset(want, Field(*pvc, {"metadata", meta}))) {
-        patch["metadata"][meta] = want;
-      }
-    }
-    const std::optional<api::Quantity> want = Request(Field(*tmpl, {"spec"}));
-    const std::optional<api::Quantity> have = Request(Field(*pvc, {"spec"}));
-    if (want && have && *want > *have) {
-      // The API server lets only a Bound claim grow; one that is not bound
-      // (Pending, Lost) keeps its request and is named in the message.
-      if (Text(Field(*pvc, {"status", "phase"})) == "Bound") {
-        patch["spec"]["resources"]["requests"]["storage"] =
-            Field(*tmpl, {"spec", "resources", "requests", "storage"});
-      } else {
-        unbound.push_back(pvc_name);
-      }
-    }
-    if (patch.empty()) continue;
-    absl::StatusOr<Json> r =
-        client.Patch(kPvcResource, Text(Field(*pvc, {"metadata", "namespace"})), pvc_name,
-                     kube::PatchType::kMerge, patch);
-    // A refusal is the user's to act on (condition + event), not a retry loop.
-    if (absl::IsInvalidArgument(r.status())) {
-      return keep_live("ClaimChangeRefused",
-                       absl::StrCat(field, ": the API server refused to change claim \"", pvc_name,
-                                    "\": ", r.status().message()));
-    }
-    if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
-    ++patched;
+  absl::StatusOr<ClaimPatches> patched = PatchClaims(client, claims, desired, name);
+  if (!patched.ok()) return patched.status();
+  if (!patched->refused.empty()) {
+    return keep_live("ClaimChangeRefused", absl::StrCat(field, ": ", patched->refused));
   }
-  const std::string ns = Text(Field(*live, {"metadata", "namespace"}));
+  const std::string ns = Text(At(*live, {"metadata", "namespace"}));
   absl::Status deleted =
       client.Delete(kube::GroupVersionResource{"apps", "v1", "statefulsets"}, ns, name,
                     {.propagation = kube::PropagationPolicy::kOrphan,
-                     .precondition_uid = Text(Field(*live, {"metadata", "uid"}))});
+                     .precondition_uid = Text(At(*live, {"metadata", "uid"}))});
   if (!deleted.ok() && !absl::IsNotFound(deleted)) return deleted;
   out.statefulset = std::move(desired);
   out.apply = false;
   out.reason = "Recreating";
   out.message =
       diff.growth.empty()
-          ? absl::StrCat("the claim template changed: ", patched,
+          ? absl::StrCat("the claim template changed: ", patched->count,
                          " volume(s) relabelled; StatefulSet ", name,
                          " is re-created with the new claim template (its pods keep running)")
-          : absl::StrCat(
-                field, ".resources.requests.storage grew from ", diff.growth.front().from, " to ",
-                diff.growth.front().to, ": ", patched, " volume(s) asked to expand; StatefulSet ",
-                name, " is re-created with the new claim template (its pods keep running)",
-                unbound.empty()
-                    ? ""
-                    : absl::StrCat("; not bound, so not grown: ", absl::StrJoin(unbound, ", ")));
+          : absl::StrCat(field, ".resources.requests.storage grew from ", diff.growth.front().from,
+                         " to ", diff.growth.front().to, ": ", patched->count,
+                         " volume(s) asked to expand; StatefulSet ", name,
+                         " is re-created with the new claim template (its pods keep running)",
+                         patched->unbound.empty()
+                             ? ""
+                             : absl::StrCat("; not bound, so not grown: ",
+                                            absl::StrJoin(patched->unbound, ", ")));
   return out;
 }
 

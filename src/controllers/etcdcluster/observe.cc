@@ -2,6 +2,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "src/controllers/common/kube_fields.h"
 #include "src/controllers/etcdcluster/resources.h"
 
 namespace quorum::etcdcluster {
@@ -48,7 +49,7 @@ World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster) {
   const Names n = NamesOf(cluster);
   World w;
   if (runtime::ObjectPtr sts = cache.Get(kStatefulSets, n.ns, n.statefulset)) {
-    w.statefulset_replicas = sts->value("spec", Json::object()).value("replicas", 0);
+    w.statefulset_replicas = controllers::StatefulSetReplicas(*sts, 0);
   }
   for (const runtime::ObjectPtr& pod : cache.ByInstance(kPods, n.ns, n.cluster)) {
     const Json labels = (*pod)["metadata"].value("labels", Json::object());

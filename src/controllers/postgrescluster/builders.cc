@@ -142,6 +142,7 @@ Json BuildConfigMap(const PostgresCluster& cluster, const patroni::ConfigInput& 
              std::string(patroni::RoleCallbackScript())}}}};
 }
 
+// NOLINTNEXTLINE(readability-function-size): one StatefulSet literal, like its manifest
 Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanceSet& set,
                       const patroni::ConfigInput& input, const DcsResolution& dcs) {
   const Names n = NamesOf(cluster);

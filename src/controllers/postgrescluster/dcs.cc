@@ -4,7 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "api/etcdcluster_types.h"
-#include "src/controllers/postgrescluster/json_path.h"
+#include "src/base/json_access.h"
 #include "src/patroni/role.h"
 
 namespace quorum::postgrescluster {

@@ -3,8 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/json_access.h"
 #include "src/controllers/postgrescluster/builders.h"
-#include "src/controllers/postgrescluster/json_path.h"
 #include "src/patroni/role_sync.h"
 
 namespace quorum::postgrescluster {

@@ -14,11 +14,15 @@
 #include <string>
 
 #include "api/postgrescluster_types.h"
+#include "src/base/json_access.h"
 
 namespace quorum::postgrescluster {
 
 using Json = nlohmann::json;
+// Reads of the Kubernetes objects the controller observes (src/base/json_access.h).
 using api::PostgresCluster;
+using json_access::At;
+using json_access::Str;
 
 inline constexpr int kPostgresPort = 5432;
 inline constexpr int kPatroniPort = 8008;

@@ -19,7 +19,12 @@
 //      Secret or EtcdCluster, a pod starting, a role label set by Patroni or
 //      its callback); capped backoff (1 s .. 5 min, restarted when the roles
 //      change) for re-reading the members' roles.
-// Reconcile lists these phases; each is a function in reconciler.cc.
+// Reconcile (reconciler.cc) lists these phases; each is its own file:
+// observe.h (1, 4: the DCS, pods, leader key, members' roles), objects.h (2,
+// 3), roles.h (4: role labels), roll_members.h (rolling update, planned by
+// rollout.h), ensure_users.cc (5), switchover.h (6), write_status.h (7, built
+// by status.h), next_wait.h (8); deletion.cc for a deleting cluster, setup.cc
+// for the watches.
 // An already-converged cluster costs zero API writes.
 // Thread-safety: Reconcile may run concurrently for different clusters.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_RECONCILER_H_

@@ -4,9 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
+#include "src/base/json_access.h"
 #include "src/controllers/common/typed_condition.h"
 #include "src/controllers/postgrescluster/builders.h"
-#include "src/controllers/postgrescluster/json_path.h"
 #include "src/runtime/conditions.h"
 
 namespace quorum::postgrescluster {

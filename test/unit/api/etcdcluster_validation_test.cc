@@ -9,12 +9,20 @@
 
 #include "absl/strings/match.h"
 #include "api/etcdcluster.h"
+#include "api/etcdcluster_types.h"
 #include "test/examples/examples.h"
 
 namespace quorum::api {
 namespace {
 
 using Json = nlohmann::json;
+
+// The warnings as the webhook computes them: from the decoded, typed spec
+// (none for an object that does not decode; validation refuses it).
+std::vector<std::string> Warnings(const Json& obj) {
+  absl::StatusOr<EtcdCluster> cluster = DecodeEtcdCluster(obj);
+  return cluster.ok() ? EtcdClusterWarnings(cluster->spec) : std::vector<std::string>{};
+}
 
 // API.md's example manifest, as the mutating webhook leaves it.
 // API.md's example manifest.
@@ -283,12 +291,12 @@ TEST(EtcdClusterValidationTest, NeverThrowsOnOddJson) {
     const Json obj = Json::parse(text);
     EXPECT_NO_THROW(ValidateEtcdCluster(obj, nullptr)) << text;
     EXPECT_NO_THROW(ValidateEtcdCluster(obj, &obj)) << text;
-    EXPECT_NO_THROW(EtcdClusterWarnings(obj)) << text;
+    EXPECT_NO_THROW(Warnings(obj)) << text;
   }
 }
 
 TEST(EtcdClusterWarningsTest, WarnsWhenTheBudgetCanLoseQuorum) {
-  auto warnings = [](const char* patch) { return EtcdClusterWarnings(With(patch)); };
+  auto warnings = [](const char* patch) { return Warnings(With(patch)); };
   EXPECT_TRUE(warnings("{}").empty());  // maxUnavailable 1 of 3 keeps 2 = quorum
   auto min1 = warnings(
       R"({"spec": {"podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": null, "minAvailable": 1}}}})");
@@ -315,10 +323,10 @@ TEST(EtcdClusterWarningsTest, WarnsWhenTheBudgetCanLoseQuorum) {
 }
 
 TEST(EtcdClusterWarningsTest, WarnsAboutEvenMembersAndTlsWithoutEffect) {
-  auto even = EtcdClusterWarnings(With(R"({"spec": {"replicas": 4}})"));
+  auto even = Warnings(With(R"({"spec": {"replicas": 4}})"));
   ASSERT_FALSE(even.empty());
   EXPECT_TRUE(absl::StrContains(even[0], "spec.replicas"));
-  auto tls = EtcdClusterWarnings(With(
+  auto tls = Warnings(With(
       R"({"spec": {"security": {"tls": {"clientSecret": "c", "clientTrustedCASecret": "ca"}}}})"));
   ASSERT_EQ(tls.size(), 1u);
   EXPECT_TRUE(absl::StrContains(tls[0], "spec.security.tls.clientTrustedCASecret"));

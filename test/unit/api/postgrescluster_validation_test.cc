@@ -10,12 +10,20 @@
 
 #include "absl/strings/match.h"
 #include "api/postgrescluster_defaults.h"
+#include "api/postgrescluster_types.h"
 #include "test/examples/examples.h"
 
 namespace quorum::api {
 namespace {
 
 using Json = nlohmann::json;
+
+// The warnings as the webhook computes them: from the decoded, typed spec
+// (none for an object that does not decode; validation refuses it).
+std::vector<std::string> Warnings(const Json& obj) {
+  absl::StatusOr<PostgresCluster> cluster = DecodePostgresCluster(obj);
+  return cluster.ok() ? PostgresClusterWarnings(cluster->spec) : std::vector<std::string>{};
+}
 
 // API.md's example manifest (etcd DCS through clusterRef), as the mutating
 // webhook leaves it.
@@ -382,37 +390,37 @@ TEST(PostgresClusterValidationTest, NeverThrowsOnOddJson) {
     const Json example = Example();
     EXPECT_NO_THROW(ValidatePostgresCluster(obj, &example)) << text;
     EXPECT_NO_THROW(ValidatePostgresCluster(example, &obj)) << text;
-    EXPECT_NO_THROW(PostgresClusterWarnings(obj)) << text;
+    EXPECT_NO_THROW(Warnings(obj)) << text;
   }
 }
 
 TEST(PostgresClusterWarningsTest, WarnsAboutASingleInstance) {
-  EXPECT_TRUE(PostgresClusterWarnings(Example()).empty());
-  auto single = PostgresClusterWarnings(With(
+  EXPECT_TRUE(Warnings(Example()).empty());
+  auto single = Warnings(With(
       R"({"spec": {"instances": [{"name": "main", "replicas": 1, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"));
   ASSERT_EQ(single.size(), 1u);
   EXPECT_TRUE(absl::StartsWith(single[0], "spec.instances: ")) << single[0];
   // Stopped (0) is deliberate; two sets of one each fail over to each other.
   EXPECT_TRUE(
-      PostgresClusterWarnings(
+      Warnings(
           With(
               R"({"spec": {"instances": [{"name": "main", "replicas": 0, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"))
           .empty());
 }
 
 TEST(PostgresClusterWarningsTest, WarnsAboutEtcdTransportSecurity) {
-  auto no_tls = PostgresClusterWarnings(
-      With(R"({"spec": {"patroni": {)" ENDPOINTS(R"(["https://etcd:2379"])") "}}}"));
+  auto no_tls =
+      Warnings(With(R"({"spec": {"patroni": {)" ENDPOINTS(R"(["https://etcd:2379"])") "}}}"));
   ASSERT_EQ(no_tls.size(), 1u);
   EXPECT_TRUE(absl::StartsWith(no_tls[0], "spec.patroni.dcs.etcd.tlsSecret: ")) << no_tls[0];
-  auto clear = PostgresClusterWarnings(With(
+  auto clear = Warnings(With(
       R"({"spec": {"patroni": {"dcs": {"etcd": {"clusterRef": null, "endpoints": ["http://etcd:2379"], "authSecret": "a"}}}}})"));
   ASSERT_EQ(clear.size(), 1u);
   EXPECT_TRUE(absl::StartsWith(clear[0], "spec.patroni.dcs.etcd.authSecret: ")) << clear[0];
 }
 
 TEST(PostgresClusterWarningsTest, WarnsThatDynamicTimingsAreOverridden) {
-  auto w = PostgresClusterWarnings(
+  auto w = Warnings(
       With(R"({"spec": {"patroni": {"dynamicConfiguration": {"ttl": 60, "loop_wait": 5}}}})"));
   ASSERT_EQ(w.size(), 2u);
   EXPECT_TRUE(absl::StartsWith(w[0], "spec.patroni.dynamicConfiguration.ttl: ")) << w[0];

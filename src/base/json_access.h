@@ -1,9 +1,20 @@
-// Null-safe reads of optional JSON members, for code that must never throw
-// whatever an object holds (validation, defaulting). Internal to api/.
+// The one helper for reading JSON that never throws, whatever an object
+// holds: for the admission checks (which must read objects of any shape) and
+// for the Kubernetes objects the controllers observe (pods, StatefulSets,
+// Secrets, Nodes). Quorum's own resources are read through their typed forms
+// (api/*_types.h), never through this.
+//
+// Two styles over the same rules (a missing member, a non-object on the way
+// or a wrong type reads as absent):
+//   pointers: Child(&o, "spec"), Path(&o, {"spec", "storage"}), Str(&o, "name")
+//             (null / "" when absent or null) — for code that branches on
+//             presence;
+//   references: At(pod, {"status", "podIP"}) (a null value when absent),
+//             Str(value) ("" unless a string) — for one-line reads.
 //
 // Thread-safety: pure functions.
-#ifndef QUORUM_API_JSON_ACCESS_H_
-#define QUORUM_API_JSON_ACCESS_H_
+#ifndef QUORUM_SRC_BASE_JSON_ACCESS_H_
+#define QUORUM_SRC_BASE_JSON_ACCESS_H_
 
 #include <cstdint>
 #include <initializer_list>
@@ -12,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-namespace quorum::api::internal {
+namespace quorum::json_access {
 
 // o[key] when `o` is an object holding a non-null value there, else null.
 inline const nlohmann::json* Child(const nlohmann::json* o, std::string_view key) {
@@ -36,6 +47,24 @@ inline std::string Str(const nlohmann::json* o, std::string_view key) {
   return v != nullptr && v->is_string() ? v->get<std::string>() : "";
 }
 
+// j[k1][k2]... by reference; a (static) null value as soon as one is missing.
+inline const nlohmann::json& At(const nlohmann::json& j, std::initializer_list<const char*> keys) {
+  static const nlohmann::json kNull;
+  const nlohmann::json* cur = &j;
+  for (const char* key : keys) {
+    if (!cur->is_object()) return kNull;
+    auto it = cur->find(key);
+    if (it == cur->end()) return kNull;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+// The string `j` holds; "" when it holds anything else.
+inline std::string Str(const nlohmann::json& j) {
+  return j.is_string() ? j.get<std::string>() : "";
+}
+
 // An integer that fits int64; nullopt for anything else.
 inline std::optional<int64_t> Int(const nlohmann::json* v) {
   if (v == nullptr || !v->is_number_integer()) return std::nullopt;
@@ -57,6 +86,6 @@ inline std::string Display(const nlohmann::json& v) {
   return v.is_string() ? v.get<std::string>() : Dump(v);
 }
 
-}  // namespace quorum::api::internal
+}  // namespace quorum::json_access
 
-#endif  // QUORUM_API_JSON_ACCESS_H_
+#endif  // QUORUM_SRC_BASE_JSON_ACCESS_H_

@@ -1,0 +1,45 @@
+#include "src/controllers/common/kube_fields.h"
+
+#include "src/base/json_access.h"
+
+namespace quorum::controllers {
+
+using json_access::At;
+using json_access::Str;
+using Json = nlohmann::json;
+
+const Json& ClaimTemplatesOf(const Json& sts) { return At(sts, {"spec", "volumeClaimTemplates"}); }
+
+void SetClaimTemplates(Json& sts, const Json& templates) {
+  if (templates.is_array()) {
+    sts["spec"]["volumeClaimTemplates"] = templates;
+    return;
+  }
+  auto spec = sts.is_object() ? sts.find("spec") : sts.end();
+  if (spec != sts.end() && spec->is_object()) spec->erase("volumeClaimTemplates");
+}
+
+int StatefulSetReplicas(const Json& sts, int absent) {
+  const Json& r = At(sts, {"spec", "replicas"});
+  return r.is_number_integer() ? r.get<int>() : absent;
+}
+
+const Json& StatefulSetSelector(const Json& sts) {
+  return At(sts, {"spec", "selector", "matchLabels"});
+}
+
+const Json& ClaimSpec(const Json& claim) { return At(claim, {"spec"}); }
+
+const Json& StorageRequest(const Json& claim) {
+  return At(claim, {"spec", "resources", "requests", "storage"});
+}
+
+void SetStorageRequest(Json& claim, const Json& storage) {
+  claim["spec"]["resources"]["requests"]["storage"] = storage;
+}
+
+std::string StorageClassName(const Json& pvc) { return Str(At(pvc, {"spec", "storageClassName"})); }
+
+std::string PodNodeName(const Json& pod) { return Str(At(pod, {"spec", "nodeName"})); }
+
+}  // namespace quorum::controllers

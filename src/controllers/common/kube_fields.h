@@ -1,0 +1,42 @@
+// The one place where controller logic reads (or sets) the spec fields of the
+// Kubernetes objects it observes and re-applies: StatefulSets, claims and
+// their templates, pods. The builders write whole objects (the serialise
+// layer); everything else goes through these accessors, so `"spec"` paths
+// stay in the typed parse/serialise layer and here. Absent fields and fields
+// of the wrong type read as absent; nothing throws.
+//
+// Thread-safety: pure functions.
+#ifndef QUORUM_SRC_CONTROLLERS_COMMON_KUBE_FIELDS_H_
+#define QUORUM_SRC_CONTROLLERS_COMMON_KUBE_FIELDS_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace quorum::controllers {
+
+// StatefulSet: spec.volumeClaimTemplates (null when absent).
+const nlohmann::json& ClaimTemplatesOf(const nlohmann::json& sts);
+// StatefulSet: spec.volumeClaimTemplates := `templates`, or removed when
+// `templates` is not a list.
+void SetClaimTemplates(nlohmann::json& sts, const nlohmann::json& templates);
+// StatefulSet: spec.replicas, or `absent` when unset or not an integer.
+int StatefulSetReplicas(const nlohmann::json& sts, int absent);
+// StatefulSet: spec.selector.matchLabels (null when absent).
+const nlohmann::json& StatefulSetSelector(const nlohmann::json& sts);
+
+// PersistentVolumeClaim or claim template: its spec (null when absent).
+const nlohmann::json& ClaimSpec(const nlohmann::json& claim);
+// PersistentVolumeClaim or claim template: spec.resources.requests.storage
+// as written (null when absent).
+const nlohmann::json& StorageRequest(const nlohmann::json& claim);
+// Sets spec.resources.requests.storage in `claim` (or in a patch of one).
+void SetStorageRequest(nlohmann::json& claim, const nlohmann::json& storage);
+// PersistentVolumeClaim: spec.storageClassName; "" when unset.
+std::string StorageClassName(const nlohmann::json& pvc);
+
+// Pod: spec.nodeName; "" before it is scheduled.
+std::string PodNodeName(const nlohmann::json& pod);
+
+}  // namespace quorum::controllers
+
+#endif  // QUORUM_SRC_CONTROLLERS_COMMON_KUBE_FIELDS_H_

@@ -1,0 +1,70 @@
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "api/postgrescluster.h"
+#include "src/base/json_access.h"
+#include "src/controllers/postgrescluster/reconciler.h"
+#include "src/controllers/postgrescluster/users.h"
+
+namespace quorum::postgrescluster {
+
+using runtime::ObjectPtr;
+
+// The users phase (PostgresClusterReconciler::EnsureUsersOnce, reconciler.h).
+std::string PostgresClusterReconciler::EnsureUsersOnce(const PostgresCluster& cluster,
+                                                       const std::string& primary,
+                                                       const std::vector<ObjectPtr>& pods,
+                                                       const Json& stored) {
+  const Names n = NamesOf(cluster);
+  const std::vector<api::PostgresUserSpec>& users = cluster.spec.users;
+  if (users.empty()) return "";
+  std::string host;
+  for (const ObjectPtr& pod : pods) {
+    if (Str(At(*pod, {"metadata", "name"})) == primary) host = Str(At(*pod, {"status", "podIP"}));
+  }
+  auto secret_value = [&](const std::string& name, const char* key) {
+    ObjectPtr secret = cache_.Get(kSecrets, n.ns, name);
+    std::string out;
+    const Json& v = secret ? At(*secret, {"data", key}) : Json();
+    if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return std::string();
+    return out;
+  };
+  auto version = [&](const std::string& name) {
+    ObjectPtr secret = cache_.Get(kSecrets, n.ns, name);
+    return secret ? Str(At(*secret, {"metadata", "resourceVersion"})) : std::string();
+  };
+  std::string key = absl::StrCat(primary, "|", host, "|", version(n.superuser_secret));
+  for (const api::PostgresUserSpec& u : users) {
+    absl::StrAppend(&key, "|", u.name, "(", absl::StrJoin(u.databases, ","), ";",
+                    absl::StrJoin(u.options, ","), ")=", version(UserSecretName(cluster, u.name)));
+  }
+  // Keyed by namespace/name (forgotten when the object goes), the uid in the
+  // value: a re-created cluster of the same name gets its users again.
+  const std::string object = n.ns + "/" + n.cluster;
+  absl::StrAppend(&key, "|", cluster.metadata.uid);
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = users_applied_.find(object);
+    if (it != users_applied_.end() && it->second == key) return "";
+  }
+  if (host.empty()) return "";
+  absl::Status s = EnsureUsers({.host = host,
+                                .port = kPostgresPort,
+                                .user = std::string(api::kSuperuserName),
+                                .password = secret_value(n.superuser_secret, "password")},
+                               UsersOf(cluster, [&](const std::string& secret) {
+                                 return secret_value(secret, "password");
+                               }));
+  if (!s.ok()) {
+    const std::string message = "creating spec.users in PostgreSQL: " + std::string(s.message());
+    recorder_.Warning(stored, "UsersFailed", message);
+    return message;
+  }
+  recorder_.Normal(stored, "UsersReady",
+                   absl::StrCat(users.size(), " user(s) and their databases exist"));
+  absl::MutexLock lock(&mu_);
+  users_applied_[object] = key;
+  return "";
+}
+
+}  // namespace quorum::postgrescluster

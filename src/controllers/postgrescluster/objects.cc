@@ -1,0 +1,105 @@
+#include "src/controllers/postgrescluster/objects.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/reconciler.h"
+#include "src/runtime/apply.h"
+#include "src/runtime/random.h"
+
+namespace quorum::postgrescluster {
+
+using runtime::ObjectPtr;
+
+// Creates the credential Secrets that are missing (once; never rewritten).
+absl::Status EnsureCredentials(const Phase& p) {
+  for (const CredentialSpec& c : CredentialSecrets(p.cluster)) {
+    if (p.cache.Get(kSecrets, p.n.ns, c.secret) != nullptr) continue;
+    absl::StatusOr<std::string> password = runtime::RandomPassword();
+    if (!password.ok()) return password.status();
+    absl::StatusOr<Json> made = p.client.Create(
+        kSecrets, p.n.ns,
+        BuildCredentialSecret(p.cluster, c.secret, c.username, *password, c.dbname));
+    if (!made.ok() && !absl::IsAlreadyExists(made.status())) return made.status();
+    if (made.ok()) p.recorder.Normal(p.stored, "SecretCreated", "created Secret " + c.secret);
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+kube::GroupVersionResource RbacResource(const Json& o) {
+  const std::string kind = o["kind"];
+  return kind == "ServiceAccount" ? kServiceAccounts : kind == "Role" ? kRoles : kRoleBindings;
+}
+
+// controllers::PrepareStatefulSet for one instance set's StatefulSet: `obj`
+// becomes what to apply; false when it is being re-created. The first
+// outcome with something to say goes to `claims`, and is evented.
+absl::StatusOr<bool> PrepareInstanceSet(const Phase& p, Json& obj, const ObjectPtr& cached,
+                                        controllers::ClaimTemplateOutcome* claims) {
+  std::string field = "spec.instances[].dataVolumeClaimSpec";
+  const std::vector<api::PostgresInstanceSet>& sets = p.cluster.spec.instances;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    if (StatefulSetName(p.cluster, sets[i].name) == obj["metadata"].value("name", "")) {
+      field = absl::StrCat("spec.instances[", i, "].dataVolumeClaimSpec");
+    }
+  }
+  absl::StatusOr<controllers::ClaimTemplateOutcome> out =
+      controllers::PrepareStatefulSet(p.client, p.cache, std::move(obj), cached, field);
+  if (!out.ok()) return out.status();
+  obj = out->statefulset;
+  const bool apply = out->apply;
+  if (!out->reason.empty() && out->reason != "Waiting") {
+    if (out->warning) {
+      p.recorder.Warning(p.stored, "Storage" + out->reason, out->message);
+    } else {
+      p.recorder.Normal(p.stored, "Storage" + out->reason, out->message);
+    }
+  }
+  if (claims != nullptr && claims->reason.empty()) *claims = *std::move(out);
+  return apply;
+}
+
+}  // namespace
+
+// Applies the owned objects that differ from the cache. Without a usable DCS
+// the members' configuration cannot be written, and members already running
+// keep theirs. The pods' API rights go when the spec turns them off (or the
+// DCS changes what they need): what BuildRbac no longer wants is deleted.
+absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
+                               controllers::ClaimTemplateOutcome* claims) {
+  std::vector<std::pair<kube::GroupVersionResource, Json>> desired;
+  for (Json& s : BuildServices(p.cluster)) desired.emplace_back(kServices, std::move(s));
+  const std::vector<Json> rbac = BuildRbac(p.cluster);
+  for (const Json& o : rbac) desired.emplace_back(RbacResource(o), o);
+  if (auto pdb = BuildPodDisruptionBudget(p.cluster)) desired.emplace_back(kPdbs, *pdb);
+  if (dcs.ready) {
+    const patroni::ConfigInput input = BuildPatroniInput(p.cluster, dcs);
+    desired.emplace_back(kConfigMaps, BuildConfigMap(p.cluster, input));
+    for (const api::PostgresInstanceSet& set : p.cluster.spec.instances)
+      desired.emplace_back(kStatefulSets, BuildStatefulSet(p.cluster, set, input, dcs));
+  }
+  for (auto& [gvr, obj] : desired) {
+    ObjectPtr cached = p.cache.Get(gvr, p.n.ns, obj["metadata"]["name"].get<std::string>());
+    if (gvr == kStatefulSets) {  // a changed claim template must not fail the apply
+      absl::StatusOr<bool> apply = PrepareInstanceSet(p, obj, cached, claims);
+      if (!apply.ok()) return apply.status();
+      if (!*apply) continue;
+    }
+    absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(p.client, gvr, obj, cached, kFieldManager);
+    if (!wrote.ok()) return wrote.status();
+  }
+  if (!rbac.empty()) return absl::OkStatus();
+  for (const auto& [gvr, name] : {std::pair{kRoleBindings, p.n.role}, std::pair{kRoles, p.n.role},
+                                  std::pair{kServiceAccounts, p.n.service_account}}) {
+    if (p.cache.Get(gvr, p.n.ns, name) == nullptr) continue;
+    absl::Status s = p.client.Delete(gvr, p.n.ns, name);
+    if (!s.ok() && !absl::IsNotFound(s)) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace quorum::postgrescluster

@@ -1,0 +1,29 @@
+// The act phases on Kubernetes objects: the credential Secrets (created once,
+// never rewritten) and the owned objects (Services, RBAC, PDB, ConfigMap,
+// StatefulSets; server-side applied only when they differ from the cache).
+// Errors are the client's codes (the reconcile retries with backoff).
+// Thread-safety: as the clients they are given.
+#ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_OBJECTS_H_
+#define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_OBJECTS_H_
+
+#include "absl/status/status.h"
+#include "src/controllers/common/claim_templates.h"
+#include "src/controllers/postgrescluster/dcs.h"
+#include "src/controllers/postgrescluster/phase.h"
+
+namespace quorum::postgrescluster {
+
+// Creates the credential Secrets that are missing (once; never rewritten).
+absl::Status EnsureCredentials(const Phase& p);
+
+// Applies the owned objects that differ from the cache. Without a usable DCS
+// the members' configuration cannot be written, and members already running
+// keep theirs. The pods' API rights go when the spec turns them off (or the
+// DCS changes what they need): what BuildRbac no longer wants is deleted.
+// The first storage outcome with something to say goes to `claims`.
+absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
+                               controllers::ClaimTemplateOutcome* claims);
+
+}  // namespace quorum::postgrescluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_OBJECTS_H_

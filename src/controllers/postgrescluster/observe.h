@@ -1,0 +1,51 @@
+// The observe phases of a PostgresCluster reconcile: the DCS resolution, the
+// DCS leader key, the member pods and what their Patroni REST APIs say. They
+// read the cache, the DCS and the members; they write nothing (a DCS problem
+// is evented). Thread-safety: as the clients they are given.
+#ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_OBSERVE_H_
+#define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_OBSERVE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "src/controllers/postgrescluster/dcs.h"
+#include "src/controllers/postgrescluster/leader.h"
+#include "src/controllers/postgrescluster/phase.h"
+#include "src/controllers/postgrescluster/reconciler.h"
+#include "src/patroni/rest_client.h"
+
+namespace quorum::postgrescluster {
+
+// A member's GET /patroni answers within milliseconds when it is up; one
+// that does not answer within this is treated as unreachable this round.
+inline constexpr absl::Duration kMemberProbeTimeout = absl::Seconds(1);
+inline constexpr absl::Duration kLeaderReadTimeout = absl::Seconds(2);
+
+// The member's REST API from its pod IP; "" before it has one.
+std::string DefaultMemberUrl(const Json& pod);
+
+// Reads key `key` of Secret `name` in `ns` from the cache, decoded.
+SecretValue SecretValueFrom(const runtime::Cache& cache, const std::string& ns);
+
+// Asks the members at once (short timeouts), pods on NotReady nodes skipped;
+// `leader` is the DCS leader key as observed (nullopt: unknown).
+Members Observe(patroni::RestClient& rest, const runtime::Cache& cache,
+                const std::vector<runtime::ObjectPtr>& pods, const MemberUrlFunc& member_url,
+                std::optional<std::string> leader);
+
+// The DCS (Secrets checked, clusterRef followed); a problem is a Warning
+// event and DCSReady=False, never a crash loop.
+DcsResolution ObserveDcs(const Phase& p);
+
+// The DCS leader key: etcd read with a short deadline, or the kubernetes
+// DCS's leader Endpoints from the cache; nullopt when unknown.
+std::optional<std::string> ObserveLeader(const Phase& p, const DcsResolution& dcs);
+
+// The cluster's member pods that are not being deleted.
+std::vector<runtime::ObjectPtr> ObservePods(const Phase& p);
+
+}  // namespace quorum::postgrescluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_OBSERVE_H_

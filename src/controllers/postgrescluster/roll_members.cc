@@ -1,0 +1,64 @@
+#include "src/controllers/postgrescluster/roll_members.h"
+
+#include <spdlog/spdlog.h>
+
+#include "api/postgrescluster.h"
+#include "src/base/failpoint.h"
+#include "src/base/json_access.h"
+#include "src/controllers/postgrescluster/reconciler.h"
+#include "src/controllers/postgrescluster/switchover.h"
+
+namespace quorum::postgrescluster {
+
+using runtime::ObjectPtr;
+
+// The member pods as the rollout sees them.
+std::vector<MemberPod> MemberPods(const PostgresCluster& cluster, const runtime::Cache& cache,
+                                  const std::vector<ObjectPtr>& pods, const std::string& primary) {
+  const Names n = NamesOf(cluster);
+  std::vector<MemberPod> out;
+  for (const ObjectPtr& pod : pods) {
+    const Json& labels = At(*pod, {"metadata", "labels"});
+    const std::string set = Str(At(labels, {std::string(api::kInstanceSetLabel).c_str()}));
+    ObjectPtr sts = cache.Get(kStatefulSets, n.ns, StatefulSetName(cluster, set));
+    const std::string revision = sts ? Str(At(*sts, {"status", "updateRevision"})) : "";
+    MemberPod m{.name = Str(At(*pod, {"metadata", "name"}))};
+    m.outdated = !revision.empty() && Str(At(labels, {"controller-revision-hash"})) != revision;
+    m.primary = m.name == primary;
+    for (const Json& c : At(*pod, {"status", "conditions"})) {
+      if (Str(At(c, {"type"})) == "Ready") m.ready = Str(At(c, {"status"})) == "True";
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
+// Rolls outdated members, one step at a time (the StatefulSets are OnDelete);
+// waits while a new switchover trigger is handled in this reconcile (one risky
+// step per reconcile).
+void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, const Members& members,
+                         patroni::RestClient& rest) {
+  const RollStep step =
+      NextRollStep(MemberPods(p.cluster, p.cache, pods, members.primary), DesiredMembers(p.cluster),
+                   !NewSwitchoverTrigger(p.cluster).empty());
+  if (step.kind != RollStep::kDeletePod && step.kind != RollStep::kSwitchover) return;
+  absl::Status s;
+  Failpoint("postgrescluster/before-RollingUpdate");
+  if (step.kind == RollStep::kDeletePod) {
+    s = p.client.Delete(kPods, p.n.ns, step.pod);
+    if (absl::IsNotFound(s)) s = absl::OkStatus();
+  } else {
+    s = rest.Switchover(members.urls.at(step.pod), step.pod, "");
+  }
+  if (s.ok()) Failpoint("postgrescluster/after-RollingUpdate");
+  if (s.ok()) {
+    spdlog::info("rolling update: {}", step.reason);
+    p.recorder.Normal(p.stored, "RollingUpdate", step.reason);
+  } else {
+    spdlog::warn("rolling update failed: {}: {}", step.reason, std::string(s.message()));
+    p.recorder.Warning(p.stored, "RollingUpdateFailed",
+                       step.reason + ": " + std::string(s.message()));
+  }
+}
+
+}  // namespace quorum::postgrescluster

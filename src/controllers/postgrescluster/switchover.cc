@@ -1,0 +1,89 @@
+#include "src/controllers/postgrescluster/switchover.h"
+
+#include <spdlog/spdlog.h>
+
+#include "absl/time/clock.h"
+#include "api/postgrescluster.h"
+#include "src/base/failpoint.h"
+#include "src/base/logging.h"
+#include "src/runtime/conditions.h"
+
+namespace quorum::postgrescluster {
+
+using runtime::ObjectPtr;
+
+// The switchover trigger annotation when it is new (not yet handled), else "".
+std::string NewSwitchoverTrigger(const PostgresCluster& cluster) {
+  auto annotation =
+      cluster.metadata.annotations.find(std::string(api::kSwitchoverTriggerAnnotation));
+  const std::string trigger =
+      annotation == cluster.metadata.annotations.end() ? "" : annotation->second;
+  const auto& last = cluster.status.patroni.switchover;
+  const std::string handled = last ? last->trigger : "";
+  return trigger == handled ? "" : trigger;
+}
+
+// Handles a new switchover trigger; returns the status record, or nullopt
+// when there is nothing to record now.
+std::optional<api::PostgresSwitchoverStatus> Switchover(const PostgresCluster& cluster,
+                                                        const Members& members,
+                                                        patroni::RestClient& rest,
+                                                        runtime::EventRecorder& recorder,
+                                                        const Json& stored) {
+  const std::string trigger = NewSwitchoverTrigger(cluster);
+  if (trigger.empty()) return std::nullopt;
+  const api::PostgresSwitchoverSpec& spec = cluster.spec.patroni.switchover;
+  const std::string& type = spec.type;
+  const std::string& target = spec.target_instance;
+  api::PostgresSwitchoverStatus record{.trigger = trigger,
+                                       .type = type,
+                                       .from = members.primary,
+                                       .to = target,
+                                       .time = runtime::Rfc3339(absl::Now())};
+  // Logged at info as well as evented, like the etcd membership steps.
+  ScopedLogFields fields({{"trigger", trigger},
+                          {"switchoverType", type},
+                          {"from", members.primary},
+                          {"to", target.empty() ? "(Patroni's choice)" : target}});
+  absl::Status s;
+  Failpoint("postgrescluster/before-Switchover");
+  if (!spec.enabled) {
+    s = absl::FailedPreconditionError(
+        "spec.patroni.switchover.enabled is false: set it to true, then annotate again");
+  } else if (type == "Failover") {
+    if (target.empty()) {
+      s = absl::InvalidArgumentError("a Failover needs spec.patroni.switchover.targetInstance");
+    } else if (auto it = members.urls.find(target); it == members.urls.end()) {
+      s = absl::FailedPreconditionError("targetInstance " + target + " is not a running member");
+    } else {
+      s = rest.Failover(it->second, target);
+    }
+  } else {
+    if (members.primary.empty()) return std::nullopt;  // wait for a leader to move from
+    if (target == members.primary) {
+      record.result = "Succeeded";
+      record.message = target + " is the primary already";
+      spdlog::info("switchover step: {} is the primary already", target);
+      recorder.Normal(stored, type,
+                      "trigger " + trigger + ": " + target + " is the primary already");
+      return record;
+    }
+    s = rest.Switchover(members.urls.at(members.primary), members.primary, target);
+  }
+  if (s.ok()) Failpoint("postgrescluster/after-Switchover");
+  record.result = s.ok() ? "Succeeded" : "Failed";
+  record.message = s.ok() ? "Patroni accepted the " + type : std::string(s.message());
+  if (s.ok()) {
+    spdlog::info("switchover step: Patroni accepted the {}", type);
+    recorder.Normal(stored, type,
+                    "trigger " + trigger + ": " + type + " from " + members.primary +
+                        (target.empty() ? "" : " to " + target));
+  } else {
+    spdlog::warn("switchover step failed: {}", std::string(s.message()));
+    recorder.Warning(stored, type + "Failed",
+                     "trigger " + trigger + ": " + std::string(s.message()));
+  }
+  return record;
+}
+
+}  // namespace quorum::postgrescluster
