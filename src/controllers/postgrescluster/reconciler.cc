@@ -456,7 +456,9 @@ Result NextWait(controllers::WaitBackoff& backoff, const runtime::Request& req,
   // A referenced Secret is read through the API server, not watched: look
   // again with backoff. A referenced EtcdCluster is watched, and without a
   // reachable member a pod must start (watched): neither is polled.
-  if (!dcs.ready && (dcs.reason == "SecretNotFound" || dcs.reason == "SecretIncomplete")) {
+  if (!dcs.ready &&
+      (dcs.reason == "SecretNotFound" || dcs.reason == "SecretIncomplete" ||
+       dcs.reason == "EtcdClientCertUnavailable" || dcs.reason == "EtcdUserNotReady")) {
     return Result{.requeue_after =
                       backoff.Next(req.Key(), dcs.message, controllers::kMaxSecretWait)};
   }
@@ -543,13 +545,14 @@ PostgresClusterReconciler::PostgresClusterReconciler(kube::Client& client, runti
 
 void PostgresClusterReconciler::Forget(const runtime::Request& req) {
   backoff_.Reset(req.Key());
+  etcd_access_.Forget(req.Key());
   absl::MutexLock lock(&mu_);
   users_applied_.erase(req.Key());
 }
 
 size_t PostgresClusterReconciler::remembered() const {
   absl::MutexLock lock(&mu_);
-  return users_applied_.size() + backoff_.size();
+  return users_applied_.size() + backoff_.size() + etcd_access_.size();
 }
 
 // A deleting cluster: the finalizer's cleanup (finalizer.h), then forget it.
@@ -591,8 +594,13 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (!finalizer.ok()) return finalizer.status();
   const Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster)};
   // Observe the DCS; act on what Kubernetes holds.
-  const DcsResolution dcs = ObserveDcs(ctx);
+  DcsResolution dcs = ObserveDcs(ctx);
   if (absl::Status s = EnsureCredentials(ctx); !s.ok()) return s;
+  // clusterRef with etcd auth: the pods' own etcd user (etcd_user.h).
+  if (absl::Status s = etcd_access_.Ensure(client_, cache_, recorder_, *stored, *cluster, dcs);
+      !s.ok()) {
+    return s;
+  }
   controllers::ClaimTemplateOutcome claims;
   if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &claims); !s.ok()) return s;
   // Observe the members; act on them.
