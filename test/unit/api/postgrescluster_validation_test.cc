@@ -18,10 +18,12 @@ namespace {
 using Json = nlohmann::json;
 
 // API.md's example manifest (etcd DCS through clusterRef), as the mutating
-// webhook leaves it.
+// webhook leaves it — except podAPIAccess, whose default follows dcs.type,
+// which the cases below change (issue 15.4).
 Json Example() {
   Json obj = examples::PostgresClusterDesignExample();
   DefaultPostgresCluster(obj);
+  obj["spec"]["patroni"].erase("podAPIAccess");
   return obj;
 }
 
