@@ -46,7 +46,12 @@ inline constexpr std::string_view kDefaultDataAccessMode = "ReadWriteOnce";
 inline constexpr int32_t kDefaultLeaderLeaseDurationSeconds = 30;  // Patroni ttl
 inline constexpr int32_t kDefaultSyncPeriodSeconds = 10;           // Patroni loop_wait
 inline constexpr int32_t kDefaultRetryTimeoutSeconds = 10;         // Patroni retry_timeout
+// podAPIAccess: true with the kubernetes DCS (Patroni keeps its leader lock
+// in the API), false with etcd (Quorum keeps the role labels; issue 15.4).
+// The schema cannot default one field by another, so only the webhook and
+// the operator's parse apply it.
 inline constexpr bool kDefaultPodApiAccess = true;
+inline constexpr bool kDefaultPodApiAccessWithEtcd = false;
 inline constexpr std::string_view kDefaultServiceType = "ClusterIP";
 inline constexpr std::string_view kDefaultSwitchoverType = "Switchover";
 

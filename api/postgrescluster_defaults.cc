@@ -52,9 +52,15 @@ void DefaultPatroni(Json& spec) {
   SetIfMissing(*patroni, "leaderLeaseDurationSeconds", kDefaultLeaderLeaseDurationSeconds);
   SetIfMissing(*patroni, "syncPeriodSeconds", kDefaultSyncPeriodSeconds);
   SetIfMissing(*patroni, "retryTimeoutSeconds", kDefaultRetryTimeoutSeconds);
-  SetIfMissing(*patroni, "podAPIAccess", kDefaultPodApiAccess);
   if (Json* dcs = ObjectAt(*patroni, "dcs")) {
     SetIfMissing(*dcs, "type", std::string(kDcsKubernetes));
+    const Json& type = (*dcs)["type"];
+    SetIfMissing(*patroni, "podAPIAccess",
+                 type.is_string() && type.get<std::string>() == kDcsEtcd
+                     ? kDefaultPodApiAccessWithEtcd
+                     : kDefaultPodApiAccess);
+  } else {
+    SetIfMissing(*patroni, "podAPIAccess", kDefaultPodApiAccess);
   }
   if (Json* switchover = ExistingObject(*patroni, "switchover")) {
     SetIfMissing(*switchover, "type", std::string(kDefaultSwitchoverType));

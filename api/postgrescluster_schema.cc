@@ -219,11 +219,13 @@ Json Patroni() {
                        "{parameters: {max_connections: \"200\"}}}. The timings above win.");
   dynamic["x-kubernetes-preserve-unknown-fields"] = true;
 
+  // No schema default: it depends on dcs.type (the webhook and the operator
+  // apply it).
   Json pod_api = Bool(
       "Whether the instances' pods get a ServiceAccount token and a Role. false: no token and no "
       "Role at all, Quorum alone keeps the pods' role labels; only with the etcd DCS (the "
-      "kubernetes DCS keeps the leader lock in the Kubernetes API).");
-  pod_api["default"] = kDefaultPodApiAccess;
+      "kubernetes DCS keeps the leader lock in the Kubernetes API). Default: true with the "
+      "kubernetes DCS, false with etcd.");
 
   Json type = String(
       "kubernetes (default): Patroni keeps its leader lock and state in the Kubernetes API. "

@@ -369,6 +369,30 @@ absl::Status Client::RoleGrantPermission(std::string_view role, std::string_view
       .status();
 }
 
+absl::Status Client::UserDelete(std::string_view name) {
+  absl::Status s = Post("/v3/auth/user/delete", wire::NameRequest(name),
+                        absl::StrCat("user delete ", Absl(name)), /*idempotent=*/true)
+                       .status();
+  return Reason(s) == kReasonUserNotFound ? absl::OkStatus() : s;
+}
+
+absl::Status Client::RoleDelete(std::string_view name) {
+  absl::Status s = Post("/v3/auth/role/delete", wire::RoleRequest(name),
+                        absl::StrCat("role delete ", Absl(name)), /*idempotent=*/true)
+                       .status();
+  return Reason(s) == kReasonRoleNotFound ? absl::OkStatus() : s;
+}
+
+absl::StatusOr<std::vector<std::string>> Client::UserList() {
+  return Parsed(Post("/v3/auth/user/list", "{}", "user list", /*idempotent=*/true),
+                &wire::ParseUserNames, "user list");
+}
+
+absl::StatusOr<std::vector<std::string>> Client::RoleList() {
+  return Parsed(Post("/v3/auth/role/list", "{}", "role list", /*idempotent=*/true),
+                &wire::ParseRoleNames, "role list");
+}
+
 absl::Status Client::AuthEnable() {
   return Post("/v3/auth/enable", "{}", "auth enable", /*idempotent=*/true).status();
 }

@@ -125,6 +125,11 @@ class Client {
   // "\0" (a one-byte string holding 0) means every key >= `key`.
   absl::Status RoleGrantPermission(std::string_view role, std::string_view key,
                                    std::string_view range_end, Permission permission);
+  // OK also when the user (role) is already gone.
+  absl::Status UserDelete(std::string_view name);
+  absl::Status RoleDelete(std::string_view name);
+  absl::StatusOr<std::vector<std::string>> UserList();
+  absl::StatusOr<std::vector<std::string>> RoleList();
   // FailedPrecondition when the root user or its root role is missing.
   absl::Status AuthEnable();
   absl::Status AuthDisable();

@@ -42,6 +42,9 @@ constexpr std::array kKnownErrors = {
     KnownError{"required revision has been compacted", kReasonCompacted,
                absl::StatusCode::kOutOfRange},
     KnownError{"database space exceeded", kReasonNoSpace, absl::StatusCode::kResourceExhausted},
+    // FailedPrecondition in etcd, kept; the reason lets deletes be idempotent.
+    KnownError{"user name not found", kReasonUserNotFound, std::nullopt},
+    KnownError{"role name not found", kReasonRoleNotFound, std::nullopt},
     // Not etcd's JSON: the gateway's own HTTP 400 once auth is on.
     KnownError{"CommonName of client sending a request against gateway", kReasonClientCertHasCN,
                absl::StatusCode::kFailedPrecondition},

@@ -50,6 +50,8 @@ inline constexpr std::string_view kReasonPermissionDenied = "PermissionDenied";
 inline constexpr std::string_view kReasonClientCertHasCN = "ClientCertHasCN";
 inline constexpr std::string_view kReasonCompacted = "Compacted";
 inline constexpr std::string_view kReasonNoSpace = "NoSpace";
+inline constexpr std::string_view kReasonUserNotFound = "UserNotFound";
+inline constexpr std::string_view kReasonRoleNotFound = "RoleNotFound";
 
 // The status for one gateway response; OkStatus for 2xx. `what` names the
 // call for the message, e.g. "member promote on https://10.0.0.1:2379".

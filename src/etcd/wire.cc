@@ -134,17 +134,16 @@ std::string PutRequest(std::string_view key, std::string_view value) {
 
 std::string RangeRequest(std::string_view key) { return Dump(json{{"key", B64(key)}}); }
 
-std::string DeletePrefixRequest(std::string_view prefix) {
-  // range_end: the prefix with its last byte incremented (bytes of 0xff
-  // dropped first); all 0xff: every key from the prefix on ("\0").
+std::string PrefixRangeEnd(std::string_view prefix) {
   std::string end(prefix);
   while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) end.pop_back();
-  if (end.empty()) {
-    end = std::string(1, '\0');
-  } else {
-    end.back() = static_cast<char>(end.back() + 1);
-  }
-  return Dump(json{{"key", B64(prefix)}, {"range_end", B64(end)}});
+  if (end.empty()) return std::string(1, '\0');
+  end.back() = static_cast<char>(end.back() + 1);
+  return end;
+}
+
+std::string DeletePrefixRequest(std::string_view prefix) {
+  return Dump(json{{"key", B64(prefix)}, {"range_end", B64(PrefixRangeEnd(prefix))}});
 }
 
 std::string AuthenticateRequest(std::string_view name, std::string_view password) {
@@ -156,6 +155,10 @@ std::string UserAddRequest(std::string_view name, std::string_view password) {
 }
 
 std::string RoleAddRequest(std::string_view name) { return Dump(json{{"name", Str(name)}}); }
+
+std::string NameRequest(std::string_view name) { return Dump(json{{"name", Str(name)}}); }
+
+std::string RoleRequest(std::string_view role) { return Dump(json{{"role", Str(role)}}); }
 
 std::string UserGrantRoleRequest(std::string_view user, std::string_view role) {
   return Dump(json{{"user", Str(user)}, {"role", Str(role)}});
@@ -264,6 +267,28 @@ absl::StatusOr<AuthStatusResponse> ParseAuthStatus(std::string_view body) {
   out.enabled = Bool(*j, "enabled");
   out.auth_revision = U64(*j, "authRevision");
   return out;
+}
+
+namespace {
+absl::StatusOr<std::vector<std::string>> ParseNames(std::string_view body, const char* field) {
+  absl::StatusOr<json> j = Parse(body);
+  if (!j.ok()) return j.status();
+  std::vector<std::string> out;
+  if (const json* names = Field(*j, field); names != nullptr && names->is_array()) {
+    for (const json& n : *names) {
+      if (n.is_string()) out.push_back(n.get<std::string>());
+    }
+  }
+  return out;
+}
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> ParseUserNames(std::string_view body) {
+  return ParseNames(body, "users");
+}
+
+absl::StatusOr<std::vector<std::string>> ParseRoleNames(std::string_view body) {
+  return ParseNames(body, "roles");
 }
 
 absl::StatusOr<std::string> ParseToken(std::string_view body) {

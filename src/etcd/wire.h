@@ -35,9 +35,17 @@ std::string PutRequest(std::string_view key, std::string_view value);
 std::string RangeRequest(std::string_view key);
 // Deletes every key that starts with `prefix` (non-empty).
 std::string DeletePrefixRequest(std::string_view prefix);
+// The range_end that makes [prefix, range_end) every key starting with
+// `prefix`: its last byte incremented (bytes 0xff dropped first); "\0" (every
+// key from `prefix` on) when nothing is left.
+std::string PrefixRangeEnd(std::string_view prefix);
 std::string AuthenticateRequest(std::string_view name, std::string_view password);
 std::string UserAddRequest(std::string_view name, std::string_view password);
 std::string RoleAddRequest(std::string_view name);
+// {name}: user delete.
+std::string NameRequest(std::string_view name);
+// {role}: role delete (etcd names the field differently there).
+std::string RoleRequest(std::string_view role);
 std::string UserGrantRoleRequest(std::string_view user, std::string_view role);
 std::string RoleGrantPermissionRequest(std::string_view role, std::string_view key,
                                        std::string_view range_end, Permission permission);
@@ -56,6 +64,9 @@ absl::StatusOr<GetResponse> ParseRange(std::string_view body);
 // How many keys a delete removed.
 absl::StatusOr<int64_t> ParseDeleted(std::string_view body);
 absl::StatusOr<AuthStatusResponse> ParseAuthStatus(std::string_view body);
+// The names /v3/auth/user/list and /v3/auth/role/list answer.
+absl::StatusOr<std::vector<std::string>> ParseUserNames(std::string_view body);
+absl::StatusOr<std::vector<std::string>> ParseRoleNames(std::string_view body);
 // Internal also when there is no token.
 absl::StatusOr<std::string> ParseToken(std::string_view body);
 

@@ -105,7 +105,7 @@ absl::StatusOr<KeyPtr> NewKey() {
   return key;
 }
 
-// A certificate with a random positive 127-bit serial, the subject CN, the
+// A certificate with a random positive 127-bit serial, the subject CN (none when empty), the
 // public key of `key`, valid from an hour ago until `not_after`.
 absl::StatusOr<X509Ptr> NewCert(const std::string& common_name, EVP_PKEY* key,
                                 absl::Time not_after) {
@@ -121,9 +121,10 @@ absl::StatusOr<X509Ptr> NewCert(const std::string& common_name, EVP_PKEY* key,
       BN_to_ASN1_INTEGER(bn.get(), X509_get_serialNumber(cert.get())) == nullptr ||
       X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600) == nullptr ||
       ASN1_TIME_set(X509_getm_notAfter(cert.get()), absl::ToTimeT(not_after)) == nullptr ||
-      X509_NAME_add_entry_by_NID(name, NID_commonName, MBSTRING_UTF8,
-                                 reinterpret_cast<const unsigned char*>(common_name.c_str()), -1,
-                                 -1, 0) != 1 ||
+      (!common_name.empty() &&
+       X509_NAME_add_entry_by_NID(name, NID_commonName, MBSTRING_UTF8,
+                                  reinterpret_cast<const unsigned char*>(common_name.c_str()), -1,
+                                  -1, 0) != 1) ||
       X509_set_pubkey(cert.get(), key) != 1) {
     return Internal("filling in a certificate");
   }
@@ -258,6 +259,44 @@ absl::StatusOr<CertKeyPair> GenerateServingCert(const CertKeyPair& ca, std::stri
     if (absl::Status s = AddExtension(x, ca_cert->get(), nid, value); !s.ok()) return s;
   }
   if (absl::Status s = AddSubjectAltNames(x, dns_names, ip_addresses); !s.ok()) return s;
+  return SignAndEncode(x, ca_key->get(), key->get());
+}
+
+absl::StatusOr<CertKeyPair> GenerateClientCert(const CertKeyPair& ca,
+                                               const std::string& organization,
+                                               absl::Duration validity) {
+  if (organization.empty()) return absl::InvalidArgumentError("client organization is empty");
+  if (validity <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("certificate validity must be positive");
+  }
+  absl::StatusOr<X509Ptr> ca_cert = ParseCert(ca.cert_pem, "CA certificate");
+  if (!ca_cert.ok()) return ca_cert.status();
+  absl::StatusOr<KeyPtr> ca_key = ParseKey(ca.key_pem, "CA key");
+  if (!ca_key.ok()) return ca_key.status();
+  if (X509_check_private_key(ca_cert->get(), ca_key->get()) != 1) {
+    ERR_clear_error();
+    return absl::InvalidArgumentError("CA key does not match the CA certificate");
+  }
+  absl::StatusOr<KeyPtr> key = NewKey();
+  if (!key.ok()) return key.status();
+  const absl::Time not_after =
+      std::min(absl::Now() + validity, FromAsn1(X509_get0_notAfter(ca_cert->get())));
+  absl::StatusOr<X509Ptr> cert = NewCert("", key->get(), not_after);
+  if (!cert.ok()) return cert.status();
+  X509* x = cert->get();
+  if (X509_NAME_add_entry_by_NID(X509_get_subject_name(x), NID_organizationName, MBSTRING_UTF8,
+                                 reinterpret_cast<const unsigned char*>(organization.c_str()), -1,
+                                 -1, 0) != 1 ||
+      X509_set_issuer_name(x, X509_get_subject_name(ca_cert->get())) != 1) {
+    return Internal("setting subject and issuer");
+  }
+  for (const auto& [nid, value] :
+       {std::pair{NID_basic_constraints, "critical,CA:FALSE"},
+        std::pair{NID_key_usage, "critical,digitalSignature,keyEncipherment"},
+        std::pair{NID_ext_key_usage, "clientAuth"}, std::pair{NID_subject_key_identifier, "hash"},
+        std::pair{NID_authority_key_identifier, "keyid:always"}}) {
+    if (absl::Status s = AddExtension(x, ca_cert->get(), nid, value); !s.ok()) return s;
+  }
   return SignAndEncode(x, ca_key->get(), key->get());
 }
 

@@ -1,5 +1,6 @@
 // X.509 certificates for Quorum's own HTTPS servers (the admission webhook):
-// a self-signed CA and serving certificates it signs, ECDSA P-256 keys, PEM
+// a self-signed CA and serving certificates it signs, client certificates
+// for the database pods' etcd access, ECDSA P-256 keys, PEM
 // encoded; plus the inspection needed to decide whether stored certificates
 // are still good. Built on OpenSSL 3's EVP APIs.
 //
@@ -39,6 +40,17 @@ absl::StatusOr<CertKeyPair> GenerateServingCert(const CertKeyPair& ca, std::stri
                                                 std::vector<std::string> dns_names,
                                                 std::vector<std::string> ip_addresses,
                                                 absl::Duration validity);
+
+// A client certificate (clientAuth, CA:FALSE) signed by `ca` whose subject
+// is only O=`organization`: no CommonName, because etcd's JSON gateway
+// refuses client certificates with one once auth is on, and etcd's gRPC
+// API would take a CommonName as the user name. Its validity ends no later
+// than the CA's.
+// Errors: InvalidArgument for an unusable CA, an empty organization or
+// non-positive validity; Internal when OpenSSL fails.
+absl::StatusOr<CertKeyPair> GenerateClientCert(const CertKeyPair& ca,
+                                               const std::string& organization,
+                                               absl::Duration validity);
 
 // What a certificate says about itself.
 struct CertificateInfo {

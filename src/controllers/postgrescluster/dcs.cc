@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "api/etcdcluster_types.h"
 #include "src/base/json_access.h"
+#include "src/patroni/dcs_cleanup.h"
 #include "src/patroni/role.h"
 
 namespace quorum::postgrescluster {
@@ -34,6 +35,23 @@ bool CheckSecret(const Lookup& lookup, const std::string& name, const std::strin
     return false;
   }
   return true;
+}
+
+// A Secret's key, decoded; "" when absent.
+std::string SecretKey(const std::shared_ptr<const Json>& secret, const std::string& key) {
+  if (secret == nullptr) return "";
+  const Json& v = At(*secret, {"data", key.c_str()});
+  std::string out;
+  if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return "";
+  return out;
+}
+
+// Whether the client CA Secret holds a CA's key: tls.key beside tls.crt (a
+// cert-manager CA Certificate's Secret), or ca.key beside ca.crt.
+bool HoldsCaKey(const Lookup& lookup, const std::string& name) {
+  const std::shared_ptr<const Json> secret = lookup("Secret", name);
+  return (!SecretKey(secret, "tls.key").empty() && !SecretKey(secret, "tls.crt").empty()) ||
+         (!SecretKey(secret, "ca.key").empty() && !SecretKey(secret, "ca.crt").empty());
 }
 
 // host:port of an http(s) URL, and its scheme.
@@ -121,9 +139,58 @@ DcsResolution ResolveKubernetesDcs(const PostgresCluster& cluster) {
   return out;
 }
 
+// With auth on (status.authSecretName): the pods' own etcd user and, when
+// etcd wants client certificates, their own certificate; `out` holds the
+// operator's Secrets. False (with the reason in `out`) when the pods cannot
+// get a certificate of their own.
+bool ResolvePodAccess(const PostgresCluster& cluster, const api::EtcdCluster& etcd_cluster,
+                      const Lookup& lookup, DcsResolution& out) {
+  const std::string& ref = etcd_cluster.metadata.name;
+  const std::string& client_secret = etcd_cluster.status.client_secret_name;
+  const std::string& server_ca = etcd_cluster.spec.security.tls.server_trusted_ca_secret;
+  PodEtcdAccess access{
+      .user = EtcdUserName(cluster),
+      .key_prefix = patroni::ClusterKeyPrefix(KeyNamespace(cluster), NamesOf(cluster).cluster),
+      .password_secret = EtcdUserSecretName(cluster)};
+  out.auth_secret = access.password_secret;
+  out.pod_access = access;       // known even when unusable: the finalizer removes the user
+  if (!client_secret.empty()) {  // etcd --client-cert-auth
+    const std::string& client_ca = etcd_cluster.spec.security.tls.client_trusted_ca_secret;
+    access.cert_secret = EtcdClientSecretName(cluster);
+    access.client_ca_secret = client_ca;
+    access.server_ca_secret = server_ca.empty() ? client_secret : server_ca;
+    out.tls_secret = access.cert_secret;
+    out.pod_access = access;
+    // Issued already (an owned Secret, cached): the user's CA Secrets, read
+    // through the API server, are not needed on every reconcile.
+    if (lookup("Secret", access.cert_secret) != nullptr) return true;
+    if (client_ca.empty() || !HoldsCaKey(lookup, client_ca)) {
+      out.reason = "EtcdClientCertUnavailable";
+      out.message =
+          "EtcdCluster " + ref +
+          " wants client certificates and has auth on: the database pods get a certificate of "
+          "their own only when Secret " +
+          (client_ca.empty() ? std::string("<spec.security.tls.clientTrustedCASecret>")
+                             : client_ca) +
+          " (the EtcdCluster's spec.security.tls.clientTrustedCASecret) holds the CA's key "
+          "(tls.key beside the CA certificate in tls.crt, or ca.key beside ca.crt); Quorum "
+          "never hands them its own client certificate or the root credentials";
+      return false;
+    }
+    if (!server_ca.empty() &&
+        !CheckSecret(lookup, server_ca, "EtcdCluster " + ref + " serverTrustedCASecret", {"ca.crt"},
+                     out)) {
+      return false;
+    }
+  }
+  out.pod_access = std::move(access);
+  return true;
+}
+
 // spec.patroni.dcs.etcd.clusterRef: the EtcdCluster `ref`, Ready, with the
 // Secrets its status names.
-DcsResolution ResolveEtcdClusterRef(const std::string& ref, const Lookup& lookup) {
+DcsResolution ResolveEtcdClusterRef(const PostgresCluster& cluster, const std::string& ref,
+                                    const Lookup& lookup) {
   DcsResolution out;
   std::shared_ptr<const Json> stored = lookup("EtcdCluster", ref);
   if (stored == nullptr) {
@@ -175,9 +242,17 @@ DcsResolution ResolveEtcdClusterRef(const std::string& ref, const Lookup& lookup
     }
     out.auth_secret = auth_secret;
   }
+  out.operator_tls_secret = out.tls_secret;
+  out.operator_auth_secret = out.auth_secret;
   out.etcd_urls = {endpoint};
   out.dcs = EtcdFrom(out.etcd_urls, !out.tls_secret.empty(), client_secret.empty(),
                      !out.auth_secret.empty());
+  out.operator_access = true;
+  if (!auth_secret.empty() && !ResolvePodAccess(cluster, *etcd_cluster, lookup, out)) return out;
+  const bool pods_have_cert =
+      out.pod_access ? !out.pod_access->cert_secret.empty() : !client_secret.empty();
+  out.dcs =
+      EtcdFrom(out.etcd_urls, !out.tls_secret.empty(), !pods_have_cert, !out.auth_secret.empty());
   out.ready = true;
   out.reason = "Resolved";
   out.message = "Patroni uses EtcdCluster " + ref + " at " + endpoint;
@@ -199,9 +274,10 @@ DcsResolution ResolveEtcdEndpoints(const api::PostgresEtcdDcs& spec, const Looku
     return out;
   }
   out.etcd_urls = spec.endpoints;
-  out.tls_secret = tls;
-  out.auth_secret = auth;
+  out.tls_secret = out.operator_tls_secret = tls;
+  out.auth_secret = out.operator_auth_secret = auth;
   out.dcs = EtcdFrom(out.etcd_urls, !tls.empty(), /*ca_only=*/false, !auth.empty());
+  out.operator_access = true;
   out.ready = true;
   out.reason = "Resolved";
   out.message = "Patroni uses etcd at " + absl::StrJoin(out.etcd_urls, ",");
@@ -213,7 +289,7 @@ DcsResolution ResolveEtcdEndpoints(const api::PostgresEtcdDcs& spec, const Looku
 DcsResolution ResolveDcs(const PostgresCluster& cluster, const Lookup& lookup) {
   if (!UsesEtcd(cluster)) return ResolveKubernetesDcs(cluster);
   const std::string ref = ReferencedEtcdCluster(cluster);
-  if (!ref.empty()) return ResolveEtcdClusterRef(ref, lookup);
+  if (!ref.empty()) return ResolveEtcdClusterRef(cluster, ref, lookup);
   return ResolveEtcdEndpoints(cluster.spec.patroni.dcs.etcd, lookup);
 }
 

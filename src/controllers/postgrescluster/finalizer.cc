@@ -7,6 +7,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "src/controllers/postgrescluster/etcd_user.h"
+#include "src/controllers/postgrescluster/leader.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/etcd/client.h"
 #include "src/patroni/dcs_cleanup.h"
@@ -39,34 +41,33 @@ absl::Status SetFinalizer(kube::Client& client, const Json& stored, bool present
   return r.ok() || absl::IsNotFound(r.status()) ? absl::OkStatus() : r.status();
 }
 
-std::string SecretValue(const ObjectPtr& secret, const char* key) {
-  if (secret == nullptr) return "";
-  const Json& data = (*secret).value("data", Json::object());
-  std::string out;
-  if (!data.contains(key) || !data[key].is_string() ||
-      !absl::Base64Unescape(data[key].get<std::string>(), &out)) {
-    return "";
-  }
-  return out;
-}
-
-// An etcd client for the resolved DCS, with its Secrets' material.
+// An etcd client for the resolved DCS with the operator's own credentials.
 absl::StatusOr<std::unique_ptr<etcd::Client>> DcsClient(const runtime::Cache& cache,
                                                         const std::string& ns,
                                                         const DcsResolution& dcs) {
-  etcd::ClientConfig cfg{.endpoints = dcs.etcd_urls, .timeout = absl::Seconds(5)};
-  if (!dcs.tls_secret.empty()) {
-    ObjectPtr s = cache.Get(kSecrets, ns, dcs.tls_secret);
-    cfg.ca_pem = SecretValue(s, "ca.crt");
-    cfg.cert_pem = SecretValue(s, "tls.crt");
-    cfg.key_pem = SecretValue(s, "tls.key");
-  }
-  if (!dcs.auth_secret.empty()) {
-    ObjectPtr s = cache.Get(kSecrets, ns, dcs.auth_secret);
-    cfg.username = SecretValue(s, "username");
-    cfg.password = SecretValue(s, "password");
-  }
-  return etcd::Client::Create(std::move(cfg));
+  absl::StatusOr<etcd::ClientConfig> cfg = EtcdClientConfigFor(
+      dcs,
+      [&](const std::string& name, const char* key) {
+        ObjectPtr secret = cache.Get(kSecrets, ns, name);
+        std::string out;
+        const Json& data = secret == nullptr ? Json() : (*secret).value("data", Json::object());
+        if (!data.contains(key) || !data[key].is_string() ||
+            !absl::Base64Unescape(data[key].get<std::string>(), &out)) {
+          return std::string();
+        }
+        return out;
+      },
+      absl::Seconds(5));
+  if (!cfg.ok()) return cfg.status();
+  return etcd::Client::Create(*std::move(cfg));
+}
+
+// Patroni's keys, then the pods' own etcd user and role (clusterRef with auth).
+absl::Status CleanUp(etcd::Client& etcd, const PostgresCluster& cluster, const DcsResolution& dcs) {
+  absl::StatusOr<int64_t> removed =
+      patroni::RemoveClusterKeys(etcd, KeyNamespace(cluster), NamesOf(cluster).cluster);
+  if (!removed.ok()) return removed.status();
+  return dcs.pod_access ? RemovePodEtcdUser(etcd, *dcs.pod_access) : absl::OkStatus();
 }
 
 absl::Time DeletionTime(const Json& stored) {
@@ -136,11 +137,9 @@ absl::StatusOr<absl::Duration> ReconcileFinalizer(kube::Client& client, const ru
         return cache.Get(kind == "Secret" ? kSecrets : kEtcdClusters, n.ns, name);
       });
   absl::Status cleaned = absl::FailedPreconditionError(dcs.message);
-  if (dcs.ready) {
+  if (dcs.ready || dcs.operator_access) {
     absl::StatusOr<std::unique_ptr<etcd::Client>> etcd = DcsClient(cache, n.ns, dcs);
-    cleaned = etcd.ok()
-                  ? patroni::RemoveClusterKeys(**etcd, KeyNamespace(cluster), n.cluster).status()
-                  : etcd.status();
+    cleaned = etcd.ok() ? CleanUp(**etcd, cluster, dcs) : etcd.status();
   }
   if (!cleaned.ok()) {
     spdlog::warn("removing Patroni's keys under {} failed: {}", prefix,
@@ -154,7 +153,9 @@ absl::StatusOr<absl::Duration> ReconcileFinalizer(kube::Client& client, const ru
                      " --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'"));
     return retry();
   }
-  recorder.Normal(stored, "DCSKeysRemoved", "removed Patroni's keys under " + prefix);
+  recorder.Normal(stored, "DCSKeysRemoved",
+                  "removed Patroni's keys under " + prefix +
+                      (dcs.pod_access ? " and etcd user " + dcs.pod_access->user : ""));
   if (absl::Status s = SetFinalizer(client, stored, false); !s.ok()) return s;
   return absl::ZeroDuration();
 }

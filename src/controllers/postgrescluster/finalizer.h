@@ -1,6 +1,8 @@
 // The PostgresCluster finalizer: on delete, Patroni's keys of the cluster are
 // removed from its etcd DCS (patroni::RemoveClusterKeys), or a new cluster of
-// the same name would find the old "initialize" key and never bootstrap.
+// the same name would find the old "initialize" key and never bootstrap; with
+// clusterRef and etcd auth, the pods' own etcd user and role go next
+// (etcd_user.h). The operator connects with its own credentials.
 //
 //   * A cluster with an etcd DCS gets the finalizer (one patch, once); one
 //     without loses it.

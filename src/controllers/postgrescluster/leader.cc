@@ -18,14 +18,14 @@ absl::StatusOr<etcd::ClientConfig> EtcdClientConfigFor(const DcsResolution& dcs,
   for (const std::string& host : etcd_dcs->hosts) {
     config.endpoints.push_back(absl::StrCat(etcd_dcs->protocol, "://", host));
   }
-  if (!dcs.tls_secret.empty()) {
-    config.ca_pem = secret(dcs.tls_secret, "ca.crt");
-    config.cert_pem = secret(dcs.tls_secret, "tls.crt");
-    config.key_pem = secret(dcs.tls_secret, "tls.key");
+  if (!dcs.operator_tls_secret.empty()) {
+    config.ca_pem = secret(dcs.operator_tls_secret, "ca.crt");
+    config.cert_pem = secret(dcs.operator_tls_secret, "tls.crt");
+    config.key_pem = secret(dcs.operator_tls_secret, "tls.key");
   }
-  if (!dcs.auth_secret.empty()) {
-    config.username = secret(dcs.auth_secret, "username");
-    config.password = secret(dcs.auth_secret, "password");
+  if (!dcs.operator_auth_secret.empty()) {
+    config.username = secret(dcs.operator_auth_secret, "username");
+    config.password = secret(dcs.operator_auth_secret, "password");
   }
   config.timeout = timeout;
   return config;

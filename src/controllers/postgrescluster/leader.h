@@ -25,8 +25,9 @@ namespace quorum::postgrescluster {
 using SecretValue = std::function<std::string(const std::string& secret, const char* key)>;
 
 // The operator's etcd client configuration for an etcd DCS `dcs` (ready):
-// its endpoints with their scheme, the TLS Secret's ca.crt (and tls.crt /
-// tls.key when present), the auth Secret's username/password.
+// its endpoints with their scheme, the operator's TLS Secret's ca.crt (and
+// tls.crt / tls.key when present), the operator's auth Secret's
+// username/password (DcsResolution::operator_*).
 // InvalidArgument when `dcs` is not an etcd DCS.
 absl::StatusOr<etcd::ClientConfig> EtcdClientConfigFor(const DcsResolution& dcs,
                                                        const SecretValue& secret,

@@ -30,6 +30,19 @@ std::string UserSecretName(const PostgresCluster& cluster, const std::string& us
   return NamesOf(cluster).cluster + "-user-" + absl::StrReplaceAll(user, {{"_", "-"}});
 }
 
+std::string EtcdUserName(const PostgresCluster& cluster) {
+  const Names n = NamesOf(cluster);
+  return "quorum-pg." + n.ns + "." + n.cluster;
+}
+
+std::string EtcdUserSecretName(const PostgresCluster& cluster) {
+  return NamesOf(cluster).cluster + "-etcd-user";
+}
+
+std::string EtcdClientSecretName(const PostgresCluster& cluster) {
+  return NamesOf(cluster).cluster + "-etcd-client";
+}
+
 std::map<std::string, std::string> ClusterSelector(const PostgresCluster& cluster) {
   return {{std::string(api::kClusterLabel), NamesOf(cluster).cluster}};
 }

@@ -61,6 +61,15 @@ std::string StatefulSetName(const PostgresCluster& cluster, const std::string& i
 // <cluster>-user-<name>, with '_' turned into '-' (Secret names are DNS names).
 std::string UserSecretName(const PostgresCluster& cluster, const std::string& user);
 
+// clusterRef to an EtcdCluster with auth on (etcd_user.h): the pods' own etcd
+// user and role, "quorum-pg.<namespace>.<cluster>" (a namespace has no dots,
+// so two clusters never share one); the Secret with its password,
+// <cluster>-etcd-user; the Secret with the pods' etcd client certificate,
+// <cluster>-etcd-client.
+std::string EtcdUserName(const PostgresCluster& cluster);
+std::string EtcdUserSecretName(const PostgresCluster& cluster);
+std::string EtcdClientSecretName(const PostgresCluster& cluster);
+
 // Labels on every owned object; the selector of all member pods; the
 // selector of one instance set's pods.
 std::map<std::string, std::string> CommonLabels(const PostgresCluster& cluster);

@@ -24,7 +24,9 @@ Result NextWait(controllers::WaitBackoff& backoff, const runtime::Request& req,
   // A referenced Secret is read through the API server, not watched: look
   // again with backoff. A referenced EtcdCluster is watched, and without a
   // reachable member a pod must start (watched): neither is polled.
-  if (!dcs.ready && (dcs.reason == "SecretNotFound" || dcs.reason == "SecretIncomplete")) {
+  if (!dcs.ready &&
+      (dcs.reason == "SecretNotFound" || dcs.reason == "SecretIncomplete" ||
+       dcs.reason == "EtcdClientCertUnavailable" || dcs.reason == "EtcdUserNotReady")) {
     return Result{.requeue_after =
                       backoff.Next(req.Key(), dcs.message, controllers::kMaxSecretWait)};
   }

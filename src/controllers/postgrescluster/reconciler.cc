@@ -30,13 +30,14 @@ PostgresClusterReconciler::PostgresClusterReconciler(kube::Client& client, runti
 
 void PostgresClusterReconciler::Forget(const runtime::Request& req) {
   backoff_.Reset(req.Key());
+  etcd_access_.Forget(req.Key());
   absl::MutexLock lock(&mu_);
   users_applied_.erase(req.Key());
 }
 
 size_t PostgresClusterReconciler::remembered() const {
   absl::MutexLock lock(&mu_);
-  return users_applied_.size() + backoff_.size();
+  return users_applied_.size() + backoff_.size() + etcd_access_.size();
 }
 
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
@@ -58,8 +59,13 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (!finalizer.ok()) return finalizer.status();
   const Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster)};
   // Observe the DCS; act on what Kubernetes holds.
-  const DcsResolution dcs = ObserveDcs(ctx);
+  DcsResolution dcs = ObserveDcs(ctx);
   if (absl::Status s = EnsureCredentials(ctx); !s.ok()) return s;
+  // clusterRef with etcd auth: the pods' own etcd user (etcd_user.h).
+  if (absl::Status s = etcd_access_.Ensure(client_, cache_, recorder_, *stored, *cluster, dcs);
+      !s.ok()) {
+    return s;
+  }
   controllers::ClaimTemplateOutcome claims;
   if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &claims); !s.ok()) return s;
   // Observe the members; act on them.

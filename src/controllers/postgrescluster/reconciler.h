@@ -5,6 +5,7 @@
 //      followed); a problem is a Warning event and DCSReady=False, never a
 //      crash loop — the objects already running are left alone;
 //   2. create the credential Secrets that are missing (once; never rewritten);
+//      with clusterRef and etcd auth, the pods' own etcd user (etcd_user.h);
 //   3. apply the owned objects that differ from the cache (server-side apply);
 //   4. read the DCS leader key (etcd DCS), ask every running member's Patroni
 //      REST API for its role at once (short timeouts; members on NotReady
@@ -36,6 +37,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "src/controllers/common/wait.h"
+#include "src/controllers/postgrescluster/etcd_user.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/patroni/rest_client.h"
 #include "src/runtime/cache.h"
@@ -102,6 +104,7 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   // namespace/name -> the key last applied; erased when the object goes.
   std::map<std::string, std::string> users_applied_ ABSL_GUARDED_BY(mu_);
   controllers::WaitBackoff backoff_;  // re-reading the members' roles
+  PodEtcdAccessKeeper etcd_access_;   // clusterRef with etcd auth: the pods' etcd user
 };
 
 // Registers the informers (with the Secret and EtcdCluster indexes), the

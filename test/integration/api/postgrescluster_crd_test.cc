@@ -90,7 +90,8 @@ TEST_F(PostgresClusterCrdTest, TheApiExampleIsAcceptedAsWritten) {
             "200");
   // What the example leaves out, the schema fills in.
   EXPECT_EQ(spec["patroni"]["retryTimeoutSeconds"], 10);
-  EXPECT_EQ(spec["patroni"]["podAPIAccess"], true);
+  EXPECT_FALSE(spec["patroni"].contains("podAPIAccess"))
+      << "defaulted by dcs.type in the webhook and the operator, not the schema";
   EXPECT_EQ(spec["users"][0]["databases"], Json::array({"app"}));
 }
 
@@ -103,7 +104,7 @@ TEST_F(PostgresClusterCrdTest, TheSchemaDefaultsAMinimalClusterWithoutAnyWebhook
   EXPECT_EQ(spec["instances"][0]["name"], "main");
   EXPECT_EQ(spec["instances"][0]["replicas"], 1);
   EXPECT_EQ(spec["patroni"], Json::parse(R"({"leaderLeaseDurationSeconds": 30,
-      "syncPeriodSeconds": 10, "retryTimeoutSeconds": 10, "podAPIAccess": true,
+      "syncPeriodSeconds": 10, "retryTimeoutSeconds": 10,
       "dcs": {"type": "kubernetes"}})"));
   EXPECT_FALSE(spec.contains("image")) << "the image follows postgresVersion; never defaulted";
 

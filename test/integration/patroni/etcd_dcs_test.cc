@@ -12,7 +12,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/etcd/client.h"
+#include "src/etcd/wire.h"
 #include "src/patroni/config.h"
+#include "src/patroni/dcs_cleanup.h"
 #include "src/patroni/readiness.h"
 #include "src/patroni/rest_client.h"
 #include "src/patroni/role_sync.h"
@@ -90,13 +92,14 @@ TEST_F(EtcdDcsTest, BootstrapsReplicatesFailsOverAndKeepsRoleLabelsTrue) {
   ASSERT_TRUE((*root)->UserGrantRole("root", "root").ok());
   ASSERT_TRUE((*root)->UserAdd("patroni", "etcd-pass").ok());
   ASSERT_TRUE((*root)->RoleAdd("patroni").ok());
-  // Patroni's keys only: the cluster's prefix.
-  std::string range_end = key_prefix;
-  range_end.back() = static_cast<char>(range_end.back() + 1);
-  ASSERT_TRUE(
-      (*root)
-          ->RoleGrantPermission("patroni", key_prefix, range_end, etcd::Permission::kReadWrite)
-          .ok());
+  // Patroni's keys only: the cluster's own prefix, as the operator grants
+  // its pods' etcd user (issue 15.3).
+  const std::string cluster_prefix = ClusterKeyPrefix(key_prefix, "pg");
+  ASSERT_TRUE((*root)
+                  ->RoleGrantPermission("patroni", cluster_prefix,
+                                        etcd::wire::PrefixRangeEnd(cluster_prefix),
+                                        etcd::Permission::kReadWrite)
+                  .ok());
   ASSERT_TRUE((*root)->UserGrantRole("patroni", "patroni").ok());
   ASSERT_TRUE((*root)->AuthEnable().ok());
   // With auth on, the operator reads the leader key as a user.

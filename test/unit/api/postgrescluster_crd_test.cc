@@ -178,7 +178,8 @@ TEST_F(PostgresCrdTest, DefaultsLimitsAndListTypes) {
   EXPECT_EQ(At("spec.patroni.leaderLeaseDurationSeconds")["minimum"], 20);
   EXPECT_EQ(At("spec.patroni.syncPeriodSeconds")["default"], 10);
   EXPECT_EQ(At("spec.patroni.retryTimeoutSeconds")["default"], 10);
-  EXPECT_EQ(At("spec.patroni.podAPIAccess")["default"], true);
+  // Defaulted by dcs.type in the webhook and the operator, not the schema.
+  EXPECT_FALSE(At("spec.patroni.podAPIAccess").contains("default"));
   EXPECT_EQ(At("spec.patroni.dcs")["default"], Json::object());
   EXPECT_EQ(At("spec.patroni.dcs.type")["default"], "kubernetes");
   EXPECT_EQ(At("spec.patroni.dcs.type")["enum"], Json::array({"kubernetes", "etcd"}));

@@ -45,8 +45,20 @@ TEST(PostgresClusterDefaultsTest, TheApiExampleOnlyGainsTheMissingFields) {
   ASSERT_TRUE(example.is_object());
   Json want = example;
   want["spec"]["patroni"]["retryTimeoutSeconds"] = 10;
-  want["spec"]["patroni"]["podAPIAccess"] = true;
+  want["spec"]["patroni"]["podAPIAccess"] = false;  // the example uses the etcd DCS
   EXPECT_EQ(Defaulted(example), want);
+}
+
+// Issue 15.4: with the etcd DCS the pods need no Kubernetes API rights, so
+// they get none unless the spec asks.
+TEST(PostgresClusterDefaultsTest, PodApiAccessIsOffByDefaultOnlyWithTheEtcdDcs) {
+  Json etcd = {{"spec", Json::parse(R"({"patroni": {"dcs": {"type": "etcd"}}})")}};
+  EXPECT_EQ(Defaulted(etcd)["spec"]["patroni"]["podAPIAccess"], false);
+  Json asked = {
+      {"spec", Json::parse(R"({"patroni": {"podAPIAccess": true, "dcs": {"type": "etcd"}}})")}};
+  EXPECT_EQ(Defaulted(asked)["spec"]["patroni"]["podAPIAccess"], true);
+  Json k8s = {{"spec", Json::parse(R"({"patroni": {"dcs": {}}})")}};
+  EXPECT_EQ(Defaulted(k8s)["spec"]["patroni"]["podAPIAccess"], true);
 }
 
 TEST(PostgresClusterDefaultsTest, OptionalBlocksGetTheirDefaultsOnlyWhenPresent) {

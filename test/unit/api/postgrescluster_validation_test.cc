@@ -26,10 +26,12 @@ std::vector<std::string> Warnings(const Json& obj) {
 }
 
 // API.md's example manifest (etcd DCS through clusterRef), as the mutating
-// webhook leaves it.
+// webhook leaves it — except podAPIAccess, whose default follows dcs.type,
+// which the cases below change (issue 15.4).
 Json Example() {
   Json obj = examples::PostgresClusterDesignExample();
   DefaultPostgresCluster(obj);
+  obj["spec"]["patroni"].erase("podAPIAccess");
   return obj;
 }
 

@@ -18,6 +18,13 @@ TEST(WireTest, RequestsUseDecimalIdsAndBase64Bytes) {
   // "a/" .. "a0" (base64 YS8= .. YTA=); a trailing 0xff carries over.
   EXPECT_EQ(DeletePrefixRequest("a/"), R"({"key":"YS8=","range_end":"YTA="})");
   EXPECT_EQ(DeletePrefixRequest(std::string("a\xff", 2)), R"({"key":"Yf8=","range_end":"Yg=="})");
+  EXPECT_EQ(PrefixRangeEnd("/quorum/db/hippo/"), "/quorum/db/hippo0");
+  EXPECT_EQ(PrefixRangeEnd(std::string("\xff\xff", 2)), std::string(1, '\0'));
+  EXPECT_EQ(NameRequest("quorum-pg.db.hippo"), R"({"name":"quorum-pg.db.hippo"})");
+  EXPECT_EQ(RoleRequest("quorum-pg.db.hippo"), R"({"role":"quorum-pg.db.hippo"})");
+  EXPECT_EQ(ParseUserNames(R"({"header":{},"users":["root","a"]})").value(),
+            (std::vector<std::string>{"root", "a"}));
+  EXPECT_EQ(ParseRoleNames(R"({"header":{}})").value(), std::vector<std::string>{});
   EXPECT_EQ(ParseDeleted(R"({"header":{},"deleted":"3"})").value_or(-1), 3);
   EXPECT_EQ(ParseDeleted(R"({"header":{}})").value_or(-1), 0);
   EXPECT_EQ(AlarmDisarmRequest({.member_id = 5, .type = "NOSPACE"}),

@@ -65,6 +65,28 @@ TEST_F(CertsTest, ServingCertificateChainsToTheCaForItsNamesOnly) {
   EXPECT_TRUE(CheckKeyMatchesCertificate(ca_.cert_pem, ca_.key_pem).ok());
 }
 
+// Issue 15.3: the database pods' etcd client certificate has no CommonName
+// (etcd's JSON gateway refuses one with auth on) and is for clients only.
+TEST_F(CertsTest, ClientCertificateHasNoCommonNameAndChainsToTheCa) {
+  auto client = GenerateClientCert(ca_, "quorum-postgres", absl::Hours(24));
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto info = InspectCertificate(client->cert_pem);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->common_name, "");
+  EXPECT_FALSE(info->is_ca);
+  EXPECT_TRUE(VerifyCertificate(client->cert_pem, ca_.cert_pem, absl::Now()).ok());
+  EXPECT_TRUE(CheckKeyMatchesCertificate(client->cert_pem, client->key_pem).ok());
+  EXPECT_EQ(VerifyWithOpenSsl(client->cert_pem, ca_.cert_pem, nullptr, nullptr),
+            X509_V_ERR_INVALID_PURPOSE)
+      << "not a serving certificate";
+  auto other = GenerateCA("other-ca", absl::Hours(48));
+  ASSERT_TRUE(other.ok());
+  EXPECT_EQ(GenerateClientCert({ca_.cert_pem, other->key_pem}, "o", absl::Hours(1)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(GenerateClientCert(ca_, "", absl::Hours(1)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(CertsTest, AnotherCaDoesNotVerifyTheCertificate) {
   auto other = GenerateCA("other-ca", absl::Hours(48));
   ASSERT_TRUE(other.ok());

@@ -4,7 +4,8 @@
 // Endpoints rights with etcd), Secret problems as Warning events and a false
 // DCSReady condition that clear when the Secret is fixed — without touching
 // the PostgresCluster —, clusterRef waiting for its EtcdCluster, the pods'
-// API rights switched off by spec, and zero writes on a no-op reconcile.
+// API rights (none by default with etcd) switched on and off by spec, and
+// zero writes on a no-op reconcile.
 // Patroni and PostgreSQL themselves are tested in test/integration/patroni.
 #include "src/controllers/postgrescluster/reconciler.h"
 
@@ -222,19 +223,32 @@ TEST_F(PostgresClusterControllerTest, EtcdDcsSecretProblemsAreReportedAndClearWh
   EXPECT_EQ((*client().Get(kPostgresClusters, ns(), "pg"))["metadata"]["generation"], generation)
       << "the PostgresCluster was not touched";
 
-  const std::set<std::string> want = {"StatefulSet/pg-main",        "Service/pg",
-                                      "Service/pg-replicas",        "Service/pg-pods",
-                                      "ConfigMap/pg-patroni",       "Secret/pg-superuser",
-                                      "Secret/pg-replication",      "Secret/pg-user-app",
-                                      "ServiceAccount/pg-instance", "Role/pg-instance",
-                                      "RoleBinding/pg-instance",    "PodDisruptionBudget/pg"};
-  EXPECT_EQ(Owned(Uid("pg")), want) << "no leader-lease or config Service with etcd";
-  auto role = client().Get(kRoles, ns(), "pg-instance");
-  EXPECT_FALSE(absl::StrContains(role->dump(), "endpoints")) << role->dump();
+  // Issue 15.4: with etcd the pods get no API rights unless the spec asks.
+  const std::set<std::string> want = {
+      "StatefulSet/pg-main",   "Service/pg",           "Service/pg-replicas",
+      "Service/pg-pods",       "ConfigMap/pg-patroni", "Secret/pg-superuser",
+      "Secret/pg-replication", "Secret/pg-user-app",   "PodDisruptionBudget/pg"};
+  EXPECT_EQ(Owned(Uid("pg")), want) << "no leader-lease or config Service with etcd, no RBAC";
   auto primary = client().Get(kServices, ns(), "pg");
   EXPECT_EQ((*primary)["spec"]["selector"]["role"], "primary");
   auto sts = client().Get(kStatefulSets, ns(), "pg-main");
   EXPECT_TRUE(absl::StrContains(sts->dump(), "\"secretName\":\"etcd-tls\""));
+  EXPECT_EQ((*sts)["spec"]["template"]["spec"]["automountServiceAccountToken"], false);
+  EXPECT_FALSE((*sts)["spec"]["template"]["spec"].contains("serviceAccountName"));
+  auto config = client().Get(kConfigMaps, ns(), "pg-patroni");
+  EXPECT_FALSE(
+      absl::StrContains((*config)["data"]["patroni.yaml"].get<std::string>(), "on_role_change"))
+      << "no role callback: it could not label the pod";
+
+  // Asked for, the pods get a Role for the callback (never endpoints).
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "pg", kube::PatchType::kMerge,
+                         {{"spec", {{"patroni", {{"podAPIAccess", true}}}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return client().Get(kRoles, ns(), "pg-instance").ok(); },
+                         absl::Seconds(30)));
+  auto role = client().Get(kRoles, ns(), "pg-instance");
+  EXPECT_FALSE(absl::StrContains(role->dump(), "endpoints")) << role->dump();
 
   // Turning the pods' API access off removes their rights entirely.
   ASSERT_TRUE(client()
@@ -267,10 +281,8 @@ TEST_F(PostgresClusterControllerTest, ClusterRefWaitsForTheEtcdCluster) {
           .Create(kSecrets, ns(),
                   Secret("dcs-client", {{"ca.crt", "A"}, {"tls.crt", "B"}, {"tls.key", "C"}}))
           .ok());
-  ASSERT_TRUE(client()
-                  .Create(kSecrets, ns(),
-                          Secret("dcs-root-auth", {{"username", "root"}, {"password", "x"}}))
-                  .ok());
+  // Without etcd auth (with it, the pods get their own etcd user:
+  // etcd_user_test.cc).
   Json etcd = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
                {"kind", "EtcdCluster"},
                {"metadata", {{"name", "dcs"}}},
@@ -293,8 +305,7 @@ TEST_F(PostgresClusterControllerTest, ClusterRefWaitsForTheEtcdCluster) {
                       {"message", "test"},
                       {"lastTransitionTime", "2026-01-01T00:00:00Z"}}}},
                    {"clientEndpoint", "https://dcs." + ns() + ".svc:2379"},
-                   {"clientSecretName", "dcs-client"},
-                   {"authSecretName", "dcs-root-auth"}}}};
+                   {"clientSecretName", "dcs-client"}}}};
   ASSERT_TRUE(
       client()
           .ApplyStatus(kEtcdClusters, ns(), status, {.field_manager = "test", .force = true})
@@ -304,7 +315,6 @@ TEST_F(PostgresClusterControllerTest, ClusterRefWaitsForTheEtcdCluster) {
   auto sts = client().Get(kStatefulSets, ns(), "ref-main");
   const std::string dump = sts->dump();
   EXPECT_TRUE(absl::StrContains(dump, "\"secretName\":\"dcs-client\"")) << dump;
-  EXPECT_TRUE(absl::StrContains(dump, "\"name\":\"dcs-root-auth\"")) << dump;
   auto cm = client().Get(kConfigMaps, ns(), "ref-patroni");
   EXPECT_TRUE(absl::StrContains((*cm)["data"]["patroni.yaml"].get<std::string>(),
                                 "dcs." + ns() + ".svc:2379"));

@@ -72,7 +72,18 @@ World TlsWorld() {
       Secret("dcs-client", {{"ca.crt", "CA"}, {"tls.crt", "CERT"}, {"tls.key", "KEY"}});
   w.objects["Secret/dcs-root-auth"] =
       Secret("dcs-root-auth", {{"username", "root"}, {"password", "x"}});
+  w.objects["Secret/dcs-client-ca"] =
+      Secret("dcs-client-ca", {{"ca.crt", "CCA"}, {"tls.crt", "CCA"}, {"tls.key", "CCA-KEY"}});
+  w.objects["Secret/dcs-server-ca"] = Secret("dcs-server-ca", {{"ca.crt", "SCA"}});
   w.objects["EtcdCluster/dcs"] = {{"metadata", {{"name", "dcs"}, {"namespace", "db"}}},
+                                  {"spec",
+                                   {{"security",
+                                     {{"enableAuth", true},
+                                      {"tls",
+                                       {{"serverTrustedCASecret", "dcs-server-ca"},
+                                        {"serverSecret", "dcs-server"},
+                                        {"clientTrustedCASecret", "dcs-client-ca"},
+                                        {"clientSecret", "dcs-client"}}}}}}},
                                   {"status",
                                    {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}},
                                     {"clientEndpoint", "https://dcs.db.svc:2379"},
@@ -163,7 +174,10 @@ TEST(PostgresBuildersTest, RbacPerDcsAndPodApiAccess) {
   EXPECT_TRUE(GrantsOn(k8s, "endpoints"));
   EXPECT_TRUE(GrantsOn(k8s, "pods"));
 
-  const std::vector<Json> etcd = BuildRbac(Cluster(kEtcdEndpoints));
+  // Issue 15.4: with etcd the pods get API rights only when the spec asks.
+  Json open_json = ClusterJson(kEtcdEndpoints);
+  open_json["spec"]["patroni"]["podAPIAccess"] = true;
+  const std::vector<Json> etcd = BuildRbac(Parse(open_json));
   EXPECT_EQ(Names(etcd),
             (std::set<std::string>{"ServiceAccount/hippo-instance", "Role/hippo-instance",
                                    "RoleBinding/hippo-instance"}));
@@ -171,9 +185,8 @@ TEST(PostgresBuildersTest, RbacPerDcsAndPodApiAccess) {
   EXPECT_FALSE(GrantsOn(etcd, "configmaps"));
   EXPECT_TRUE(GrantsOn(etcd, "pods")) << "the role callback patches its pod";
 
-  Json closed_json = ClusterJson(kEtcdEndpoints);
-  closed_json["spec"]["patroni"]["podAPIAccess"] = false;
-  const PostgresCluster closed = Parse(closed_json);
+  const PostgresCluster closed = Cluster(kEtcdEndpoints);  // podAPIAccess defaults to false
+  EXPECT_FALSE(closed.spec.patroni.pod_api_access);
   EXPECT_TRUE(BuildRbac(closed).empty());
   const World w = TlsWorld();
   const DcsResolution dcs = ResolveDcs(closed, w.lookup());
@@ -193,7 +206,9 @@ TEST(PostgresBuildersTest, RbacPerDcsAndPodApiAccess) {
 // callback may list pods to take the old primary's label away (18.3).
 TEST(PostgresBuildersTest, ReadinessFollowsWritabilityAndTheCallbackMayClearOldPrimaries) {
   const World w = TlsWorld();
-  const PostgresCluster cluster = Cluster(kEtcdEndpoints);
+  Json with_api = ClusterJson(kEtcdEndpoints);
+  with_api["spec"]["patroni"]["podAPIAccess"] = true;
+  const PostgresCluster cluster = Parse(with_api);
   const DcsResolution dcs = ResolveDcs(cluster, w.lookup());
   const Json sts =
       BuildStatefulSet(cluster, cluster.spec.instances[0], BuildPatroniInput(cluster, dcs), dcs);
@@ -259,11 +274,52 @@ TEST(DcsResolutionTest, ChecksSecretsAndTheEtcdCluster) {
 
   r = ResolveDcs(Cluster(kEtcdClusterRef), TlsWorld().lookup());
   ASSERT_TRUE(r.ready) << r.message;
-  EXPECT_EQ(r.tls_secret, "dcs-client");
-  EXPECT_EQ(r.auth_secret, "dcs-root-auth");
+  // Issue 15.3: the pods' own user and certificate; the operator keeps its own.
+  EXPECT_EQ(r.tls_secret, "hippo-etcd-client");
+  EXPECT_EQ(r.auth_secret, "hippo-etcd-user");
+  EXPECT_EQ(r.operator_tls_secret, "dcs-client");
+  EXPECT_EQ(r.operator_auth_secret, "dcs-root-auth");
+  ASSERT_TRUE(r.pod_access.has_value());
+  EXPECT_EQ(r.pod_access->user, "quorum-pg.db.hippo");
+  EXPECT_EQ(r.pod_access->key_prefix, "/quorum/db/hippo/");
+  EXPECT_EQ(r.pod_access->client_ca_secret, "dcs-client-ca");
+  EXPECT_EQ(r.pod_access->server_ca_secret, "dcs-server-ca");
   const auto& etcd = std::get<patroni::EtcdDcs>(r.dcs);
   EXPECT_EQ(etcd.hosts, std::vector<std::string>{"dcs.db.svc:2379"});
   EXPECT_EQ(etcd.protocol, "https");
+}
+
+// Issue 15.3: without the client CA's key the pods could only get the
+// operator's certificate: the cluster waits instead, naming the Secret.
+TEST(DcsResolutionTest, ClusterRefWithAuthNeedsTheClientCasKey) {
+  World w = TlsWorld();
+  w.objects["Secret/dcs-client-ca"] = Secret("dcs-client-ca", {{"ca.crt", "CCA"}});
+  DcsResolution r = ResolveDcs(Cluster(kEtcdClusterRef), w.lookup());
+  EXPECT_FALSE(r.ready);
+  EXPECT_EQ(r.reason, "EtcdClientCertUnavailable");
+  EXPECT_TRUE(absl::StrContains(r.message, "dcs-client-ca")) << r.message;
+  EXPECT_TRUE(r.operator_access) << "the finalizer can still clean up";
+  ASSERT_TRUE(r.pod_access.has_value());
+
+  // Issued already: the CA Secrets are not read (nor needed) on each reconcile.
+  w.objects["Secret/hippo-etcd-client"] =
+      Secret("hippo-etcd-client", {{"ca.crt", "SCA"}, {"tls.crt", "C"}, {"tls.key", "K"}});
+  r = ResolveDcs(Cluster(kEtcdClusterRef), w.lookup());
+  EXPECT_TRUE(r.ready) << r.message;
+  w.objects.erase("Secret/hippo-etcd-client");
+
+  w.objects["Secret/dcs-client-ca"] = Secret("dcs-client-ca", {{"ca.crt", "CCA"}, {"ca.key", "K"}});
+  r = ResolveDcs(Cluster(kEtcdClusterRef), w.lookup());
+  EXPECT_TRUE(r.ready) << r.message;
+
+  // Without auth nothing changes: the pods use what the EtcdCluster publishes.
+  w = TlsWorld();
+  w.objects["EtcdCluster/dcs"]["status"].erase("authSecretName");
+  r = ResolveDcs(Cluster(kEtcdClusterRef), w.lookup());
+  ASSERT_TRUE(r.ready) << r.message;
+  EXPECT_FALSE(r.pod_access.has_value());
+  EXPECT_EQ(r.tls_secret, "dcs-client");
+  EXPECT_EQ(r.auth_secret, "");
 }
 
 // Issue 14.7: the operator reads the DCS leader key with the DCS's own
