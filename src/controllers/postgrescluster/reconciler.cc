@@ -541,7 +541,12 @@ PostgresClusterReconciler::PostgresClusterReconciler(kube::Client& client, runti
       rest_(patroni::RestClientConfig{.timeout = absl::Seconds(3)}),
       probe_(patroni::RestClientConfig{.timeout = kMemberProbeTimeout}) {}
 
+void PostgresClusterReconciler::FollowDcsLeaders(LeaderWatchSource::Enqueue enqueue) {
+  leader_watch_ = std::make_unique<LeaderWatchSource>(std::move(enqueue));
+}
+
 void PostgresClusterReconciler::Forget(const runtime::Request& req) {
+  if (leader_watch_ != nullptr) leader_watch_->Follow(req, std::nullopt);
   backoff_.Reset(req.Key());
   absl::MutexLock lock(&mu_);
   users_applied_.erase(req.Key());
@@ -592,6 +597,10 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   const Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster)};
   // Observe the DCS; act on what Kubernetes holds.
   const DcsResolution dcs = ObserveDcs(ctx);
+  if (leader_watch_ != nullptr) {  // before the leader is read: no change slips between
+    leader_watch_->Follow(req,
+                          LeaderWatchTargetFor(*cluster, dcs, SecretValueFrom(cache_, req.ns)));
+  }
   if (absl::Status s = EnsureCredentials(ctx); !s.ok()) return s;
   controllers::ClaimTemplateOutcome claims;
   if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &claims); !s.ok()) return s;
@@ -672,6 +681,8 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
            Str(At(new_object, {"metadata", "annotations", "leader"}));
   };
   c.Watch(cache.Informer(kEndpoints), by_cluster_label, {leader_changed});
+  // The etcd DCS's leader keys: a watch on etcd wakes the cluster at once.
+  reconciler.FollowDcsLeaders([&c](const runtime::Request& r) { c.queue().Add(r.Key()); });
   // Nodes: read to skip members on NotReady nodes (their pods' Ready
   // condition changes with the node, and that reconciles).
   cache.Informer(kNodes, /*cluster_scoped=*/true);

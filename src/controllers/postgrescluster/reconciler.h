@@ -31,6 +31,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "src/controllers/common/wait.h"
+#include "src/controllers/postgrescluster/leader_watch.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/patroni/rest_client.h"
 #include "src/runtime/cache.h"
@@ -70,6 +71,12 @@ class PostgresClusterReconciler : public runtime::Reconciler {
                             runtime::EventRecorder& recorder, MemberUrlFunc member_url = nullptr);
   absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
 
+  // Wakes a cluster's reconcile (through `enqueue`) when its etcd DCS leader
+  // key changes: one watch per distinct DCS location (leader_watch.h),
+  // followed from each reconcile. Call before the controller starts.
+  void FollowDcsLeaders(LeaderWatchSource::Enqueue enqueue);
+  const LeaderWatchSource* leader_watch() const { return leader_watch_.get(); }
+
   // How many objects the reconciler keeps memory for (users applied, role
   // waits): bounded by the live clusters; for tests.
   size_t remembered() const;
@@ -96,7 +103,8 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   mutable absl::Mutex mu_;
   // namespace/name -> the key last applied; erased when the object goes.
   std::map<std::string, std::string> users_applied_ ABSL_GUARDED_BY(mu_);
-  controllers::WaitBackoff backoff_;  // re-reading the members' roles
+  controllers::WaitBackoff backoff_;                 // re-reading the members' roles
+  std::unique_ptr<LeaderWatchSource> leader_watch_;  // set before the workers start
 };
 
 // Registers the informers (with the Secret and EtcdCluster indexes), the
