@@ -15,10 +15,11 @@
 //      when the users, their Secrets or the primary changed);
 //   6. act on a new switchover trigger annotation, once;
 //   7. write status last, only when it changed;
-//   8. wait: nothing while a watch signals the next change (a referenced
+//   8. wait: nothing while a watch signals the next change (the etcd DCS
+//      leader key, see leader_watch.h; a referenced
 //      Secret or EtcdCluster, a pod starting, a role label set by Patroni or
-//      its callback); capped backoff (1 s .. 5 min, restarted when the roles
-//      change) for re-reading the members' roles.
+//      its callback); capped backoff (1 s .. 30 s with the etcd DCS, 5 min
+//      otherwise; restarted when the roles change) for re-reading the roles.
 // Reconcile lists these phases; each is a function in reconciler.cc.
 // An already-converged cluster costs zero API writes.
 // Thread-safety: Reconcile may run concurrently for different clusters.
