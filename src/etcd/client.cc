@@ -194,6 +194,37 @@ absl::StatusOr<std::string> Client::Post(std::string_view path, const std::strin
       absl::StrCat(Absl(what), ": no endpoint could serve it: ", absl::StrJoin(failures, "; ")));
 }
 
+absl::StatusOr<kube::HttpResponse> Client::Stream(
+    std::string_view endpoint, std::string_view path, const std::string& body,
+    const std::function<bool(std::string_view)>& on_data, Cancellation* cancel) {
+  const std::string ep = Trimmed(endpoint);
+  uint64_t generation = 0;
+  if (!config_.username.empty()) {
+    bool known = false;
+    {
+      absl::MutexLock lock(&mu_);
+      known = token_known_;
+      generation = token_generation_;
+    }
+    if (!known) {
+      if (absl::Status s = Authenticate(generation); !s.ok()) return s;
+    }
+  }
+  absl::StatusOr<std::shared_ptr<kube::Transport>> t = TransportFor(ep, &generation);
+  if (!t.ok()) return t.status();
+  kube::HttpRequest req;
+  req.method = "POST";
+  req.path = std::string(path);
+  req.body = body;
+  req.content_type = "application/json";
+  return (*t)->Stream(req, on_data, cancel);  // no timeout: a stream lasts
+}
+
+void Client::ForgetToken() {
+  absl::MutexLock lock(&mu_);
+  token_known_ = false;
+}
+
 // --- Calls ----------------------------------------------------------------------
 
 namespace {

@@ -34,6 +34,7 @@
 #define QUORUM_SRC_ETCD_CLIENT_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,6 +46,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "src/base/cancellation.h"
 #include "src/etcd/types.h"
 #include "src/kube/transport.h"
 
@@ -134,6 +136,21 @@ class Client {
   absl::Status AuthEnable();
   absl::Status AuthDisable();
   absl::StatusOr<AuthStatusResponse> AuthStatus();
+
+  // --- Streams --------------------------------------------------------------
+  // One long POST (a watch, see watch.h) to exactly `endpoint` with the
+  // current token (authenticating first when auth is on): `on_data` gets the
+  // chunks of a 2xx body as they arrive. Ends when etcd closes the stream
+  // (the response: its code, and the body when not 2xx), when `on_data`
+  // returns false, or with Cancelled when `cancel` fires; Unavailable when
+  // the endpoint cannot be reached; authentication errors as above.
+  absl::StatusOr<kube::HttpResponse> Stream(std::string_view endpoint, std::string_view path,
+                                            const std::string& body,
+                                            const std::function<bool(std::string_view)>& on_data,
+                                            Cancellation* cancel);
+  // Drops the current token so that the next call authenticates again: etcd
+  // cancels a watch whose token went stale instead of failing a request.
+  void ForgetToken();
 
   const ClientConfig& config() const { return config_; }
 

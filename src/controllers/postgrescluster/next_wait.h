@@ -18,9 +18,11 @@ namespace quorum::postgrescluster {
 // With the etcd DCS the pods may have no API rights (podAPIAccess: false) and
 // the role callback is only a fast path: the operator's own look at the
 // members is what keeps the primary Service on the leader after a failover
-// that changes no pod. Until the DCS leader key is watched, that look is
-// capped at a few seconds (Patroni's loop_wait is 10 s by default).
-inline constexpr absl::Duration kMaxRoleWait = absl::Seconds(5);
+// that changes no pod. A change of the DCS leader key wakes the reconcile at
+// once (leader_watch.h), so this look only catches what the key does not
+// show (a leader that cannot take writes); capped at 30 s, it no longer keeps
+// the workers busy probing members on dead nodes (issue 14.7).
+inline constexpr absl::Duration kMaxRoleWait = absl::Seconds(30);
 
 // What the members said, as one string: the backoff restarts when it changes.
 std::string RolesSignature(const Members& members);

@@ -28,7 +28,12 @@ PostgresClusterReconciler::PostgresClusterReconciler(kube::Client& client, runti
       rest_(patroni::RestClientConfig{.timeout = absl::Seconds(3)}),
       probe_(patroni::RestClientConfig{.timeout = kMemberProbeTimeout}) {}
 
+void PostgresClusterReconciler::FollowDcsLeaders(LeaderWatchSource::Enqueue enqueue) {
+  leader_watch_ = std::make_unique<LeaderWatchSource>(std::move(enqueue));
+}
+
 void PostgresClusterReconciler::Forget(const runtime::Request& req) {
+  if (leader_watch_ != nullptr) leader_watch_->Follow(req, std::nullopt);
   backoff_.Reset(req.Key());
   etcd_access_.Forget(req.Key());
   absl::MutexLock lock(&mu_);
@@ -38,6 +43,20 @@ void PostgresClusterReconciler::Forget(const runtime::Request& req) {
 size_t PostgresClusterReconciler::remembered() const {
   absl::MutexLock lock(&mu_);
   return users_applied_.size() + backoff_.size() + etcd_access_.size();
+}
+
+absl::StatusOr<DcsResolution> PostgresClusterReconciler::ObserveDcsAndCredentials(
+    const runtime::Request& req, const Phase& ctx) {
+  DcsResolution dcs = ObserveDcs(ctx);
+  if (leader_watch_ != nullptr) {  // before the leader is read: no change slips between
+    leader_watch_->Follow(req,
+                          LeaderWatchTargetFor(ctx.cluster, dcs, SecretValueFrom(cache_, req.ns)));
+  }
+  if (absl::Status s = EnsureCredentials(ctx); !s.ok()) return s;
+  // clusterRef with etcd auth: the pods' own etcd user (etcd_user.h).
+  absl::Status s = etcd_access_.Ensure(client_, cache_, recorder_, ctx.stored, ctx.cluster, dcs);
+  if (!s.ok()) return s;
+  return dcs;
 }
 
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
@@ -59,13 +78,9 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (!finalizer.ok()) return finalizer.status();
   const Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster)};
   // Observe the DCS; act on what Kubernetes holds.
-  DcsResolution dcs = ObserveDcs(ctx);
-  if (absl::Status s = EnsureCredentials(ctx); !s.ok()) return s;
-  // clusterRef with etcd auth: the pods' own etcd user (etcd_user.h).
-  if (absl::Status s = etcd_access_.Ensure(client_, cache_, recorder_, *stored, *cluster, dcs);
-      !s.ok()) {
-    return s;
-  }
+  absl::StatusOr<DcsResolution> dcs_or = ObserveDcsAndCredentials(req, ctx);
+  if (!dcs_or.ok()) return dcs_or.status();
+  const DcsResolution& dcs = *dcs_or;
   controllers::ClaimTemplateOutcome claims;
   if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &claims); !s.ok()) return s;
   // Observe the members; act on them.

@@ -16,10 +16,11 @@
 //      when the users, their Secrets or the primary changed);
 //   6. act on a new switchover trigger annotation, once;
 //   7. write status last, only when it changed;
-//   8. wait: nothing while a watch signals the next change (a referenced
+//   8. wait: nothing while a watch signals the next change (the etcd DCS
+//      leader key, see leader_watch.h; a referenced
 //      Secret or EtcdCluster, a pod starting, a role label set by Patroni or
-//      its callback); capped backoff (1 s .. 5 min, restarted when the roles
-//      change) for re-reading the members' roles.
+//      its callback); capped backoff (1 s .. 30 s with the etcd DCS, 5 min
+//      otherwise; restarted when the roles change) for re-reading the roles.
 // Reconcile (reconciler.cc) lists these phases; each is its own file:
 // observe.h (1, 4: the DCS, pods, leader key, members' roles), objects.h (2,
 // 3), roles.h (4: role labels), roll_members.h (rolling update, planned by
@@ -33,12 +34,15 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
 #include "src/controllers/common/wait.h"
 #include "src/controllers/postgrescluster/etcd_user.h"
+#include "src/controllers/postgrescluster/leader_watch.h"
 #include "src/controllers/postgrescluster/names.h"
+#include "src/controllers/postgrescluster/phase.h"
 #include "src/patroni/rest_client.h"
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
@@ -77,6 +81,12 @@ class PostgresClusterReconciler : public runtime::Reconciler {
                             runtime::EventRecorder& recorder, MemberUrlFunc member_url = nullptr);
   absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
 
+  // Wakes a cluster's reconcile (through `enqueue`) when its etcd DCS leader
+  // key changes: one watch per distinct DCS location (leader_watch.h),
+  // followed from each reconcile. Call before the controller starts.
+  void FollowDcsLeaders(LeaderWatchSource::Enqueue enqueue);
+  const LeaderWatchSource* leader_watch() const { return leader_watch_.get(); }
+
   // How many objects the reconciler keeps memory for (users applied, role
   // waits): bounded by the live clusters; for tests.
   size_t remembered() const;
@@ -86,6 +96,10 @@ class PostgresClusterReconciler : public runtime::Reconciler {
                                                     const nlohmann::json& stored);
   // Drops what is kept for an object that is gone or going.
   void Forget(const runtime::Request& req);
+  // Steps 1–2: the DCS resolved (and its leader key followed), the credential
+  // Secrets and, with clusterRef and etcd auth, the pods' own etcd user.
+  absl::StatusOr<DcsResolution> ObserveDcsAndCredentials(const runtime::Request& req,
+                                                         const Phase& ctx);
 
   // Step 5; returns a problem sentence or "".
   std::string EnsureUsersOnce(const PostgresCluster& cluster, const std::string& primary,
@@ -105,6 +119,7 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   std::map<std::string, std::string> users_applied_ ABSL_GUARDED_BY(mu_);
   controllers::WaitBackoff backoff_;  // re-reading the members' roles
   PodEtcdAccessKeeper etcd_access_;   // clusterRef with etcd auth: the pods' etcd user
+  std::unique_ptr<LeaderWatchSource> leader_watch_;  // set before the workers start
 };
 
 // Registers the informers (with the Secret and EtcdCluster indexes), the

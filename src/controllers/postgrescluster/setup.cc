@@ -68,6 +68,8 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
            Str(At(new_object, {"metadata", "annotations", "leader"}));
   };
   c.Watch(cache.Informer(kEndpoints), by_cluster_label, {leader_changed});
+  // The etcd DCS's leader keys: a watch on etcd wakes the cluster at once.
+  reconciler.FollowDcsLeaders([&c](const runtime::Request& r) { c.queue().Add(r.Key()); });
   // Nodes: read to skip members on NotReady nodes (their pods' Ready
   // condition changes with the node, and that reconciles).
   cache.Informer(kNodes, /*cluster_scoped=*/true);
