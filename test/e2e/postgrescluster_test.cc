@@ -129,7 +129,9 @@ TEST_F(PostgresClusterE2E, EtcdDcsFailoverKeepsCommittedRows) {
 // Issue 18.1: the role callback runs in a real pod (the ConfigMap volume's
 // defaultMode 0555 makes it executable), so with the operator stopped a
 // failover still moves role=primary (the old primary's label first: never
-// two primaries) and the primary Service follows.
+// two primaries) and the primary Service follows. The callback needs API
+// rights, which the etcd DCS leaves off by default (issue 15.4): this cluster
+// opts in with podAPIAccess: true.
 TEST_F(PostgresClusterE2E, EtcdDcsFailoverWithTheOperatorStoppedMovesLabelAndService) {
   OperatorProcess op(ns());
   op.Start();
@@ -153,7 +155,8 @@ TEST_F(PostgresClusterE2E, EtcdDcsFailoverWithTheOperatorStoppedMovesLabelAndSer
                                      {{"accessModes", Json::array({"ReadWriteOnce"})},
                                       {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})},
         {"patroni",
-         {{"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}}}}}};
+         {{"podAPIAccess", true},
+          {"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}}}}}};
   auto created = client().Create(kPostgres, ns(), pg);
   ASSERT_TRUE(created.ok()) << created.status();
   ASSERT_TRUE(
