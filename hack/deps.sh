@@ -15,7 +15,7 @@ packages=(
   g++ cmake ninja-build make pkg-config git openssl curl iproute2 util-linux
   libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
   libabsl-dev libspdlog-dev libcli11-dev libgtest-dev libgmock-dev clang-format
-  postgresql python3-venv libpq-dev
+  postgresql python3-venv libpq-dev jq
 )
 # The real node (hack/node.sh, hack/images.sh) also needs libseccomp-dev (runc's
 # build), nft (kube-proxy's nftables mode), catatonit (the pause image), mmdebstrap

@@ -17,7 +17,7 @@
 #   postgres-15: ghcr.io/quorum-dev/postgres:15-patroni4   images/postgres on bookworm, PG from Debian
 #   postgres-17: ghcr.io/quorum-dev/postgres:17-patroni4   images/postgres on trixie, PG from Debian
 #   operator:   ghcr.io/quorum-dev/quorum-operator:0.1.0   images/operator on bookworm. With
-#               QUORUM_OPERATOR_BIN (the tests, the demo) it packs that already-built program
+#               QUORUM_OPERATOR_BIN (the e2e fixture, make bench-node) it packs that already-built program
 #               (seconds, keyed by its bytes); without, it compiles the operator inside the
 #               build as a publisher would (~10 min cold; keyed by the tracked sources).
 #               `build` with no names skips it unless QUORUM_OPERATOR_BIN is set.
