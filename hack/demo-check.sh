@@ -161,6 +161,7 @@ alive_pids() {
     st="$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" || continue
     [[ "$st" != Z ]] && echo "$p"
   done
+  return 0  # a zombie last must not fail `still=$(alive_pids)` under set -e
 }
 still="$(alive_pids)"
 if [[ -n "$still" ]]; then
