@@ -50,20 +50,23 @@ class EtcdClusterE2E : public E2ETest {
     return r.exit_code == 0 ? r.output : "(error) " + r.output;
   }
 
-  // The key written before scaling reads back through the client Service. Right
-  // after a scale-down the Service may still route to a removed member's pod for
-  // a probe period (its etcd has exited; the kubelet has not yet seen it), so a
+  // `key` reads back `want` through the client Service. Right after a
+  // scale-down the Service may still route to a removed member's pod for a
+  // probe period (its etcd has exited; the kubelet has not yet seen it), so a
   // connection error is retried; a wrong value is not.
-  void ExpectSurvivor(const std::string& name) {
+  void ExpectValue(const std::string& name, const std::string& key, const std::string& want) {
     std::string got;
     EXPECT_TRUE(testenv::Eventually(
         [&] {
-          got = Get(name, "survivor");
+          got = Get(name, key);
           return got.rfind("(error)", 0) != 0;
         },
         absl::Minutes(1)))
         << got;
-    EXPECT_EQ(got, "before-scaling\n");
+    EXPECT_EQ(got, want);
+  }
+  void ExpectSurvivor(const std::string& name) {
+    ExpectValue(name, "survivor", "before-scaling\n");
   }
 };
 
@@ -110,7 +113,7 @@ TEST_F(EtcdClusterE2E, ThreeMembersScaleAndReplace) {
   std::set<uint64_t> ids_after;
   for (const Member& m : MemberList(ns(), "kv")) ids_after.insert(m.id);
   EXPECT_NE(ids_before, ids_after) << "kv-1 came back with empty data: it must be a new member";
-  EXPECT_EQ(Get("kv", "survivor"), "before-scaling\n");
+  ExpectSurvivor("kv");
   for (const Member& m : MemberList(ns(), "kv")) {
     CommandResult status = NodeExec({testenv::GetControlPlane()->bin_dir + "/etcdctl",
                                      "--endpoints=" + m.client_urls[0], "endpoint", "status"});
@@ -143,7 +146,7 @@ TEST_F(EtcdClusterE2E, OperatorKilledMidScaleResumes) {
   op->Start();
   ASSERT_TRUE(testenv::Eventually([&] { return Converged("mid", 5); }, kConverge))
       << "the restarted operator did not finish the scale-up";
-  EXPECT_EQ(Get("mid", "k"), "v\n");
+  ExpectValue("mid", "k", "v\n");
 }
 
 TEST_F(EtcdClusterE2E, CrashAtEachMembershipStepResumes) {
@@ -172,7 +175,7 @@ TEST_F(EtcdClusterE2E, CrashAtEachMembershipStepResumes) {
     op.Start();
     ASSERT_TRUE(testenv::Eventually([&] { return Converged("fp", replicas); }, kConverge))
         << "no convergence to " << replicas << " after a crash at " << failpoint;
-    EXPECT_EQ(Get("fp", "k"), "v\n");
+    ExpectValue("fp", "k", "v\n");
   }
 }
 
