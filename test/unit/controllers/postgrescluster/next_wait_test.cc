@@ -53,8 +53,7 @@ TEST(NextWaitTest, RoleWaitIsCappedAtFiveSecondsWithTheEtcdDcsOnly) {
     FakeClock clock;
     controllers::WaitBackoff backoff(clock);
     const DcsResolution dcs = Dcs(true, "Resolved", etcd);
-    EXPECT_EQ(NextWait(backoff, kReq, dcs, Running("pg-0")).requeue_after,
-              controllers::kFirstWait);
+    EXPECT_EQ(NextWait(backoff, kReq, dcs, Running("pg-0")).requeue_after, controllers::kFirstWait);
     clock.Advance(absl::Minutes(1));
     EXPECT_EQ(NextWait(backoff, kReq, dcs, Running("pg-0")).requeue_after,
               etcd ? kMaxRoleWait : absl::Minutes(1));
