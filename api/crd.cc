@@ -4,6 +4,10 @@
 #include <string>
 #include <string_view>
 
+#include "api/etcdbackup_schema.h"
+#include "api/etcdbackup_types.h"
+#include "api/etcdbackupschedule_schema.h"
+#include "api/etcdbackupschedule_types.h"
 #include "api/etcdcluster.h"
 #include "api/etcdcluster_schema.h"
 #include "api/postgrescluster.h"
@@ -63,6 +67,26 @@ absl::StatusOr<Json> BuildEtcdClusterCrd(const OpenApiIndex& index, const Inline
   return BuildCrd(names, EtcdClusterSchemaSource(), EtcdClusterPrinterColumns(), index, options);
 }
 
+absl::StatusOr<Json> BuildEtcdBackupCrd(const OpenApiIndex& index, const InlineOptions& options) {
+  const CrdNames names{kEtcdBackupCrdName,  kEtcdGroup,        kEtcdVersion,        kEtcdBackupKind,
+                       kEtcdBackupListKind, kEtcdBackupPlural, kEtcdBackupSingular, {}};
+  return BuildCrd(names, EtcdBackupSchemaSource(), EtcdBackupPrinterColumns(), index, options);
+}
+
+absl::StatusOr<Json> BuildEtcdBackupScheduleCrd(const OpenApiIndex& index,
+                                                const InlineOptions& options) {
+  const CrdNames names{kEtcdBackupScheduleCrdName,
+                       kEtcdGroup,
+                       kEtcdVersion,
+                       kEtcdBackupScheduleKind,
+                       kEtcdBackupScheduleListKind,
+                       kEtcdBackupSchedulePlural,
+                       kEtcdBackupScheduleSingular,
+                       {}};
+  return BuildCrd(names, EtcdBackupScheduleSchemaSource(), EtcdBackupSchedulePrinterColumns(),
+                  index, options);
+}
+
 absl::StatusOr<Json> BuildPostgresClusterCrd(const OpenApiIndex& index,
                                              const InlineOptions& options) {
   const CrdNames names{kPostgresClusterCrdName,  kPostgresGroup,
@@ -76,7 +100,8 @@ absl::StatusOr<Json> BuildPostgresClusterCrd(const OpenApiIndex& index,
 absl::StatusOr<std::vector<Json>> BuildCrds(const OpenApiIndex& index,
                                             const InlineOptions& options) {
   std::vector<Json> out;
-  for (auto build : {BuildEtcdClusterCrd, BuildPostgresClusterCrd}) {
+  for (auto build : {BuildEtcdClusterCrd, BuildEtcdBackupCrd, BuildEtcdBackupScheduleCrd,
+                     BuildPostgresClusterCrd}) {
     absl::StatusOr<Json> crd = build(index, options);
     if (!crd.ok()) return crd.status();
     out.push_back(*std::move(crd));

@@ -19,10 +19,15 @@ namespace quorum::api {
 // missing from `index`, an upstream construct with no structural form).
 absl::StatusOr<nlohmann::json> BuildEtcdClusterCrd(const OpenApiIndex& index,
                                                    const InlineOptions& options = {});
+absl::StatusOr<nlohmann::json> BuildEtcdBackupCrd(const OpenApiIndex& index,
+                                                  const InlineOptions& options = {});
+absl::StatusOr<nlohmann::json> BuildEtcdBackupScheduleCrd(const OpenApiIndex& index,
+                                                          const InlineOptions& options = {});
 absl::StatusOr<nlohmann::json> BuildPostgresClusterCrd(const OpenApiIndex& index,
                                                        const InlineOptions& options = {});
 
-// Every CRD Quorum serves, in a fixed order (EtcdCluster, PostgresCluster).
+// Every CRD Quorum serves, in a fixed order (EtcdCluster, EtcdBackup, EtcdBackupSchedule,
+// PostgresCluster).
 // Errors: the first CRD's that fails.
 absl::StatusOr<std::vector<nlohmann::json>> BuildCrds(const OpenApiIndex& index,
                                                       const InlineOptions& options = {});

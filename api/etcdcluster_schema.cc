@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/etcdbackup_schema.h"
 #include "api/etcdcluster.h"
 #include "api/etcdcluster_defaults.h"
 
@@ -196,6 +197,15 @@ Json Spec() {
                       {"metadata", TemplateMetadata("Metadata of the PodDisruptionBudget.", true)},
                       {"spec", pdb_spec},
                   })},
+          {"bootstrap",
+           Object("How a new cluster starts. Read once, when the first member starts with an "
+                  "empty data folder; changing it later has no effect.",
+                  {{"restore",
+                    Object("Start from an etcd snapshot (an EtcdBackup's) instead of empty: the "
+                           "first member restores it with a new cluster ID, the others join it.",
+                           {{"source", BackupDestinationSchema(
+                                           "Where the snapshot is: s3 (key: the object) or pvc "
+                                           "(subPath: the snapshot file inside the claim).")}})}})},
           {"security",
            Object("Transport security and authentication.",
                   {

@@ -1,6 +1,7 @@
 #include "api/etcdcluster_types.h"
 
 #include "api/decode.h"
+#include "api/etcdbackup_types.h"
 #include "api/etcdcluster_defaults.h"
 #include "api/etcdcluster_validation.h"
 
@@ -72,6 +73,12 @@ void DecodeSpec(Decoder& d, const Json* spec, EtcdClusterSpec& out) {
   const Json* security = d.Member(spec, "spec", "security");
   d.Bool(security, "spec.security", "enableAuth", out.security.enable_auth);
   DecodeTls(d, security, out.security.tls);
+  const Json* restore = d.Member(d.Member(spec, "spec", "bootstrap"), "spec.bootstrap", "restore");
+  if (const Json* source = d.Member(restore, "spec.bootstrap.restore", "source")) {
+    std::vector<FieldError> errors;
+    out.restore_source = DecodeBackupDestination(source, "spec.bootstrap.restore.source", errors);
+    for (FieldError& e : errors) d.Fail(std::move(e.field), std::move(e.message));
+  }
 }
 
 void DecodeCondition(Decoder& d, const Json& c, const std::string& at, Condition& out) {
@@ -201,6 +208,9 @@ Json ToJson(const EtcdClusterSpec& spec) {
   if (spec.security.enable_auth) security["enableAuth"] = true;
   if (!tls.empty()) security["tls"] = tls;
   if (!security.empty()) out["security"] = security;
+  if (spec.restore_source) {
+    out["bootstrap"] = {{"restore", {{"source", ToJson(*spec.restore_source)}}}};
+  }
   return out;
 }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "api/backup_destination.h"
 
 namespace quorum::api {
 
@@ -84,6 +85,9 @@ struct EtcdClusterSpec {
   TemplateMeta headless_service_metadata;       // headlessServiceTemplate.metadata
   std::optional<EtcdPdbTemplate> pdb_template;  // absent: no PodDisruptionBudget
   EtcdSecuritySpec security;
+  // spec.bootstrap.restore.source: the snapshot a new cluster starts from
+  // (s3.key is the object, pvc.subPath the snapshot file inside the claim).
+  std::optional<BackupDestination> restore_source;
 };
 
 // metav1.Condition.

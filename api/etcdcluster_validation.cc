@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "api/etcdbackup_types.h"
 #include "api/etcdcluster.h"
 #include "api/quantity.h"
 #include "src/base/json_access.h"
@@ -370,6 +371,28 @@ bool ResolveIntOrPercent(const Json& value, int replicas, int& out) {
   return true;
 }
 
+// spec.bootstrap.restore.source: a usable snapshot location; fixed once created
+// (it only matters when the first member starts).
+static void ValidateBootstrap(const Json& spec, const Json* old_spec,
+                              std::vector<FieldError>& errors) {
+  const Json* bootstrap = Child(&spec, "bootstrap");
+  if (old_spec != nullptr) {
+    const Json* old_bootstrap = Child(old_spec, "bootstrap");
+    if ((bootstrap == nullptr) != (old_bootstrap == nullptr) ||
+        (bootstrap != nullptr && *bootstrap != *old_bootstrap)) {
+      errors.push_back({"spec.bootstrap",
+                        "is immutable: it only applies when a cluster is "
+                        "created; restore into a new EtcdCluster"});
+    }
+  }
+  const Json* restore = Child(bootstrap, "restore");
+  if (restore == nullptr) return;
+  for (FieldError& e :
+       ValidateBackupDestination(Child(restore, "source"), "spec.bootstrap.restore.source", true)) {
+    errors.push_back(std::move(e));
+  }
+}
+
 std::vector<FieldError> ValidateEtcdCluster(const Json& obj, const Json* old) {
   std::vector<FieldError> errors;
   Validator v(errors);
@@ -392,6 +415,7 @@ std::vector<FieldError> ValidateEtcdCluster(const Json& obj, const Json* old) {
   v.DisruptionBudget(*spec, replicas);
   v.Services(*spec);
   v.Security(*spec);
+  ValidateBootstrap(*spec, old_spec, errors);
   return errors;
 }
 

@@ -385,6 +385,26 @@ Json Spec() {
       "The primary Service that clients connect to (port 5432).",
       {{"type", service_type}, {"metadata", Metadata("Labels and annotations of the Service.")}});
 
+  Json tls = Object(
+      "PostgreSQL's TLS, always on. By default Quorum makes a CA per cluster (Secret "
+      "<name>-ca) and issues the members' certificate (Secret <name>-tls, renewed when a third "
+      "of its lifetime is left); connection Secrets carry ca.crt and sslmode=verify-full.",
+      {{"customSecret",
+        String("A kubernetes.io/tls Secret of yours (ca.crt, tls.crt, tls.key) the members "
+               "serve as it is; you renew it. Excludes caSecret.")},
+       {"caSecret",
+        String("A Secret with your CA (tls.crt + tls.key, or ca.crt + ca.key) from which "
+               "Quorum issues the members' certificate instead of a CA of its own. Excludes "
+               "customSecret.")},
+       {"allowPlaintext",
+        Bool("Also accept client connections without TLS (pg_hba host rules after the "
+             "hostssl ones). Default false: only TLS. Replication is TLS in any case.")}});
+  Json network_policy = Object(
+      "A NetworkPolicy <name> for the members: Patroni's REST API (8008) only from the "
+      "cluster's own pods and the operator's pods; PostgreSQL (5432) from any pod in the "
+      "cluster's namespace, the operator and the members.",
+      {{"enabled", Bool("Create the NetworkPolicy (default true).")}});
+
   Json spec = Object(
       "The PostgreSQL cluster you want.",
       {
@@ -395,6 +415,8 @@ Json Spec() {
           {"patroni", Patroni()},
           {"users", users},
           {"service", service},
+          {"tls", tls},
+          {"networkPolicy", network_policy},
       });
   spec["required"] = Json::array({"postgresVersion", "instances"});
   spec["x-kubernetes-validations"] = Json::array({

@@ -98,6 +98,12 @@ void DecodeSpec(Decoder& d, const Json* spec, PostgresClusterSpec& out) {
   d.String(service, "spec.service", "type", out.service.type);
   if (out.service.type.empty()) out.service.type = std::string(kDefaultServiceType);
   DecodeMeta(d, service, "spec.service", out.service.metadata);
+  const Json* tls = d.Member(spec, "spec", "tls");
+  d.String(tls, "spec.tls", "customSecret", out.tls.custom_secret);
+  d.String(tls, "spec.tls", "caSecret", out.tls.ca_secret);
+  d.Bool(tls, "spec.tls", "allowPlaintext", out.tls.allow_plaintext);
+  d.Bool(d.Member(spec, "spec", "networkPolicy"), "spec.networkPolicy", "enabled",
+         out.network_policy);
 }
 
 void DecodeCondition(Decoder& d, const Json& c, const std::string& at, Condition& out) {
@@ -249,6 +255,12 @@ Json ToJson(const PostgresClusterSpec& spec) {
   Json service = {{"type", spec.service.type}};
   if (Json meta = MetaJson(spec.service.metadata); !meta.empty()) service["metadata"] = meta;
   out["service"] = service;
+  Json tls = Json::object();
+  if (!spec.tls.custom_secret.empty()) tls["customSecret"] = spec.tls.custom_secret;
+  if (!spec.tls.ca_secret.empty()) tls["caSecret"] = spec.tls.ca_secret;
+  if (spec.tls.allow_plaintext) tls["allowPlaintext"] = true;
+  if (!tls.empty()) out["tls"] = tls;
+  if (!spec.network_policy) out["networkPolicy"] = {{"enabled", false}};
   return out;
 }
 

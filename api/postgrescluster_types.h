@@ -83,6 +83,15 @@ struct PostgresServiceSpec {
   TemplateMeta metadata;  // labels and annotations of the primary Service
 };
 
+// spec.tls: PostgreSQL's server certificate (src/controllers/postgrescluster/tls.h).
+// TLS is always on; these choose where the certificate comes from and whether
+// clients may still connect without it.
+struct PostgresTlsSpec {
+  std::string custom_secret;     // the user's kubernetes.io/tls Secret; "" none
+  std::string ca_secret;         // the user's CA that issues the certificate; "" generated
+  bool allow_plaintext = false;  // also accept clients without TLS (replication never)
+};
+
 struct PostgresClusterSpec {
   int32_t postgres_version = 0;
   std::string image;  // "" means DefaultPostgresImage(postgres_version)
@@ -90,6 +99,9 @@ struct PostgresClusterSpec {
   PatroniSpec patroni;
   std::vector<PostgresUserSpec> users;
   PostgresServiceSpec service;
+  PostgresTlsSpec tls;
+  // spec.networkPolicy.enabled: a NetworkPolicy guards the members' ports.
+  bool network_policy = true;
 };
 
 struct PostgresInstanceStatus {

@@ -244,6 +244,7 @@ std::vector<FieldError> ValidatePostgresCluster(const Json& obj, const Json* old
   internal::ValidatePatroni(*spec, old_spec, list);
   internal::ValidateUsers(*spec, version, list);
   v.Service(*spec);
+  internal::ValidateTls(*spec, list);
   return errors;
 }
 

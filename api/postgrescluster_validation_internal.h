@@ -44,6 +44,10 @@ void ValidatePatroni(const nlohmann::json& spec, const nlohmann::json* old_spec,
 // postgresVersion, if any (CREATEROLE depends on it).
 void ValidateUsers(const nlohmann::json& spec, std::optional<int> major, ErrorList& errors);
 
+// spec.tls (Secret names; customSecret and caSecret exclude each other) and
+// spec.networkPolicy.
+void ValidateTls(const nlohmann::json& spec, ErrorList& errors);
+
 }  // namespace quorum::api::internal
 
 #endif  // QUORUM_API_POSTGRESCLUSTER_VALIDATION_INTERNAL_H_

@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
 
   // Cluster c has members c-0..c-2; in the first `hung` clusters (spread
   // over the queue) member 0 hangs.
-  std::vector<std::map<std::string, std::string>> members(clusters);
+  std::vector<std::map<std::string, quorum::patroni::Endpoint>> members(clusters);
   std::vector<bool> has_hung(clusters, false);
   for (int c = 0; c < clusters; ++c) {
     has_hung[c] = hung > 0 && c % std::max(1, clusters / hung) == 0 &&

@@ -97,7 +97,7 @@ int Main(int argc, char** argv) {
   if (ports.size() != 2u * kMembers) return Fail("no free ports");
   auto pod = [](int k) { return absl::StrCat("bench-", k); };
   auto api = [&](int k) { return absl::StrCat("http://127.0.0.1:", ports[2 * k]); };
-  std::map<std::string, std::string> api_urls;
+  std::map<std::string, quorum::patroni::Endpoint> api_urls;
   for (int k = 0; k < kMembers; ++k) {
     api_urls[pod(k)] = api(k);
     if (absl::Status s = testing::CreatePod(client, ns, pod(k), {{"cluster", "bench"}}); !s.ok()) {

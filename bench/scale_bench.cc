@@ -15,7 +15,7 @@
 //
 // "Settled": every cluster's StatefulSet exists and the operator made no API
 // write for 10 s. Needs the CRDs installed. Figures only, nothing asserted.
-// QUORUM_BENCH_PERF=settle|idle: records `perf record -g` of that phase into
+// QUORUM_BENCH_PERF=settle|idle: records `perf record --call-graph dwarf` of that phase into
 // scale-bench.perf.data (in the current folder).
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -345,8 +345,10 @@ int Main(int argc, char** argv) {
   const std::string perf = perf_env ? perf_env : "";
   auto start_perf = [&](const std::string& phase) -> pid_t {
     if (perf != phase) return -1;
-    return Spawn({"/usr/bin/perf", "record", "-F", "499", "-g", "-o", "scale-bench.perf.data", "-p",
-                  std::to_string(op)},
+    // The binary has no frame pointers: unwind with DWARF (8 KiB of stack per
+    // sample), at a rate that keeps the file small.
+    return Spawn({"/usr/bin/perf", "record", "-F", "199", "--call-graph", "dwarf,8192", "-o",
+                  "scale-bench.perf.data", "-p", std::to_string(op)},
                  "/tmp/scale-bench-perf.log");
   };
   auto stop_perf = [](pid_t p) {
@@ -442,6 +444,28 @@ int Main(int argc, char** argv) {
   const double idle_reconciles0 = metrics.Sum("controller_runtime_reconcile_total");
   const double idle_etcd0 =
       metrics.Sum("controller_runtime_reconcile_total", "controller=\"etcdcluster\"");
+  // What woke the idle reconciles: watch events by resource, results by kind.
+  const std::vector<std::string> resources = {"etcdclusters.etcd.aenix.io",
+                                              "postgresclusters.postgres.quorum.dev",
+                                              "statefulsets.apps",
+                                              "pods",
+                                              "services",
+                                              "configmaps",
+                                              "poddisruptionbudgets.policy",
+                                              "persistentvolumeclaims",
+                                              "secrets"};
+  const std::vector<std::string> results = {"success", "requeue_after", "requeue", "error"};
+  auto breakdown = [&] {
+    std::vector<double> v;
+    for (const std::string& r : resources) {
+      v.push_back(metrics.Sum("informer_events_total", "resource=\"" + r + "\""));
+    }
+    for (const std::string& r : results) {
+      v.push_back(metrics.Sum("controller_runtime_reconcile_total", "result=\"" + r + "\""));
+    }
+    return v;
+  };
+  const std::vector<double> idle_breakdown0 = breakdown();
   const ProcSample idle_start = Sample(op);
   const double idle_writes0 = metrics.Writes();
   perf_pid = start_perf("idle");
@@ -453,6 +477,15 @@ int Main(int argc, char** argv) {
       metrics.Sum("controller_runtime_reconcile_total") - idle_reconciles0;
   const double idle_etcd =
       metrics.Sum("controller_runtime_reconcile_total", "controller=\"etcdcluster\"") - idle_etcd0;
+  const std::vector<double> idle_breakdown1 = breakdown();
+  std::string idle_events, idle_results;
+  for (size_t i = 0; i < resources.size() + results.size(); ++i) {
+    const double d = idle_breakdown1[i] - idle_breakdown0[i];
+    if (d <= 0) continue;
+    std::string& out = i < resources.size() ? idle_events : idle_results;
+    const std::string& name = i < resources.size() ? resources[i] : results[i - resources.size()];
+    absl::StrAppend(&out, out.empty() ? "" : ", ", name, " ", d);
+  }
 
   std::printf(
       "\n== scale_bench: %d EtcdClusters + %d PostgresClusters%s ==\n", a.clusters, a.pg_clusters,
@@ -476,6 +509,10 @@ int Main(int argc, char** argv) {
   std::printf(
       "reconciles in idle window               %.0f (EtcdCluster %.0f, PostgresCluster %.0f)\n",
       idle_reconciles, idle_etcd, idle_reconciles - idle_etcd);
+  std::printf("idle watch events                        %s\n",
+              idle_events.empty() ? "none" : idle_events.c_str());
+  std::printf("idle reconciles by result               %s\n",
+              idle_results.empty() ? "none" : idle_results.c_str());
   std::printf("creating all clusters took              %.1f s\n",
               absl::ToDoubleSeconds(last_create - first_create));
   std::printf("first create -> all StatefulSets        %.1f s (%zu of %d)\n",

@@ -12,12 +12,16 @@
 #                              holds the control plane's binaries too.
 #   hack/build-tools.sh etcd35 etcd 3.5 (tools/etcd35) for the version-matrix etcd image;
 #                              prints its folder.
+#   hack/build-tools.sh s3     SeaweedFS's `weed` (tools/seaweedfs), the S3-compatible
+#                              object store of the backup tests (hack/s3.sh); prints its folder.
+#   hack/build-tools.sh etcdutl  etcdutl (tools/etcdutl, etcd's release) for snapshot
+#                              restores (the etcd image, the backup tests); prints its folder.
 #
 # Prints the bin folder on stdout (everything else goes to stderr).
 set -euo pipefail
 
 mode="${1:-controlplane}"
-[[ "$mode" == controlplane || "$mode" == node || "$mode" == etcd35 ]] || { echo "usage: $0 [node|etcd35]" >&2; exit 2; }
+[[ "$mode" == controlplane || "$mode" == node || "$mode" == etcd35 || "$mode" == s3 || "$mode" == etcdutl ]] || { echo "usage: $0 [node|etcd35|s3|etcdutl]" >&2; exit 2; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${QUORUM_CACHE:-$HOME/.cache/quorum}"
@@ -67,6 +71,24 @@ if [[ "$mode" == etcd35 ]]; then
     etcd=go.etcd.io/etcd/server/v3 \
     etcdctl=go.etcd.io/etcd/etcdctl/v3
   echo "$etcd35_dir"
+  exit 0
+fi
+
+if [[ "$mode" == s3 ]]; then
+  seaweedfs_version="$(modversion "$here/tools/seaweedfs/go.mod" github.com/seaweedfs/seaweedfs)"
+  [[ -n "$seaweedfs_version" ]] || { echo "build-tools: cannot read the SeaweedFS version" >&2; exit 1; }
+  seaweedfs_dir="$cache/bin/seaweedfs-$seaweedfs_version-$(key "$here/tools/seaweedfs")"
+  build "$here/tools/seaweedfs" "$seaweedfs_dir" "" weed=github.com/seaweedfs/seaweedfs/weed
+  echo "$seaweedfs_dir"
+  exit 0
+fi
+
+if [[ "$mode" == etcdutl ]]; then
+  etcdutl_version="$(modversion "$here/tools/etcdutl/go.mod" go.etcd.io/etcd/etcdutl/v3)"
+  [[ "$etcdutl_version" == "$etcd_version" ]] || { echo "build-tools: tools/etcdutl pins $etcdutl_version, tools/etcd $etcd_version" >&2; exit 1; }
+  etcdutl_dir="$cache/bin/etcdutl-$etcdutl_version-$(key "$here/tools/etcdutl")"
+  build "$here/tools/etcdutl" "$etcdutl_dir" "" etcdutl=go.etcd.io/etcd/etcdutl/v3
+  echo "$etcdutl_dir"
   exit 0
 fi
 

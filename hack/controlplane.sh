@@ -27,11 +27,11 @@
 # compares what the operator's ServiceAccount did with what its roles allow.
 #
 # Everything listens on 127.0.0.1 only; nothing sends traffic elsewhere. The
-# service network ($QUORUM_SERVICE_CIDR at start, default 10.96.0.0/24; `make
-# bench-scale` asks for 10.0.0.0/16, room for its 5,000+ Services) exists only as
-# API objects unless the real node (hack/node.sh, its kube-proxy) runs beside
-# it. The API server has a client certificate for the kubelet API (exec, logs,
-# port-forward).
+# service network ($QUORUM_SERVICE_CIDR at start, default 10.96.0.0/19: 8,190
+# ClusterIPs, room for 5,000+ Services; `make bench-scale` asks for 10.0.0.0/16)
+# exists only as API objects unless the real node (hack/node.sh, its
+# kube-proxy) runs beside it. The API server has a client certificate for the
+# kubelet API (exec, logs, port-forward).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -42,7 +42,7 @@ kcm_controllers="garbage-collector-controller,namespace-controller,statefulset-c
 kcm_controllers+=",endpointslice-controller,endpointslice-mirroring-controller,endpoints-controller"
 kcm_controllers+=",serviceaccount-controller"
 kcm_controllers+=",serviceaccount-token-controller,disruption-controller,replicaset-controller"
-kcm_controllers+=",deployment-controller"
+kcm_controllers+=",deployment-controller,job-controller"  # Jobs: EtcdBackup snapshots
 ready_timeout="${QUORUM_CONTROLPLANE_TIMEOUT:-120}"
 # What a real node (hack/node.sh) needs beside it: Ready/NotReady taints and
 # evictions, pod GC, PersistentVolume binding, the kube-root-ca.crt ConfigMap that
@@ -52,7 +52,7 @@ kcm_controllers+=",node-lifecycle-controller,taint-eviction-controller"
 kcm_controllers+=",pod-garbage-collector-controller,persistentvolume-binder-controller"
 kcm_controllers+=",persistentvolume-protection-controller"
 kcm_controllers+=",persistentvolumeclaim-protection-controller,root-ca-certificate-publisher-controller"
-service_cidr="${QUORUM_SERVICE_CIDR:-10.96.0.0/24}"
+service_cidr="${QUORUM_SERVICE_CIDR:-10.96.0.0/19}"
 # Set by start, or read back from $dir/state by the other commands.
 bin="" etcd_port="" peer_port="" api_port="" kcm_port="" etcd_url="" api_url=""
 

@@ -5,7 +5,9 @@
 # cgroup or mount.
 #
 #   hack/demo-check.sh                    `make demo`, the checks, `make demo-down` (CI: the
-#                                         README's commands with their default paths)
+#                                         README's commands with their default paths); with
+#                                         DEMO_CHECK_FAULT_ROWS=1,3 also `make faults` for those
+#                                         rows of the fault table, once each, before the down
 #   hack/demo-check.sh BUILD_DIR STATE    the same through hack/node-demo.sh with the
 #                                         state in STATE (the e2e test puts it under a hidden
 #                                         home directory)
@@ -80,7 +82,10 @@ pod_netns() {
   local m
   for m in /var/run/netns/cni-*; do
     [[ -e "$m" ]] || continue
-    grep -qsr "$m" "$state/node/containerd/state" 2>/dev/null && echo "$m"
+    # The tasks' OCI specs name it (not a recursive grep: it would walk the
+    # containers' mounted root file systems).
+    grep -qsF "$m" "$state"/node/containerd/state/io.containerd.runtime.v2.task/*/*/config.json &&
+      echo "$m"
   done
   return 0
 }
@@ -144,6 +149,16 @@ result="$(printf '%s\n' "$sql" | bash -euo pipefail -c "$psql_lines" 2>&1)" ||
 grep -q 'in_recovery=false' <<<"$result" || die "psql did not reach a writable primary: $result"
 grep -Eq 'rows=[1-9]' <<<"$result" || die "the row written through psql is not there: $result"
 log "the printed psql command reaches a writable primary"
+
+# CI's subset of the fault table (docs/reliability.md) against this demo, before
+# it is taken down: DEMO_CHECK_FAULT_ROWS=1,3 runs those rows once each.
+if [[ -n "${DEMO_CHECK_FAULT_ROWS:-}" ]]; then
+  [[ "$mode" == make ]] || die "DEMO_CHECK_FAULT_ROWS needs the make mode (no arguments)"
+  log "fault table rows $DEMO_CHECK_FAULT_ROWS (make faults)"
+  (cd "$root" && make faults FAULT_ROWS="$DEMO_CHECK_FAULT_ROWS" FAULT_REPEAT=1) ||
+    die "fault table rows $DEMO_CHECK_FAULT_ROWS failed (table above)"
+  log "fault table rows $DEMO_CHECK_FAULT_ROWS passed"
+fi
 
 pids="$(demo_pids | sort -un)"
 netns_before="$(pod_netns)"

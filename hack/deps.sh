@@ -3,7 +3,8 @@
 # the Debian packages of the C++ build and of the data plane (PostgreSQL 15 from
 # Debian 12), Patroni (pinned, from PyPI) in a venv under
 # $HOME/.cache/quorum/patroni-<version>/ (root: /var/cache/quorum/...), then (with Go >= 1.26,
-# which must be there already) the pinned control-plane binaries through hack/build-tools.sh.
+# which must be there already) the pinned control-plane binaries and the backup tests'
+# object store (SeaweedFS) through hack/build-tools.sh.
 # Then the real node the e2e tests and the demo run pods on (hack/node.sh: kubelet,
 # containerd, runc, CNI, CoreDNS) and its images (hack/images.sh), all cached by key.
 # Quiet when everything is already there. Never reads stdin.
@@ -79,4 +80,8 @@ fi
 # The operator's image is made later, from the program the build compiles
 # (hack/images.sh with QUORUM_OPERATOR_BIN, when the node starts).
 "$here/build-tools.sh" node 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
+# SeaweedFS's weed: the S3-compatible object store of the backup tests (hack/s3.sh).
+"$here/build-tools.sh" s3 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
+# etcdutl: restores snapshots (the etcd image's restore step, the backup tests).
+"$here/build-tools.sh" etcdutl 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
 "$here/images.sh" build 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null

@@ -12,7 +12,7 @@
 #
 # Images (NAME: reference):
 #   pause:      localhost/quorum/pause:catatonit          the pod sandbox (Debian's catatonit -P)
-#   etcd-3.6:   quay.io/coreos/etcd:v<3.6 of tools/etcd>  etcd + etcdctl from hack/build-tools.sh
+#   etcd-3.6:   quay.io/coreos/etcd:v<3.6 of tools/etcd>  etcd, etcdctl, etcdutl from hack/build-tools.sh
 #   etcd-3.5:   quay.io/coreos/etcd:v<3.5 of tools/etcd35>
 #   postgres-15: ghcr.io/quorum-dev/postgres:15-patroni4   images/postgres on bookworm, PG from Debian
 #   postgres-17: ghcr.io/quorum-dev/postgres:17-patroni4   images/postgres on trixie, PG from Debian
@@ -130,8 +130,11 @@ build_one() {  # build_one NAME: prints its archive
       bkey="$(base bookworm)"
       if [[ "$name" == etcd-3.6 ]]; then bin="$("$here/build-tools.sh")"; else bin="$("$here/build-tools.sh" etcd35)"; fi
       ctx="$(mktemp -d)"
-      cp -L "$bin/etcd" "$bin/etcdctl" "$ctx/"
-      key="$( (cat "$root/images/etcd/Dockerfile" "$ctx/etcd" "$ctx/etcdctl"; echo "$bkey") | sha256sum | cut -c1-12)"
+      mkdir "$ctx/bin"
+      cp -L "$bin/etcd" "$bin/etcdctl" "$ctx/bin/"
+      # etcdutl restores snapshots (spec.bootstrap.restore); 3.6 only.
+      if [[ "$name" == etcd-3.6 ]]; then cp -L "$("$here/build-tools.sh" etcdutl)/etcdutl" "$ctx/bin/"; fi
+      key="$( (cat "$root/images/etcd/Dockerfile" "$ctx"/bin/*; echo "$bkey") | sha256sum | cut -c1-12)"
       out="$(archive "$name" "$key")"
       if [[ -f "$out" ]]; then rm -rf "$ctx"; echo "$out"; return; fi
       log "building $r"

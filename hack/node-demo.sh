@@ -90,9 +90,11 @@ YAML
 
 Quorum demo on the real node (pods run by kubelet + containerd):
   source $cp/env && \$QUORUM_BIN/kubectl -n $ns get etcdclusters,postgresclusters,pods -o wide
-  psql through the primary Service (the app user's Secret holds a connection URI):
+  psql through the primary Service (the app user's Secret holds a connection URI with
+  sslmode=verify-full, and the CA that signs the server's certificate):
     uri="\$(\$QUORUM_BIN/kubectl -n $ns get secret demo-pg-user-app -o jsonpath='{.data.uri}' | base64 -d)"
-    $here/node.sh exec $cp -- psql "\$uri"
+    \$QUORUM_BIN/kubectl -n $ns get secret demo-pg-user-app -o jsonpath='{.data.ca\.crt}' | base64 -d >$cp/demo-pg-ca.crt
+    $here/node.sh exec $cp -- psql "\$uri&sslrootcert=$cp/demo-pg-ca.crt"
 Stop everything: make demo-down
 EOF
 }

@@ -16,8 +16,9 @@
 # (the pods' nameserver, cluster.local) listen there, so only this machine reaches them.
 # Pods reach the API server (loopback only) through the `kubernetes` Service's ClusterIP,
 # which the node's own nft table sends to 127.0.0.1 (route_localnet on qnode0 only).
-# The control plane should use a service range of its own (QUORUM_SERVICE_CIDR=10.96.0.0/24
-# at its start): kube-proxy then never touches another test bed's ClusterIPs on this machine.
+# The control plane should use a service range of its own (QUORUM_SERVICE_CIDR at its start,
+# default 10.96.0.0/19): kube-proxy then never touches another test bed's ClusterIPs on this
+# machine. Nothing here assumes the range's size: kube-proxy learns it from the API server.
 #
 # Storage: the StorageClass quorum-local (default) and a pool of 40 local
 # PersistentVolumes (folders under CP_DIR/node/volumes/, Retain) that the control
@@ -220,9 +221,12 @@ stop_all() {
   stop_component watchdog
   stop_component kubelet
   # Record the sandboxes' netns paths before CRI forgets them (a safety net).
+  # Only the tasks' OCI specs name them: a recursive grep of the state folder
+  # would walk every container's mounted root file system (minutes).
   if [[ -d "$node/run" ]]; then
     find /var/run/netns -maxdepth 1 -name 'cni-*' 2>/dev/null | while read -r m; do
-      grep -qs "$m" -r "$node/containerd/state" 2>/dev/null && echo "$m"
+      grep -qsF "$m" "$node"/containerd/state/io.containerd.runtime.v2.task/*/*/config.json &&
+        echo "$m"
     done >>"$node/netns" || true
   fi
   remove_pods

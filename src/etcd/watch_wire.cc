@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/base/strings.h"
 #include "src/etcd/errors.h"
+#include "src/etcd/gateway_json.h"
 
 namespace quorum::etcd {
 namespace wire {
@@ -14,11 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-const json* Field(const json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  const auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
+using gateway::Field;
 
 int64_t I64(const json& j, const char* key) {
   const json* f = Field(j, key);

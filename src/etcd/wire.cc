@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/strings.h"
+#include "src/etcd/gateway_json.h"
 
 namespace quorum::etcd::wire {
 namespace {
@@ -19,21 +20,8 @@ std::string Str(std::string_view s) { return std::string(s); }
 std::string B64(std::string_view s) { return absl::Base64Escape(Absl(s)); }
 std::string Id(uint64_t id) { return std::to_string(id); }
 
-const json* Field(const json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  const auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
-
-uint64_t U64(const json& j, const char* key) {
-  const json* f = Field(j, key);
-  if (f == nullptr) return 0;
-  if (f->is_number_unsigned()) return f->get<uint64_t>();
-  if (f->is_number_integer()) return static_cast<uint64_t>(f->get<int64_t>());
-  uint64_t v = 0;
-  if (f->is_string() && absl::SimpleAtoi(f->get_ref<const std::string&>(), &v)) return v;
-  return 0;
-}
+using gateway::Field;
+using gateway::U64;
 
 int64_t I64(const json& j, const char* key) { return static_cast<int64_t>(U64(j, key)); }
 

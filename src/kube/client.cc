@@ -63,8 +63,8 @@ Client::Client(std::unique_ptr<Transport> transport, Clock& clock)
       clock_(clock),
       limiter_(transport_->config().qps, transport_->config().burst, clock) {}
 
-absl::StatusOr<Json> Client::Send(std::string_view verb, std::string_view resource,
-                                  HttpRequest req) {
+absl::StatusOr<Json> Client::Send(std::string_view verb, std::string_view resource, HttpRequest req,
+                                  bool discard_body) {
   limiter_.Wait();
   const absl::Time start = clock_.Now();
   absl::StatusOr<HttpResponse> resp = transport_->Do(req);
@@ -74,7 +74,7 @@ absl::StatusOr<Json> Client::Send(std::string_view verb, std::string_view resour
   if (!resp.ok()) return resp.status();
   absl::Status status = StatusFromResponse(resp->code, resp->body, resp->retry_after);
   if (!status.ok()) return status;
-  if (resp->body.empty()) return Json::object();
+  if (resp->body.empty() || discard_body) return Json::object();
   Json parsed = Json::parse(resp->body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
     return absl::InternalError(absl::StrCat("malformed response from API server to ", req.method,
@@ -131,7 +131,8 @@ absl::StatusOr<Json> Client::Create(const GroupVersionResource& gvr, std::string
   if (options.dry_run) q.emplace_back("dryRun", "All");
   return Send(
       "create", gvr.resource,
-      {.method = "POST", .path = ResourcePath(gvr, ns) + EncodeQuery(q), .body = DumpJson(object)});
+      {.method = "POST", .path = ResourcePath(gvr, ns) + EncodeQuery(q), .body = DumpJson(object)},
+      options.discard_response);
 }
 
 absl::StatusOr<Json> Client::CreateSubresource(const GroupVersionResource& gvr, std::string_view ns,
@@ -156,7 +157,8 @@ absl::StatusOr<Json> Client::Update(const GroupVersionResource& gvr, std::string
   return Send("update", gvr.resource,
               {.method = "PUT",
                .path = ResourcePath(gvr, ns, *name) + EncodeQuery(q),
-               .body = DumpJson(object)});
+               .body = DumpJson(object)},
+              options.discard_response);
 }
 
 absl::StatusOr<Json> Client::UpdateStatus(const GroupVersionResource& gvr, std::string_view ns,
@@ -170,7 +172,8 @@ absl::StatusOr<Json> Client::UpdateStatus(const GroupVersionResource& gvr, std::
   return Send("update", gvr.resource,
               {.method = "PUT",
                .path = ResourcePath(gvr, ns, *name, "status") + EncodeQuery(q),
-               .body = DumpJson(object)});
+               .body = DumpJson(object)},
+              options.discard_response);
 }
 
 absl::Status Client::Delete(const GroupVersionResource& gvr, std::string_view ns,
@@ -203,7 +206,8 @@ absl::StatusOr<Json> Client::Patch(const GroupVersionResource& gvr, std::string_
               {.method = "PATCH",
                .path = ResourcePath(gvr, ns, name, options.subresource) + EncodeQuery(q),
                .body = DumpJson(patch),
-               .content_type = std::string(PatchContentType(type))});
+               .content_type = std::string(PatchContentType(type))},
+              options.discard_response);
 }
 
 absl::StatusOr<Json> Client::Apply(const GroupVersionResource& gvr, std::string_view ns,

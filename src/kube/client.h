@@ -48,13 +48,18 @@ enum class PropagationPolicy { kDefault, kForeground, kBackground, kOrphan };
 struct WriteOptions {
   std::string field_manager;  // empty: the client's default field manager
   bool dry_run = false;
+  // The caller does not read the written object: its body is not parsed and
+  // the result is an empty object (a StatefulSet's reply is several KiB of
+  // JSON with managedFields). Errors are reported as always.
+  bool discard_response = false;
 };
 
 struct PatchOptions {
   std::string field_manager;
   bool force = false;  // apply only: take ownership of conflicting fields
   bool dry_run = false;
-  std::string subresource;  // e.g. "status"
+  std::string subresource;        // e.g. "status"
+  bool discard_response = false;  // as WriteOptions::discard_response
 };
 
 struct DeleteOptions {
@@ -134,7 +139,10 @@ class Client {
  private:
   Client(std::unique_ptr<Transport> transport, Clock& clock);
   friend class Watcher;
-  absl::StatusOr<Json> Send(std::string_view verb, std::string_view resource, HttpRequest req);
+  // One request; the body parsed as JSON unless `discard_body` (then an empty
+  // object). Errors from the status code first.
+  absl::StatusOr<Json> Send(std::string_view verb, std::string_view resource, HttpRequest req,
+                            bool discard_body = false);
 
   std::unique_ptr<Transport> transport_;
   Clock& clock_;

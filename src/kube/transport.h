@@ -31,6 +31,9 @@ struct HttpRequest {
   std::string accept = "application/json";
   // Total time allowed; nullopt uses the config's timeout (streams: none).
   std::optional<absl::Duration> timeout;
+  // The Authorization header's value for this request (e.g. "Basic ...");
+  // empty: the config's credentials. Never logged.
+  std::string authorization;
 };
 
 struct HttpResponse {

@@ -104,7 +104,7 @@ void Watcher::set_resource_version(std::string rv) {
   resource_version_ = std::move(rv);
 }
 
-absl::Status Watcher::WatchOnce(const std::function<bool(const WatchEvent&)>& handler,
+absl::Status Watcher::WatchOnce(const std::function<bool(WatchEvent&)>& handler,
                                 Cancellation& cancel, bool& handler_stopped, bool& got_events) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   ListOptions list = options_.list;
@@ -157,8 +157,7 @@ absl::Status Watcher::WatchOnce(const std::function<bool(const WatchEvent&)>& ha
   return http;
 }
 
-absl::Status Watcher::Run(const std::function<bool(const WatchEvent&)>& handler,
-                          Cancellation& cancel) {
+absl::Status Watcher::Run(const std::function<bool(WatchEvent&)>& handler, Cancellation& cancel) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   absl::Duration backoff = absl::ZeroDuration();
   while (!cancel.cancelled()) {

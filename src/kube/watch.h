@@ -70,16 +70,17 @@ class Watcher {
   //   Cancelled           — `cancel` fired;
   //   OK                  — `handler` returned false.
   // Everything else (stream closed, server or network errors) is retried
-  // with backoff inside Run.
-  absl::Status Run(const std::function<bool(const WatchEvent&)>& handler, Cancellation& cancel);
+  // with backoff inside Run. The event is the handler's: it may move the
+  // object out (the informer keeps it without a copy).
+  absl::Status Run(const std::function<bool(WatchEvent&)>& handler, Cancellation& cancel);
 
   std::string resource_version() const;
   void set_resource_version(std::string rv);
 
  private:
   // One request; OK when the server closed the stream normally.
-  absl::Status WatchOnce(const std::function<bool(const WatchEvent&)>& handler,
-                         Cancellation& cancel, bool& handler_stopped, bool& got_events);
+  absl::Status WatchOnce(const std::function<bool(WatchEvent&)>& handler, Cancellation& cancel,
+                         bool& handler_stopped, bool& got_events);
 
   Client& client_;
   const GroupVersionResource gvr_;

@@ -84,6 +84,18 @@ json BuildConfig(const ConfigInput& in) {
   auth["superuser"] = {{"username", in.superuser_username}};
   auth["replication"] = {{"username", in.replication_username}};
   if (in.use_pg_rewind) auth["rewind"] = {{"username", in.rewind_username}};
+  json local_parameters = StringMap(in.local_parameters);
+  if (in.tls.has_value()) {
+    local_parameters["ssl"] = "on";
+    local_parameters["ssl_cert_file"] = in.tls->cert_file;
+    local_parameters["ssl_key_file"] = in.tls->key_file;
+    local_parameters["ssl_ca_file"] = in.tls->ca_file;
+    for (const char* user : {"replication", "rewind"}) {
+      if (!auth.contains(user)) continue;
+      auth[user]["sslmode"] = in.tls->member_sslmode;
+      auth[user]["sslrootcert"] = in.tls->ca_file;
+    }
+  }
 
   json pg = json::object();
   pg["listen"] = absl::StrCat(in.listen_host, ":", in.postgres_port);
@@ -91,7 +103,7 @@ json BuildConfig(const ConfigInput& in) {
   pg["bin_dir"] = in.bin_dir;
   pg["pgpass"] = in.pgpass;
   pg["authentication"] = auth;
-  if (!in.local_parameters.empty()) pg["parameters"] = StringMap(in.local_parameters);
+  if (!local_parameters.empty()) pg["parameters"] = local_parameters;
   if (!in.callback_script.empty()) {
     pg["callbacks"] = {{"on_start", in.callback_script},
                        {"on_role_change", in.callback_script},
@@ -106,6 +118,13 @@ json BuildConfig(const ConfigInput& in) {
   const auto* kdcs = std::get_if<KubernetesDcs>(&in.dcs);
   out["namespace"] = kdcs != nullptr ? kdcs->namespace_ : in.key_namespace;
   out["restapi"] = {{"listen", absl::StrCat(in.listen_host, ":", in.restapi_port)}};
+  if (in.restapi_tls.has_value()) {
+    const RestApiTls& t = *in.restapi_tls;
+    out["restapi"]["certfile"] = t.cert_file;
+    out["restapi"]["keyfile"] = t.key_file;
+    out["restapi"]["cafile"] = t.ca_file;
+    out["ctl"] = {{"cacert", t.ca_file}, {"certfile", t.cert_file}, {"keyfile", t.key_file}};
+  }
   out["bootstrap"] = {{"dcs", bootstrap_dcs},
                       {"initdb", json::array({json{{"encoding", "UTF8"}}, "data-checksums"})}};
   out["postgresql"] = pg;
@@ -128,7 +147,7 @@ std::vector<EnvVar> PodEnv(const ConfigInput& in) {
       {"POD_IP", EnvSource::kPodIp, ""},
       {"PATRONI_NAME", EnvSource::kLiteral, "$(POD_NAME)"},
       {"PATRONI_RESTAPI_CONNECT_ADDRESS", EnvSource::kLiteral,
-       absl::StrCat("$(POD_IP):", in.restapi_port)},
+       absl::StrCat(in.restapi_connect_host, ":", in.restapi_port)},
       {"PATRONI_POSTGRESQL_CONNECT_ADDRESS", EnvSource::kLiteral,
        absl::StrCat("$(POD_IP):", in.postgres_port)},
       {"PATRONI_SUPERUSER_PASSWORD", EnvSource::kSuperuserPassword, ""},
@@ -143,6 +162,10 @@ std::vector<EnvVar> PodEnv(const ConfigInput& in) {
     env.push_back({"PATRONI_ETCD3_PROTOCOL", EnvSource::kLiteral, e.protocol});
     env.push_back({"PATRONI_ETCD3_USERNAME", EnvSource::kEtcdUsername, ""});
     env.push_back({"PATRONI_ETCD3_PASSWORD", EnvSource::kEtcdPassword, ""});
+  }
+  if (in.restapi_auth) {
+    env.push_back({"PATRONI_RESTAPI_USERNAME", EnvSource::kRestApiUsername, ""});
+    env.push_back({"PATRONI_RESTAPI_PASSWORD", EnvSource::kRestApiPassword, ""});
   }
   return env;
 }

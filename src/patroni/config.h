@@ -8,13 +8,16 @@
 //
 // Layout of the rendered file (Patroni 4.1 names):
 //   scope, namespace (the etcd key prefix; the Kubernetes namespace with the
-//     kubernetes DCS), restapi.listen,
+//     kubernetes DCS), restapi.listen (with REST TLS: certfile, keyfile,
+//     cafile), ctl (with REST TLS: cacert, certfile, keyfile),
 //   bootstrap.dcs {ttl, loop_wait, retry_timeout, failsafe_mode (true with the
 //     etcd DCS), postgresql {use_pg_rewind, use_slots, parameters, pg_hba}}
 //     deep-merged with dynamic_configuration (the user's values win),
 //     bootstrap.initdb,
-//   postgresql {listen, data_dir, bin_dir, pgpass, authentication usernames,
-//     callbacks on_start/on_role_change/on_stop, parameters (local)},
+//   postgresql {listen, data_dir, bin_dir, pgpass, authentication usernames
+//     (with TLS: replication/rewind sslmode + sslrootcert), callbacks
+//     on_start/on_role_change/on_stop, parameters (local; with TLS: ssl,
+//     ssl_cert_file, ssl_key_file, ssl_ca_file)},
 //   tags, and exactly one of kubernetes: / etcd3:.
 //
 // Validation of the inputs (timings, endpoint counts) belongs to the API's
@@ -26,6 +29,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -59,6 +63,31 @@ struct KubernetesDcs {
   int port = 5432;
 };
 
+// PostgreSQL's TLS: the server certificate files in the pod, and how the
+// members reach each other. Replicas and pg_rewind connect to the primary's
+// pod IP, which no certificate names (pod IPs change), so they verify the
+// chain only (verify-ca) against `ca_file`.
+struct PostgresTls {
+  std::string cert_file, key_file, ca_file;
+  std::string member_sslmode = "verify-ca";
+};
+
+// TLS on Patroni's REST API: the certificate files it serves, and the CA
+// that callers in the pod trust. Rendered as restapi.certfile/keyfile/cafile
+// and as the ctl section (cacert, certfile, keyfile), which Patroni uses for
+// its own calls to the other members (failover checks, failsafe) and
+// patronictl for its calls:
+//   * patronictl verifies the chain against cacert and the name in the
+//     member's api_url (the connect address) against the certificate;
+//   * the Patroni daemon always calls its peers "insecure" (Patroni 4.1,
+//     __main__.py): without ctl.certfile it would not verify at all; with
+//     it, it keeps CERT_REQUIRED (the chain against cacert) and skips only
+//     the name. The certificate is offered as a client certificate too; the
+//     REST API does not ask for one (no verify_client).
+struct RestApiTls {
+  std::string cert_file, key_file, ca_file;
+};
+
 struct ConfigInput {
   std::string scope;  // cluster name
   // Patroni `namespace` (etcd key prefix), e.g. "/quorum/db/". Ignored with
@@ -76,6 +105,10 @@ struct ConfigInput {
   bool use_pg_rewind = true;
   std::string listen_host = "0.0.0.0";  // restapi and postgresql listen on this
   int postgres_port = 5432, restapi_port = 8008;
+  // The host of restapi.connect_address (PATRONI_RESTAPI_CONNECT_ADDRESS,
+  // PodEnv): the other members and patronictl call the member there (the
+  // api_url in the DCS). May use $(POD_NAME) and $(POD_IP).
+  std::string restapi_connect_host = "$(POD_IP)";
   std::string data_dir;                // PGDATA
   std::string bin_dir;                 // of the PostgreSQL major
   std::string pgpass = "/tmp/pgpass";  // Patroni writes it; must be writable
@@ -87,6 +120,16 @@ struct ConfigInput {
   std::string rewind_username = "rewinder";    // used when use_pg_rewind
   std::map<std::string, nlohmann::json> tags;  // Patroni tags (nofailover: false, ...)
   std::variant<KubernetesDcs, EtcdDcs> dcs;
+  // ssl=on with these files, and the members' own connections over TLS;
+  // nullopt: no TLS.
+  std::optional<PostgresTls> tls;
+  // Patroni's REST API demands basic auth for every unsafe method (POST,
+  // PUT, PATCH, DELETE); the credentials come only from
+  // PATRONI_RESTAPI_USERNAME/PASSWORD (PodEnv), which patronictl in the pod
+  // reads too.
+  bool restapi_auth = false;
+  // HTTPS on the REST API (see RestApiTls); nullopt: plain HTTP.
+  std::optional<RestApiTls> restapi_tls;
 };
 
 // The configuration as JSON (what RenderConfig writes).
@@ -106,6 +149,8 @@ enum class EnvSource {
   kRewindPassword,       // the rewind user's password (the replication Secret may hold it)
   kEtcdUsername,         // the etcd auth Secret's `username`
   kEtcdPassword,         // the etcd auth Secret's `password`
+  kRestApiUsername,      // the REST API Secret's `username`
+  kRestApiPassword,      // the REST API Secret's `password`
 };
 
 struct EnvVar {
@@ -120,7 +165,8 @@ struct EnvVar {
 // serve the role callback script. Besides the per-pod values and secrets,
 // with etcd auth it sets PATRONI_ETCD3_PROTOCOL: Patroni 4.1 reads
 // PATRONI_ETCD3_USERNAME/PASSWORD only when another PATRONI_ETCD3_* variable
-// that it knows (HOSTS, PROTOCOL, ...) is present.
+// that it knows (HOSTS, PROTOCOL, ...) is present. With restapi_auth it sets
+// PATRONI_RESTAPI_USERNAME/PASSWORD.
 std::vector<EnvVar> PodEnv(const ConfigInput& in);
 
 }  // namespace quorum::patroni

@@ -21,8 +21,11 @@
 
 namespace quorum::patroni {
 
-// The probe's command (exec), asking Patroni's REST API on loopback `port`.
-std::vector<std::string> ReadinessProbeCommand(int port);
+// The probe's command (exec), asking Patroni's REST API on loopback `port`,
+// over HTTPS when `https`. The loopback call does not check the certificate
+// (curl --insecure): it never leaves the pod's network namespace, and the
+// certificate need not name localhost (a user's customSecret may not).
+std::vector<std::string> ReadinessProbeCommand(int port, bool https = false);
 
 }  // namespace quorum::patroni
 

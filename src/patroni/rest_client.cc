@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/clock.h"
 #include "src/base/strings.h"
@@ -116,17 +117,21 @@ absl::StatusOr<ClusterStatus> ParseClusterStatus(std::string_view body) {
 RestClient::RestClient(RestClientConfig config) : config_(std::move(config)) {}
 RestClient::~RestClient() = default;
 
-absl::StatusOr<std::shared_ptr<kube::Transport>> RestClient::TransportFor(
-    std::string_view base_url) {
+absl::StatusOr<std::shared_ptr<kube::Transport>> RestClient::TransportFor(const Endpoint& member) {
+  // Keyed by everything that shapes the connection: a pod IP reused by
+  // another cluster's member must not reuse the first one's trust.
+  const std::string key =
+      absl::StrCat(member.url, "\n", member.tls_server_name, "\n", member.ca_pem);
   absl::MutexLock lock(&mu_);
-  if (auto it = transports_.find(base_url); it != transports_.end()) {
+  if (auto it = transports_.find(key); it != transports_.end()) {
     it->second.last_used = ++uses_;
     return it->second.transport;
   }
   kube::RestConfig rc;
-  rc.server = std::string(base_url);
+  rc.server = member.url;
   while (!rc.server.empty() && rc.server.back() == '/') rc.server.pop_back();
-  rc.ca_pem = config_.ca_pem;
+  rc.ca_pem = member.ca_pem.empty() ? config_.ca_pem : member.ca_pem;
+  rc.tls_server_name = member.tls_server_name;
   rc.client_cert_pem = config_.cert_pem;
   rc.client_key_pem = config_.key_pem;
   rc.timeout = config_.timeout;
@@ -143,7 +148,7 @@ absl::StatusOr<std::shared_ptr<kube::Transport>> RestClient::TransportFor(
     }
     transports_.erase(oldest);  // a request still using it holds its own reference
   }
-  transports_.emplace(std::string(base_url), Cached{shared, ++uses_});
+  transports_.emplace(key, Cached{shared, ++uses_});
   return shared;
 }
 
@@ -152,10 +157,11 @@ size_t RestClient::cached_connections() const {
   return transports_.size();
 }
 
-absl::StatusOr<kube::HttpResponse> RestClient::Send(std::string_view base_url, std::string method,
+absl::StatusOr<kube::HttpResponse> RestClient::Send(const Endpoint& member, std::string method,
                                                     std::string path, std::string body,
-                                                    std::optional<absl::Duration> timeout) {
-  absl::StatusOr<std::shared_ptr<kube::Transport>> t = TransportFor(base_url);
+                                                    std::optional<absl::Duration> timeout,
+                                                    const BasicAuth& auth) {
+  absl::StatusOr<std::shared_ptr<kube::Transport>> t = TransportFor(member);
   if (!t.ok()) return t.status();
   kube::HttpRequest req;
   req.method = std::move(method);
@@ -166,40 +172,50 @@ absl::StatusOr<kube::HttpResponse> RestClient::Send(std::string_view base_url, s
   }
   req.accept = "application/json, text/plain";
   req.timeout = timeout;
+  if (!auth.username.empty()) {
+    req.authorization = "Basic " + absl::Base64Escape(auth.username + ":" + auth.password);
+  }
   return (*t)->Do(req);
 }
 
-absl::StatusOr<MemberStatus> RestClient::GetPatroni(std::string_view base_url) {
-  absl::StatusOr<kube::HttpResponse> r = Send(base_url, "GET", "/patroni", "", std::nullopt);
+absl::StatusOr<MemberStatus> RestClient::GetPatroni(const Endpoint& member) {
+  absl::StatusOr<kube::HttpResponse> r = Send(member, "GET", "/patroni", "", std::nullopt);
   if (!r.ok()) return r.status();
   if (absl::Status s = StatusFromCode(r->code, r->body, "GET /patroni"); !s.ok()) return s;
   return ParseMemberStatus(r->body);
 }
 
-absl::StatusOr<ClusterStatus> RestClient::GetCluster(std::string_view base_url) {
-  absl::StatusOr<kube::HttpResponse> r = Send(base_url, "GET", "/cluster", "", std::nullopt);
+absl::StatusOr<ClusterStatus> RestClient::GetCluster(const Endpoint& member) {
+  absl::StatusOr<kube::HttpResponse> r = Send(member, "GET", "/cluster", "", std::nullopt);
   if (!r.ok()) return r.status();
   if (absl::Status s = StatusFromCode(r->code, r->body, "GET /cluster"); !s.ok()) return s;
   return ParseClusterStatus(r->body);
 }
 
-absl::Status RestClient::Switchover(std::string_view base_url, std::string_view leader,
-                                    std::string_view candidate) {
+absl::Status RestClient::Switchover(const Endpoint& member, std::string_view leader,
+                                    std::string_view candidate, const BasicAuth& auth) {
   json body = {{"leader", std::string(leader)}};
   if (!candidate.empty()) body["candidate"] = std::string(candidate);
   // Patroni answers after the switchover, which may take a few loop_waits.
-  absl::StatusOr<kube::HttpResponse> r = Send(base_url, "POST", "/switchover", body.dump(),
-                                              std::max(config_.timeout, absl::Seconds(60)));
+  absl::StatusOr<kube::HttpResponse> r = Send(member, "POST", "/switchover", body.dump(),
+                                              std::max(config_.timeout, absl::Seconds(60)), auth);
   if (!r.ok()) return r.status();
   return StatusFromCode(r->code, r->body, "POST /switchover");
 }
 
-absl::Status RestClient::Failover(std::string_view base_url, std::string_view candidate) {
+absl::Status RestClient::Failover(const Endpoint& member, std::string_view candidate,
+                                  const BasicAuth& auth) {
   json body = {{"candidate", std::string(candidate)}};
-  absl::StatusOr<kube::HttpResponse> r = Send(base_url, "POST", "/failover", body.dump(),
-                                              std::max(config_.timeout, absl::Seconds(60)));
+  absl::StatusOr<kube::HttpResponse> r = Send(member, "POST", "/failover", body.dump(),
+                                              std::max(config_.timeout, absl::Seconds(60)), auth);
   if (!r.ok()) return r.status();
   return StatusFromCode(r->code, r->body, "POST /failover");
+}
+
+absl::Status RestClient::Reload(const Endpoint& member, const BasicAuth& auth) {
+  absl::StatusOr<kube::HttpResponse> r = Send(member, "POST", "/reload", "", std::nullopt, auth);
+  if (!r.ok()) return r.status();
+  return StatusFromCode(r->code, r->body, "POST /reload");
 }
 
 }  // namespace quorum::patroni

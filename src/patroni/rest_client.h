@@ -1,8 +1,12 @@
 // RestClient: Patroni's REST API (port 8008) for the operator — one member's
 // state (GET /patroni), the cluster as the member sees it (GET /cluster), and
-// the two leader moves (POST /switchover, POST /failover). Each call names the
-// member by its REST base URL (http(s)://host:port); TLS is used when the URL
-// is https (CA and optional client certificate from the config).
+// the two leader moves (POST /switchover, POST /failover), and POST /reload.
+// The unsafe calls take the REST API's basic-auth credentials. Each call names the
+// member by an Endpoint: the base URL connected to (http(s)://host:port) and,
+// for https, the name its certificate must carry and the CA it must chain to
+// (members are reached by pod IP, which no certificate names, and each
+// cluster has its own CA). TLS is used when the URL is https; the peer is
+// always verified (chain and name).
 //
 // Errors: Unavailable (connection/TLS failure, or Patroni answered 503: the
 // member cannot serve now, back off), DeadlineExceeded (timeout),
@@ -72,11 +76,38 @@ struct ClusterStatus {
 absl::StatusOr<MemberStatus> ParseMemberStatus(std::string_view body);
 absl::StatusOr<ClusterStatus> ParseClusterStatus(std::string_view body);
 
+// Patroni's restapi.authentication: sent with every unsafe call
+// (switchover, failover, reload); empty username: none.
+struct BasicAuth {
+  std::string username, password;
+};
+
+// A member's REST API. `url` is what is connected to. With https,
+// `tls_server_name` ("" = the URL's host) is the name checked in the
+// certificate and sent as SNI, while the connection still goes to the URL's
+// host (libcurl's CONNECT_TO), and `ca_pem` ("" = RestClientConfig::ca_pem)
+// the CA it must chain to. Converts from a URL alone (tests, plain http).
+struct Endpoint {
+  Endpoint() = default;
+  // Implicit on purpose: a URL alone is an Endpoint.
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  Endpoint(std::string base_url) : url(std::move(base_url)) {}
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  Endpoint(const char* base_url) : url(base_url) {}
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  Endpoint(std::string_view base_url) : url(base_url) {}
+  std::string url;
+  std::string tls_server_name;
+  std::string ca_pem;
+  bool operator==(const Endpoint&) const = default;
+};
+
 struct RestClientConfig {
-  std::string ca_pem;             // trust for https; empty: the system store
+  // Trust for https when the Endpoint names no CA; empty: the system store.
+  std::string ca_pem;
   std::string cert_pem, key_pem;  // client certificate (restapi verify_client)
   absl::Duration timeout = absl::Seconds(5);
-  // Connections are kept per member URL for reuse; members come and go (pod
+  // Connections are kept per endpoint for reuse; members come and go (pod
   // IPs change), so at most this many are kept, least recently used evicted.
   size_t max_cached_connections = 256;
 };
@@ -88,24 +119,29 @@ class RestClient {
   RestClient(const RestClient&) = delete;
   RestClient& operator=(const RestClient&) = delete;
 
-  absl::StatusOr<MemberStatus> GetPatroni(std::string_view base_url);
-  absl::StatusOr<ClusterStatus> GetCluster(std::string_view base_url);
+  absl::StatusOr<MemberStatus> GetPatroni(const Endpoint& member);
+  absl::StatusOr<ClusterStatus> GetCluster(const Endpoint& member);
   // Moves leadership from `leader` to `candidate` ("" lets Patroni choose a
   // healthy replica). Send to any member; returns when Patroni answered (it
   // answers after the switchover, or with 412/503 when it refused or failed).
-  absl::Status Switchover(std::string_view base_url, std::string_view leader,
-                          std::string_view candidate);
+  absl::Status Switchover(const Endpoint& member, std::string_view leader,
+                          std::string_view candidate, const BasicAuth& auth = {});
   // Manual failover to `candidate` (works without a healthy leader).
-  absl::Status Failover(std::string_view base_url, std::string_view candidate);
+  absl::Status Failover(const Endpoint& member, std::string_view candidate,
+                        const BasicAuth& auth = {});
+  // POST /reload: the member re-reads its configuration and SIGHUPs
+  // PostgreSQL, which then serves a renewed certificate from its files.
+  absl::Status Reload(const Endpoint& member, const BasicAuth& auth = {});
 
   // Member connections held now (never more than max_cached_connections).
   size_t cached_connections() const;
 
  private:
-  absl::StatusOr<kube::HttpResponse> Send(std::string_view base_url, std::string method,
+  absl::StatusOr<kube::HttpResponse> Send(const Endpoint& member, std::string method,
                                           std::string path, std::string body,
-                                          std::optional<absl::Duration> timeout);
-  absl::StatusOr<std::shared_ptr<kube::Transport>> TransportFor(std::string_view base_url);
+                                          std::optional<absl::Duration> timeout,
+                                          const BasicAuth& auth = {});
+  absl::StatusOr<std::shared_ptr<kube::Transport>> TransportFor(const Endpoint& member);
 
   const RestClientConfig config_;
   struct Cached {

@@ -29,8 +29,8 @@ absl::Status ApplyRoleLabels(kube::Client& client, std::string_view ns,
 }
 
 std::map<std::string, absl::StatusOr<MemberStatus>> ProbeMembers(
-    RestClient& rest, const std::map<std::string, std::string>& api_urls) {
-  std::vector<std::pair<std::string, std::string>> members(api_urls.begin(), api_urls.end());
+    RestClient& rest, const std::map<std::string, Endpoint>& api_urls) {
+  std::vector<std::pair<std::string, Endpoint>> members(api_urls.begin(), api_urls.end());
   std::vector<absl::StatusOr<MemberStatus>> seen(members.size(), absl::UnknownError("not asked"));
   {
     std::vector<std::jthread> threads;
@@ -44,8 +44,8 @@ std::map<std::string, absl::StatusOr<MemberStatus>> ProbeMembers(
   return out;
 }
 
-std::map<std::string, ObservedRole> ObserveRoles(
-    RestClient& rest, const std::map<std::string, std::string>& api_urls) {
+std::map<std::string, ObservedRole> ObserveRoles(RestClient& rest,
+                                                 const std::map<std::string, Endpoint>& api_urls) {
   std::map<std::string, ObservedRole> out;
   for (const auto& [pod, s] : ProbeMembers(rest, api_urls)) {
     out[pod] = s.ok() ? ObservedRole{true, s->role, s->state} : ObservedRole{};
@@ -75,7 +75,7 @@ absl::StatusOr<std::string> LeaderFromEtcd(etcd::Client& etcd, std::string_view 
 
 absl::StatusOr<std::vector<LabelPatch>> SyncRoleLabels(
     kube::Client& client, std::string_view ns, std::string_view selector, RestClient& rest,
-    const std::map<std::string, std::string>& api_urls, const std::optional<std::string>& leader) {
+    const std::map<std::string, Endpoint>& api_urls, const std::optional<std::string>& leader) {
   kube::ListOptions options;
   options.label_selector = std::string(selector);
   absl::StatusOr<kube::Json> list = client.List(kPods, ns, options);

@@ -32,16 +32,16 @@ namespace quorum::patroni {
 absl::Status ApplyRoleLabels(kube::Client& client, std::string_view ns,
                              const std::vector<LabelPatch>& patches);
 
-// GET /patroni of every member (pod name -> base URL) at once (one thread per
+// GET /patroni of every member (pod name -> endpoint) at once (one thread per
 // member; each call bounded by the client's timeout).
 std::map<std::string, absl::StatusOr<MemberStatus>> ProbeMembers(
-    RestClient& rest, const std::map<std::string, std::string>& api_urls);
+    RestClient& rest, const std::map<std::string, Endpoint>& api_urls);
 
-// Asks every member's REST API (pod name -> base URL) for its role and state,
+// Asks every member's REST API (pod name -> endpoint) for its role and state,
 // all at once (one thread per member; each call bounded by the client's
 // timeout); a failure makes the member unreachable.
-std::map<std::string, ObservedRole> ObserveRoles(
-    RestClient& rest, const std::map<std::string, std::string>& api_urls);
+std::map<std::string, ObservedRole> ObserveRoles(RestClient& rest,
+                                                 const std::map<std::string, Endpoint>& api_urls);
 
 // The leader's member name from etcd: the key <key_namespace>/<scope>/leader
 // (slashes collapsed, as Patroni builds it). "" when there is no leader.
@@ -56,7 +56,7 @@ std::string LeaderKey(std::string_view key_namespace, std::string_view scope);
 // applied. Errors: listing pods, or ApplyRoleLabels'.
 absl::StatusOr<std::vector<LabelPatch>> SyncRoleLabels(
     kube::Client& client, std::string_view ns, std::string_view selector, RestClient& rest,
-    const std::map<std::string, std::string>& api_urls,
+    const std::map<std::string, Endpoint>& api_urls,
     const std::optional<std::string>& leader = std::nullopt);
 
 }  // namespace quorum::patroni

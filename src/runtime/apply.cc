@@ -23,18 +23,29 @@ bool IsSubset(const Json& desired, const Json& actual) {
   return desired == actual;
 }
 
+namespace {
+
+// IsSubset(desired without apiVersion and kind, cached), without copying
+// `desired` (a StatefulSet is the largest object a reconcile builds).
+bool CachedHolds(const Json& desired, const Json& cached) {
+  if (!desired.is_object() || !cached.is_object()) return false;
+  for (auto it = desired.begin(); it != desired.end(); ++it) {
+    if (it.key() == "apiVersion" || it.key() == "kind") continue;
+    auto found = cached.find(it.key());
+    if (found == cached.end() || !IsSubset(*it, *found)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<bool> ApplyIfChanged(kube::Client& client, const kube::GroupVersionResource& gvr,
                                     const Json& desired, const ObjectPtr& cached,
                                     const std::string& field_manager) {
-  if (cached != nullptr) {
-    Json want = desired;
-    want.erase("apiVersion");
-    want.erase("kind");
-    if (IsSubset(want, *cached)) return false;
-  }
+  if (cached != nullptr && CachedHolds(desired, *cached)) return false;
   const std::string ns = desired["metadata"].value("namespace", "");
-  absl::StatusOr<Json> applied =
-      client.Apply(gvr, ns, desired, {.field_manager = field_manager, .force = true});
+  absl::StatusOr<Json> applied = client.Apply(
+      gvr, ns, desired, {.field_manager = field_manager, .force = true, .discard_response = true});
   if (!applied.ok()) return applied.status();
   return true;
 }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/time/clock.h"
+#include "src/base/memory.h"
 #include "src/base/work_scope.h"
 
 namespace quorum::runtime {
@@ -123,6 +124,8 @@ void Controller::Work() {
   while (std::optional<std::string> key = queue_->Get()) {
     ReconcileOne(*key);
     queue_->Done(*key);
+    // Work ran out: hand the pages the reconciles freed back (src/base/memory.h).
+    if (queue_->Len() == 0) ReleaseFreedMemory();
   }
 }
 

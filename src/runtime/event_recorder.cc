@@ -265,8 +265,8 @@ bool EventRecorder::Write(const Pending& p) {
   }
   const std::string ns = p.object.ns.empty() ? "default" : p.object.ns;
   const kube::Json patch = {{"count", d.count}, {"lastTimestamp", FormatEventTime(p.at)}};
-  absl::StatusOr<kube::Json> patched =
-      client_.Patch(kEvents, ns, d.name, kube::PatchType::kMerge, patch);
+  absl::StatusOr<kube::Json> patched = client_.Patch(kEvents, ns, d.name, kube::PatchType::kMerge,
+                                                     patch, {.discard_response = true});
   if (patched.ok()) return true;
   // The Event expired (events have a TTL) or was deleted: write it anew.
   if (absl::IsNotFound(patched.status())) return CreateEvent(p, d.count, d.first_timestamp);
@@ -303,7 +303,8 @@ bool EventRecorder::CreateEvent(const Pending& p, int64_t count, absl::Time firs
   for (int attempt = 0; attempt < 2; ++attempt) {  // a second name if the first was taken
     const std::string name = EventName(o.name, rng_());
     event["metadata"]["name"] = name;
-    absl::StatusOr<kube::Json> created = client_.Create(kEvents, ns, event);
+    absl::StatusOr<kube::Json> created =
+        client_.Create(kEvents, ns, event, {.discard_response = true});
     if (created.ok()) {
       correlator_.Created(p.key, name);
       return true;

@@ -43,6 +43,12 @@ Predicate GenerationChangedPredicate();
 Predicate ResourceVersionChangedPredicate();
 // Updates only when metadata.labels changed.
 Predicate LabelChangedPredicate();
+// Updates only when something besides .status and metadata.resourceVersion
+// changed: another controller's status writes (a StatefulSet's replica counts
+// while its pods start) are ignored, while spec, labels, annotations, owner
+// references, finalizers and a deletion pass. For watchers that never read
+// the object's status.
+Predicate IgnoreStatusOnlyChangesPredicate();
 
 }  // namespace quorum::runtime
 

@@ -175,14 +175,14 @@ void SharedInformer::RunReflector(const std::string& ns) {
     };
     kube::Watcher watcher(client_, gvr_, ns, std::move(wopts));
     absl::Status s = watcher.Run(
-        [&](const kube::WatchEvent& ev) {
+        [&](kube::WatchEvent& ev) {
           if (events_metric_ != nullptr) {
             events_metric_->Inc({resource, ev.type == kube::WatchEventType::kAdded ? "added"
                                            : ev.type == kube::WatchEventType::kModified
                                                ? "modified"
                                                : "deleted"});
           }
-          ObjectPtr obj = Prepare(ev.object, "", "");
+          ObjectPtr obj = Prepare(std::move(ev.object), "", "");
           if (ev.type == kube::WatchEventType::kDeleted) {
             ObjectPtr old = store_.Delete(ObjectKey(*obj));
             Dispatch(old ? old : obj, nullptr);

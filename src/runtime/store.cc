@@ -76,59 +76,61 @@ ObjectPtr Store::Snapshot(const Entry& e) {
 void Store::AddIndex(const std::string& name, IndexFunc fn) {
   absl::MutexLock lock(&mu_);
   index_funcs_[name] = std::move(fn);
-  indexes_.erase(name);
-  auto& index = indexes_[name];
+  auto idx = indexes_.find(name);
+  if (idx != indexes_.end()) {
+    // Forget the old index's entries while their name and value strings live.
+    for (auto& [key, entry] : items_) {
+      std::erase_if(entry.indexed, [&](const auto& p) { return p.first == &idx->first; });
+    }
+    indexes_.erase(idx);
+  }
+  idx = indexes_.try_emplace(name).first;
   for (auto& [key, entry] : items_) {
-    std::erase_if(entry.indexed, [&](const auto& p) { return p.first == name; });
     const ObjectPtr obj = Snapshot(entry);
     for (std::string& v : index_funcs_[name](*obj)) {
-      index[v].insert(key);
-      entry.indexed.emplace_back(name, std::move(v));
+      auto bucket = idx->second.try_emplace(std::move(v)).first;
+      if (bucket->second.insert(key).second)
+        entry.indexed.emplace_back(&idx->first, &bucket->first);
     }
   }
 }
 
 void Store::IndexLocked(const std::string& key, const Json& object, Entry& entry) {
   for (const auto& [name, fn] : index_funcs_) {
-    auto& index = indexes_[name];
+    auto idx = indexes_.try_emplace(name).first;
     for (std::string& v : fn(object)) {
-      index[v].insert(key);
-      entry.indexed.emplace_back(name, std::move(v));
+      auto bucket = idx->second.try_emplace(std::move(v)).first;
+      if (bucket->second.insert(key).second)
+        entry.indexed.emplace_back(&idx->first, &bucket->first);
     }
   }
 }
 
-void Store::UnindexLocked(const std::string& key, const Entry& entry) {
+void Store::UnindexLocked(std::string_view key, const Entry& entry) {
   for (const auto& [name, value] : entry.indexed) {
-    auto idx = indexes_.find(name);
+    auto idx = indexes_.find(*name);
     if (idx == indexes_.end()) continue;
-    auto it = idx->second.find(value);
+    auto it = idx->second.find(*value);
     if (it == idx->second.end()) continue;
     it->second.erase(key);
-    if (it->second.empty()) idx->second.erase(it);
+    if (it->second.empty()) idx->second.erase(it);  // *value dies here: not read again
   }
 }
 
 ObjectPtr Store::UpsertLocked(ObjectPtr object) {
-  const std::string key = ObjectKey(*object);
   Entry entry;
   Json::to_msgpack(*object, entry.packed);
   entry.packed.shrink_to_fit();
   entry.resource_version = StringAt(*object, "resourceVersion");
-  entry.ns = StringAt(*object, "namespace");
   entry.decoded = object;  // the caller's object is the snapshot while anyone holds it
   ObjectPtr old;
-  auto it = items_.find(key);
-  if (it != items_.end()) {
+  auto [it, added] = items_.try_emplace(ObjectKey(*object));
+  if (!added) {
     old = Snapshot(it->second);
-    UnindexLocked(key, it->second);  // before indexing the new entry: values may coincide
+    UnindexLocked(it->first, it->second);  // before indexing the new entry: values may coincide
   }
-  IndexLocked(key, *object, entry);
-  if (it != items_.end()) {
-    it->second = std::move(entry);
-  } else {
-    items_.emplace(key, std::move(entry));
-  }
+  IndexLocked(it->first, *object, entry);
+  it->second = std::move(entry);
   return old;
 }
 
@@ -169,7 +171,11 @@ ReplaceDelta Store::Replace(const std::string& ns, std::vector<ObjectPtr> object
   }
   std::vector<std::string> gone;
   for (const auto& [key, entry] : items_) {
-    if (keep.count(key) || (!ns.empty() && entry.ns != ns)) continue;
+    // A namespaced key is "namespace/name".
+    const size_t slash = key.find('/');
+    const std::string_view key_ns =
+        slash == std::string::npos ? std::string_view() : std::string_view(key).substr(0, slash);
+    if (keep.count(key) || (!ns.empty() && key_ns != ns)) continue;
     gone.push_back(key);
   }
   for (const std::string& key : gone) delta.deleted.push_back(DeleteLocked(key));
@@ -201,7 +207,7 @@ std::vector<ObjectPtr> Store::ByIndex(const std::string& index, const std::strin
   if (idx == indexes_.end()) return out;
   auto it = idx->second.find(value);
   if (it == idx->second.end()) return out;
-  for (const std::string& key : it->second) {
+  for (std::string_view key : it->second) {
     if (auto e = items_.find(key); e != items_.end()) out.push_back(Snapshot(e->second));
   }
   return out;

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -77,28 +78,33 @@ class Store {
   size_t size() const;
 
  private:
+  // Bookkeeping is kept small (it is per object, thousands of them): the
+  // indexes hold views of the keys in items_, and an entry points at the
+  // index name and value strings it is filed under instead of copying them.
   struct Entry {
     std::string packed;  // MessagePack of the object
     std::string resource_version;
-    std::string ns;
-    std::vector<std::pair<std::string, std::string>> indexed;  // {index, value}
+    // {index name, value}: keys of indexes_ and of its value map, each at most once.
+    std::vector<std::pair<const std::string*, const std::string*>> indexed;
     mutable std::weak_ptr<const Json> decoded;  // the last snapshot, while someone holds it
   };
   static ObjectPtr Unpack(const Entry& e);
   // Unpack, reusing a snapshot still held by a reader.
   static ObjectPtr Snapshot(const Entry& e);
 
+  // `key` is the key string of the entry's node in items_ (the indexes view it).
   void IndexLocked(const std::string& key, const Json& object, Entry& entry)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void UnindexLocked(const std::string& key, const Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnindexLocked(std::string_view key, const Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ObjectPtr UpsertLocked(ObjectPtr object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   ObjectPtr DeleteLocked(const std::string& key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
-  std::map<std::string, Entry> items_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Entry, std::less<>> items_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, IndexFunc> index_funcs_ ABSL_GUARDED_BY(mu_);
-  // index name -> value -> keys
-  std::map<std::string, std::map<std::string, std::set<std::string>>> indexes_ ABSL_GUARDED_BY(mu_);
+  // index name -> value -> keys (views of the keys of items_)
+  std::map<std::string, std::map<std::string, std::set<std::string_view>>> indexes_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace quorum::runtime

@@ -8,11 +8,16 @@
 // spec.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "src/base/failpoint.h"
 #include "test/e2e/e2e_env.h"
 
 namespace quorum::e2e {
@@ -22,6 +27,7 @@ const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etc
 const kube::GroupVersionResource kPostgres{"postgres.quorum.dev", "v1alpha1", "postgresclusters"};
 const kube::GroupVersionResource kPods{"", "v1", "pods"};
 const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
+const kube::GroupVersionResource kClaims{"", "v1", "persistentvolumeclaims"};
 
 class PostgresClusterE2E : public E2ETest {
  protected:
@@ -49,44 +55,81 @@ class PostgresClusterE2E : public E2ETest {
     return "";
   }
 
-  // psql with the superuser's URI against `host` (a Service name).
+  // psql with the superuser's URI against `host` (a Service name), over TLS
+  // verified by the Secret's CA (the URI says sslmode=verify-full).
   CommandResult Sql(const std::string& secret, const std::string& host, const std::string& sql) {
     auto s = client().Get(kSecrets, ns(), secret);
     if (!s.ok()) return {1, std::string(s.status().message())};
-    std::string uri;
+    std::string uri, ca;
     absl::Base64Unescape(s->value("data", Json::object()).value("uri", ""), &uri);
+    absl::Base64Unescape(s->value("data", Json::object()).value("ca.crt", ""), &ca);
     // Point the URI at `host` (the primary or the replica Service).
     const size_t at = uri.find('@'), colon = uri.find(':', at);
     if (at == std::string::npos || colon == std::string::npos) return {1, "no uri in " + secret};
     uri = uri.substr(0, at + 1) + host + uri.substr(colon);
+    if (!ca.empty()) {  // the node shares this file system
+      const std::string ca_file = absl::StrCat("/tmp/quorum-e2e-", ns(), "-", secret, "-ca.crt");
+      std::ofstream(ca_file) << ca;
+      uri +=
+          (uri.find('?') == std::string::npos ? "?" : "&") + std::string("sslrootcert=") + ca_file;
+    }
     return NodeExec({"psql", uri, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql}, absl::Seconds(20));
+  }
+
+  // An EtcdCluster `name` of `replicas` members on emptyDir.
+  void CreateEtcdCluster(const std::string& name, int replicas) {
+    ASSERT_TRUE(
+        client()
+            .Create(
+                kEtcdClusters, ns(),
+                {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                 {"kind", "EtcdCluster"},
+                 {"metadata", {{"name", name}, {"namespace", ns()}}},
+                 {"spec", {{"replicas", replicas}, {"storage", {{"emptyDir", Json::object()}}}}}})
+            .ok());
+  }
+
+  // True once EtcdCluster `name` reports `replicas` ready members.
+  bool EtcdReady(const std::string& name, int replicas) {
+    auto c = client().Get(kEtcdClusters, ns(), name);
+    if (!c.ok()) return false;
+    return c->value("status", Json::object()).value("readyReplicas", 0) == replicas;
+  }
+
+  // A PostgresCluster `name` of `replicas` instances (1Gi claims) on the
+  // kubernetes DCS.
+  Json KubernetesPostgres(const std::string& name, int replicas) {
+    return {{"apiVersion", "postgres.quorum.dev/v1alpha1"},
+            {"kind", "PostgresCluster"},
+            {"metadata", {{"name", name}, {"namespace", ns()}}},
+            {"spec",
+             {{"postgresVersion", 15},
+              {"instances",
+               Json::array({{{"name", "main"},
+                             {"replicas", replicas},
+                             {"dataVolumeClaimSpec",
+                              {{"accessModes", Json::array({"ReadWriteOnce"})},
+                               {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})}}}};
+  }
+
+  // The same on the etcd DCS of EtcdCluster `dcs`; `patroni` fields are
+  // merged over the DCS.
+  Json EtcdPostgres(const std::string& name, int replicas, const std::string& dcs,
+                    const Json& patroni = Json::object()) {
+    Json p = {{"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", dcs}}}}}}}};
+    p.update(patroni);
+    Json pg = KubernetesPostgres(name, replicas);
+    pg["spec"]["patroni"] = p;
+    return pg;
   }
 };
 
 TEST_F(PostgresClusterE2E, EtcdDcsFailoverKeepsCommittedRows) {
   OperatorProcess op(ns());
   op.Start();
-  ASSERT_TRUE(
-      client()
-          .Create(kEtcdClusters, ns(),
-                  {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                   {"kind", "EtcdCluster"},
-                   {"metadata", {{"name", "dcs"}, {"namespace", ns()}}},
-                   {"spec", {{"replicas", 3}, {"storage", {{"emptyDir", Json::object()}}}}}})
-          .ok());
-  Json pg = {
-      {"apiVersion", "postgres.quorum.dev/v1alpha1"},
-      {"kind", "PostgresCluster"},
-      {"metadata", {{"name", "pg"}, {"namespace", ns()}}},
-      {"spec",
-       {{"postgresVersion", 15},
-        {"instances", Json::array({{{"name", "main"},
-                                    {"replicas", 3},
-                                    {"dataVolumeClaimSpec",
-                                     {{"accessModes", Json::array({"ReadWriteOnce"})},
-                                      {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})},
-        {"patroni", {{"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}}},
-        {"users", Json::array({{{"name", "app"}, {"databases", Json::array({"app"})}}})}}}};
+  ASSERT_NO_FATAL_FAILURE(CreateEtcdCluster("dcs", 3));
+  Json pg = EtcdPostgres("pg", 3, "dcs");
+  pg["spec"]["users"] = Json::array({{{"name", "app"}, {"databases", Json::array({"app"})}}});
   auto created = client().Create(kPostgres, ns(), pg);
   ASSERT_TRUE(created.ok()) << created.status();
   ASSERT_TRUE(
@@ -135,28 +178,8 @@ TEST_F(PostgresClusterE2E, EtcdDcsFailoverKeepsCommittedRows) {
 TEST_F(PostgresClusterE2E, EtcdDcsFailoverWithTheOperatorStoppedMovesLabelAndService) {
   OperatorProcess op(ns());
   op.Start();
-  ASSERT_TRUE(
-      client()
-          .Create(kEtcdClusters, ns(),
-                  {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                   {"kind", "EtcdCluster"},
-                   {"metadata", {{"name", "dcs"}, {"namespace", ns()}}},
-                   {"spec", {{"replicas", 1}, {"storage", {{"emptyDir", Json::object()}}}}}})
-          .ok());
-  Json pg = {
-      {"apiVersion", "postgres.quorum.dev/v1alpha1"},
-      {"kind", "PostgresCluster"},
-      {"metadata", {{"name", "cb"}, {"namespace", ns()}}},
-      {"spec",
-       {{"postgresVersion", 15},
-        {"instances", Json::array({{{"name", "main"},
-                                    {"replicas", 2},
-                                    {"dataVolumeClaimSpec",
-                                     {{"accessModes", Json::array({"ReadWriteOnce"})},
-                                      {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})},
-        {"patroni",
-         {{"podAPIAccess", true},
-          {"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}}}}}};
+  ASSERT_NO_FATAL_FAILURE(CreateEtcdCluster("dcs", 1));
+  const Json pg = EtcdPostgres("cb", 2, "dcs", {{"podAPIAccess", true}});
   auto created = client().Create(kPostgres, ns(), pg);
   ASSERT_TRUE(created.ok()) << created.status();
   ASSERT_TRUE(
@@ -207,21 +230,140 @@ TEST_F(PostgresClusterE2E, EtcdDcsFailoverWithTheOperatorStoppedMovesLabelAndSer
   EXPECT_LE(most_at_once, 1u) << "two pods carried role=primary at once";
 }
 
+// Issue 14 (DCS outage): every etcd member under a PostgresCluster frozen
+// (SIGSTOP through hack/faults.sh) for longer than Patroni's ttl (30 s). With
+// failsafe_mode on — the etcd DCS default — the primary keeps accepting
+// writes while its members can see each other; etcd back, every acknowledged
+// row is there.
+TEST_F(PostgresClusterE2E, EtcdDcsOutageTheFailsafePrimaryKeepsWriting) {
+  OperatorProcess op(ns());
+  op.Start();
+  ASSERT_NO_FATAL_FAILURE(CreateEtcdCluster("dcs", 3));
+  const Json pg = EtcdPostgres("fs", 2, "dcs");
+  ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
+  ASSERT_TRUE(
+      testenv::Eventually([&] { return Ready("fs") && !Primary("fs").empty(); }, absl::Minutes(6)))
+      << "the PostgresCluster did not become Ready with a primary";
+  const std::string primary_svc = absl::StrCat("fs.", ns(), ".svc");
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        CommandResult r = Sql("fs-superuser", primary_svc,
+                              "create table if not exists t(v int); select count(*) from "
+                              "pg_stat_replication;");
+        return r.exit_code == 0 && absl::StrContains(r.output, "1");
+      },
+      absl::Minutes(3)))
+      << "the replica never streamed";
+  // Every member must exist before it can be frozen: the PostgresCluster can
+  // be Ready while the EtcdCluster is still adding its third member.
+  ASSERT_TRUE(testenv::Eventually([&] { return EtcdReady("dcs", 3); }, absl::Minutes(4)))
+      << "the EtcdCluster never had 3 ready members";
+
+  const testenv::ControlPlane* cp = testenv::GetControlPlane();
+  auto signal_etcd = [&](const char* sig) {
+    for (int i = 0; i < 3; ++i) {
+      CommandResult r = RunCommand({std::string(QUORUM_SOURCE_DIR) + "/hack/faults.sh", "signal",
+                                    cp->dir, ns(), absl::StrCat("dcs-", i), sig});
+      EXPECT_EQ(r.exit_code, 0) << "faults.sh signal dcs-" << i << " " << sig << ": " << r.output;
+    }
+  };
+  signal_etcd("STOP");
+  absl::Cleanup thaw = [&] { signal_etcd("CONT"); };
+  // One insert a second for 45 s (> ttl): each must be acknowledged.
+  int acknowledged = 0;
+  std::vector<std::string> refused;
+  const absl::Time until = absl::Now() + absl::Seconds(45);
+  for (int i = 1; absl::Now() < until; ++i) {
+    CommandResult r =
+        Sql("fs-superuser", primary_svc, absl::StrCat("insert into t values (", i, ");"));
+    if (r.exit_code == 0) {
+      ++acknowledged;
+    } else {
+      refused.push_back(absl::StrCat(i, ": ", r.output));
+    }
+    absl::SleepFor(absl::Seconds(1));  // paces the writer; waits for nothing
+  }
+  std::move(thaw).Invoke();
+  EXPECT_TRUE(refused.empty()) << "writes refused while etcd was frozen:\n"
+                               << absl::StrJoin(refused, "\n");
+  ASSERT_GT(acknowledged, 0);
+  CommandResult count;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        count = Sql("fs-superuser", primary_svc, "select count(*) from t;");
+        return count.exit_code == 0;
+      },
+      absl::Minutes(2)));
+  EXPECT_EQ(absl::StripAsciiWhitespace(count.output), absl::StrCat(acknowledged))
+      << "acknowledged rows lost after etcd came back";
+}
+
+// Issue 14.5 with real Patroni: a PostgresCluster deleted together with its
+// volumes and created again under the same name bootstraps a new database.
+// The DCS finalizer removed the old cluster's keys from etcd; without it the
+// stale `initialize` key made the new, empty members wait for a leader that
+// never came.
+TEST_F(PostgresClusterE2E, DeletedWithItsVolumesAndRecreatedBootstrapsAgain) {
+  OperatorProcess op(ns());
+  op.Start();
+  ASSERT_NO_FATAL_FAILURE(CreateEtcdCluster("dcs", 1));
+  const Json pg = EtcdPostgres("again", 1, "dcs");
+  ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready("again") && !Primary("again").empty(); },
+                                  absl::Minutes(6)))
+      << "the first PostgresCluster did not become Ready with a primary";
+  const std::string primary_svc = absl::StrCat("again.", ns(), ".svc");
+  CommandResult w;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        w = Sql("again-superuser", primary_svc, "create table if not exists old_rows(v int);");
+        return w.exit_code == 0;
+      },
+      absl::Minutes(2)))
+      << w.output;
+
+  ASSERT_TRUE(client().Delete(kPostgres, ns(), "again").ok());
+  ASSERT_TRUE(testenv::Eventually(
+      [&] { return absl::IsNotFound(client().Get(kPostgres, ns(), "again").status()); },
+      absl::Minutes(3)))
+      << "the PostgresCluster was never deleted (finalizer stuck?)";
+  kube::ListOptions mine;
+  mine.label_selector = "postgres.quorum.dev/cluster=again";
+  auto count = [&](const kube::GroupVersionResource& gvr) {
+    auto list = client().List(gvr, ns(), mine);
+    return list.ok() ? list->value("items", Json::array()).size() : size_t{99};
+  };
+  ASSERT_TRUE(testenv::Eventually([&] { return count(kPods) == 0; }, absl::Minutes(3)))
+      << "the members were not removed";
+  auto claims = client().List(kClaims, ns(), mine);
+  ASSERT_TRUE(claims.ok()) << claims.status();
+  ASSERT_FALSE(claims->value("items", Json::array()).empty()) << "no claims to delete";
+  for (const Json& c : (*claims)["items"])
+    ASSERT_TRUE(client().Delete(kClaims, ns(), c["metadata"].value("name", "")).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return count(kClaims) == 0; }, absl::Minutes(2)));
+
+  ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready("again") && !Primary("again").empty(); },
+                                  absl::Minutes(6)))
+      << "the recreated PostgresCluster never bootstrapped";
+  CommandResult r;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        r = Sql("again-superuser", primary_svc,
+                "create table t(v int); insert into t values (1); select to_regclass('old_rows') "
+                "is null;");
+        return r.exit_code == 0;
+      },
+      absl::Minutes(2)))
+      << r.output;
+  EXPECT_EQ(absl::StripAsciiWhitespace(r.output), "t") << "not a new database: " << r.output;
+}
+
 TEST_F(PostgresClusterE2E, KubernetesDcsUsersAndSwitchoverThroughTheSpec) {
   OperatorProcess op(ns());
   op.Start();
-  Json pg = {
-      {"apiVersion", "postgres.quorum.dev/v1alpha1"},
-      {"kind", "PostgresCluster"},
-      {"metadata", {{"name", "kpg"}, {"namespace", ns()}}},
-      {"spec",
-       {{"postgresVersion", 15},
-        {"instances", Json::array({{{"name", "main"},
-                                    {"replicas", 2},
-                                    {"dataVolumeClaimSpec",
-                                     {{"accessModes", Json::array({"ReadWriteOnce"})},
-                                      {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})},
-        {"users", Json::array({{{"name", "app"}, {"databases", Json::array({"app"})}}})}}}};
+  Json pg = KubernetesPostgres("kpg", 2);
+  pg["spec"]["users"] = Json::array({{{"name", "app"}, {"databases", Json::array({"app"})}}});
   auto created = client().Create(kPostgres, ns(), pg);
   ASSERT_TRUE(created.ok()) << created.status();
   ASSERT_TRUE(testenv::Eventually([&] { return Ready("kpg") && !Primary("kpg").empty(); },
@@ -273,6 +415,107 @@ TEST_F(PostgresClusterE2E, KubernetesDcsUsersAndSwitchoverThroughTheSpec) {
       },
       absl::Minutes(3)))
       << "the primary did not move to " << target << " or the primary Service did not follow";
+}
+
+// Issue 18 (failpoints): the operator crashes right before and right after a
+// user's switchover and a rolling-update step; a restarted operator finishes
+// the work, records the switchover, and every row written is there.
+TEST_F(PostgresClusterE2E, CrashAtEachSwitchoverAndRolloutStepResumes) {
+  Json pg = KubernetesPostgres("fpg", 2);
+  {
+    OperatorProcess op(ns());
+    op.Start();
+    ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
+    ASSERT_TRUE(testenv::Eventually([&] { return Ready("fpg") && !Primary("fpg").empty(); },
+                                    absl::Minutes(6)))
+        << "the PostgresCluster did not become Ready with a primary";
+  }
+  const std::string primary_svc = absl::StrCat("fpg.", ns(), ".svc");
+  int rows = 0;
+  auto write_row = [&] {
+    CommandResult r;
+    const bool ok = testenv::Eventually(
+        [&] {
+          r = Sql("fpg-superuser", primary_svc,
+                  absl::StrCat("set client_min_messages = warning; create table if not "
+                               "exists t(v int); insert into t values (",
+                               rows + 1, "); select count(*) from t;"));
+          return r.exit_code == 0;
+        },
+        absl::Minutes(3));
+    EXPECT_TRUE(ok) << "no write through the primary Service: " << r.output;
+    if (ok) {
+      EXPECT_EQ(absl::StripAsciiWhitespace(r.output), absl::StrCat(++rows)) << r.output;
+    }
+  };
+  write_row();
+
+  auto crash_at = [&](const std::string& failpoint, const Json& patch) {
+    OperatorProcess crashing(ns());
+    crashing.Start({"QUORUM_FAILPOINTS=" + failpoint});
+    auto patched = client().Patch(kPostgres, ns(), "fpg", kube::PatchType::kMerge, patch);
+    ASSERT_TRUE(patched.ok()) << patched.status();
+    ASSERT_EQ(crashing.WaitExit(absl::Minutes(4)), kFailpointExitCode)
+        << "the operator never reached " << failpoint << "; log " << crashing.log_path();
+  };
+  auto switchover_record = [&] {
+    auto c = client().Get(kPostgres, ns(), "fpg");
+    return c.ok() ? c->value("status", Json::object())
+                        .value("patroni", Json::object())
+                        .value("switchover", Json::object())
+                  : Json::object();
+  };
+  int generation = 0;
+  for (const char* failpoint :
+       {"postgrescluster/before-Switchover", "postgrescluster/after-Switchover"}) {
+    SCOPED_TRACE(failpoint);
+    const std::string from = Primary("fpg");
+    const std::string target = from == "fpg-main-0" ? "fpg-main-1" : "fpg-main-0";
+    const std::string trigger = absl::StrCat("s", ++generation);
+    ASSERT_NO_FATAL_FAILURE(crash_at(
+        failpoint,
+        {{"metadata", {{"annotations", {{"postgres.quorum.dev/trigger-switchover", trigger}}}}},
+         {"spec",
+          {{"patroni", {{"switchover", {{"enabled", true}, {"targetInstance", target}}}}}}}}));
+    OperatorProcess op(ns());
+    op.Start();
+    Json record;
+    ASSERT_TRUE(testenv::Eventually(
+        [&] {
+          record = switchover_record();
+          return record.value("trigger", "") == trigger && Primary("fpg") == target && Ready("fpg");
+        },
+        absl::Minutes(4)))
+        << "after a crash at " << failpoint << " the switchover to " << target
+        << " did not finish; record " << record.dump() << ", primary " << Primary("fpg");
+    EXPECT_EQ(record.value("result", ""), "Succeeded") << record.dump();
+    write_row();
+  }
+
+  for (const char* failpoint :
+       {"postgrescluster/before-RollingUpdate", "postgrescluster/after-RollingUpdate"}) {
+    SCOPED_TRACE(failpoint);
+    const std::string mark = absl::StrCat("r", ++generation);
+    pg["spec"]["instances"][0]["metadata"] = {{"annotations", {{"e2e.quorum.dev/roll", mark}}}};
+    ASSERT_NO_FATAL_FAILURE(
+        crash_at(failpoint, {{"spec", {{"instances", pg["spec"]["instances"]}}}}));
+    OperatorProcess op(ns());
+    op.Start();
+    auto rolled = [&] {
+      kube::ListOptions options;
+      options.label_selector = "postgres.quorum.dev/cluster=fpg";
+      auto pods = client().List(kPods, ns(), options);
+      if (!pods.ok() || (*pods)["items"].size() != 2) return false;
+      for (const Json& p : (*pods)["items"]) {
+        const Json& a = p["metadata"].value("annotations", Json::object());
+        if (a.value("e2e.quorum.dev/roll", "") != mark) return false;
+      }
+      return Ready("fpg") && !Primary("fpg").empty();
+    };
+    ASSERT_TRUE(testenv::Eventually(rolled, absl::Minutes(6)))
+        << "after a crash at " << failpoint << " the rolling update did not finish";
+    write_row();
+  }
 }
 
 }  // namespace

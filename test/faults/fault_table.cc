@@ -176,6 +176,14 @@ absl::StatusOr<std::string> AppUri(kube::Client& client, const Flags& f) {
   if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &uri)) {
     return absl::NotFoundError("Secret " + f.postgres + "-user-app has no data.uri");
   }
+  // The URI says sslmode=verify-full; libpq reads the CA from a file.
+  std::string ca;
+  const kube::Json& ca_b64 = (*secret)["data"]["ca.crt"];
+  if (ca_b64.is_string() && absl::Base64Unescape(ca_b64.get<std::string>(), &ca) && !ca.empty()) {
+    const std::string file = "/tmp/quorum-faults-" + f.ns + "-" + f.postgres + "-ca.crt";
+    std::ofstream(file) << ca;
+    uri += std::string(uri.find('?') == std::string::npos ? "?" : "&") + "sslrootcert=" + file;
+  }
   return uri;
 }
 

@@ -12,8 +12,10 @@ std::map<std::string, runtime::ResourceScope> CacheScopes() {
        {kube::GroupVersionResource{"apps", "v1", "statefulsets"},
         kube::GroupVersionResource{"", "v1", "configmaps"},
         kube::GroupVersionResource{"", "v1", "serviceaccounts"},
+        kube::GroupVersionResource{"batch", "v1", "jobs"},
         kube::GroupVersionResource{"rbac.authorization.k8s.io", "v1", "roles"},
-        kube::GroupVersionResource{"rbac.authorization.k8s.io", "v1", "rolebindings"}}) {
+        kube::GroupVersionResource{"rbac.authorization.k8s.io", "v1", "rolebindings"},
+        kube::GroupVersionResource{"networking.k8s.io", "v1", "networkpolicies"}}) {
     scopes[runtime::ResourceKey(gvr)] = {.label_selector = owned};
   }
   for (const kube::GroupVersionResource& gvr :

@@ -63,14 +63,15 @@ BootstrapState StateAfterStep(const EtcdCluster& cluster, const Plan& plan, bool
 
 absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache,
                                const EtcdCluster& cluster, const Plan& plan, bool step_done,
-                               controllers::ClaimTemplateOutcome* claims) {
+                               controllers::ClaimTemplateOutcome* claims,
+                               const std::string& operator_image) {
   // The state before the StatefulSet, so a new pod never starts with an old
   // member list.
   std::vector<std::pair<kube::GroupVersionResource, Json>> desired = {
       {kServices, BuildHeadlessService(cluster)},
       {kServices, BuildClientService(cluster)},
       {kConfigMaps, BuildStateConfigMap(cluster, StateAfterStep(cluster, plan, step_done))},
-      {kStatefulSets, BuildStatefulSet(cluster, plan.statefulset_replicas)}};
+      {kStatefulSets, BuildStatefulSet(cluster, plan.statefulset_replicas, operator_image)}};
   const int voting = std::max(1, DesiredReplicas(cluster));
   if (auto pdb = BuildPodDisruptionBudget(cluster, voting)) desired.emplace_back(kPdbs, *pdb);
   for (auto& [gvr, obj] : desired) {
@@ -99,8 +100,9 @@ absl::Status WriteStatus(kube::Client& client, const EtcdCluster& cluster,
       {"kind", "EtcdCluster"},
       {"metadata", {{"name", cluster.metadata.name}, {"namespace", cluster.metadata.ns}}},
       {"status", api::ToJson(status)}};
-  absl::StatusOr<Json> wrote = client.ApplyStatus(kEtcdClusters, cluster.metadata.ns, patch,
-                                                  {.field_manager = kFieldManager, .force = true});
+  absl::StatusOr<Json> wrote =
+      client.ApplyStatus(kEtcdClusters, cluster.metadata.ns, patch,
+                         {.field_manager = kFieldManager, .force = true, .discard_response = true});
   return wrote.ok() || absl::IsNotFound(wrote.status()) ? absl::OkStatus() : wrote.status();
 }
 

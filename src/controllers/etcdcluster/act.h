@@ -39,9 +39,11 @@ BootstrapState StateAfterStep(const EtcdCluster& cluster, const Plan& plan, bool
 
 // The StatefulSet goes through controllers::PrepareStatefulSet (a changed
 // claim template never fails the apply); `claims` (optional) receives its outcome.
+// `operator_image`: of the restore init containers (restore.h).
 absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache,
                                const EtcdCluster& cluster, const Plan& plan, bool step_done,
-                               controllers::ClaimTemplateOutcome* claims = nullptr);
+                               controllers::ClaimTemplateOutcome* claims = nullptr,
+                               const std::string& operator_image = "");
 
 // Applies `status` when it differs from cluster.status; NotFound (the
 // cluster went away) is not an error.

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "src/controllers/etcdcluster/pod_merge.h"
+#include "src/controllers/etcdcluster/restore.h"
 
 namespace quorum::etcdcluster {
 namespace {
@@ -180,7 +181,7 @@ Json EtcdContainer(const EtcdCluster& cluster, Json mounts) {
 
 // The member pod's spec: our container and volumes, the user's podTemplate
 // spec merged over them.
-Json PodSpec(const EtcdCluster& cluster) {
+Json PodSpec(const EtcdCluster& cluster, const std::string& operator_image) {
   const TlsMode tls = TlsOf(cluster);
   Json mounts = Json::array({{{"name", kDataVolume}, {"mountPath", kDataDir}}});
   Json volumes = Json::array();
@@ -205,6 +206,9 @@ Json PodSpec(const EtcdCluster& cluster) {
                      {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
   const std::optional<Json>& empty_dir = cluster.spec.storage.empty_dir;
   if (empty_dir) volumes.push_back({{"name", kDataVolume}, {"emptyDir", *empty_dir}});
+  RestorePodParts restore = BuildRestorePodParts(cluster, operator_image);
+  if (!restore.init_containers.empty()) pod_spec["initContainers"] = restore.init_containers;
+  for (Json& v : restore.volumes) volumes.push_back(std::move(v));
   if (!volumes.empty()) pod_spec["volumes"] = volumes;
   return MergePodSpec(std::move(pod_spec), cluster.spec.pod_template.spec);
 }
@@ -223,7 +227,7 @@ Json ClaimTemplate(const EtcdCluster& cluster) {
 
 }  // namespace
 
-Json BuildStatefulSet(const EtcdCluster& cluster, int replicas) {
+Json BuildStatefulSet(const EtcdCluster& cluster, int replicas, const std::string& operator_image) {
   const Names n = NamesOf(cluster);
   const api::TemplateMeta& pod_meta = cluster.spec.pod_template.metadata;
   Json pod_labels = pod_meta.labels;
@@ -231,13 +235,14 @@ Json BuildStatefulSet(const EtcdCluster& cluster, int replicas) {
   Json pod_template_meta = {{"labels", pod_labels}};
   if (!pod_meta.annotations.empty()) pod_template_meta["annotations"] = pod_meta.annotations;
 
-  Json sts_spec = {{"replicas", replicas},
-                   {"serviceName", n.headless_service},
-                   // Members join one at a time under the planner's control;
-                   // ordered start would block behind a learner that is not ready.
-                   {"podManagementPolicy", "Parallel"},
-                   {"selector", {{"matchLabels", Selector(cluster)}}},
-                   {"template", {{"metadata", pod_template_meta}, {"spec", PodSpec(cluster)}}}};
+  Json sts_spec = {
+      {"replicas", replicas},
+      {"serviceName", n.headless_service},
+      // Members join one at a time under the planner's control;
+      // ordered start would block behind a learner that is not ready.
+      {"podManagementPolicy", "Parallel"},
+      {"selector", {{"matchLabels", Selector(cluster)}}},
+      {"template", {{"metadata", pod_template_meta}, {"spec", PodSpec(cluster, operator_image)}}}};
   if (!cluster.spec.storage.empty_dir) {
     sts_spec["volumeClaimTemplates"] = Json::array({ClaimTemplate(cluster)});
   }

@@ -44,7 +44,10 @@ Json BuildHeadlessService(const EtcdCluster& cluster);
 Json BuildClientService(const EtcdCluster& cluster);
 Json BuildStateConfigMap(const EtcdCluster& cluster, const BootstrapState& state);
 // The member StatefulSet with `replicas` pods (the planner decides how many).
-Json BuildStatefulSet(const EtcdCluster& cluster, int replicas);
+// `operator_image`: the image of the restore init containers (restore.h);
+// without it a restore source adds nothing.
+Json BuildStatefulSet(const EtcdCluster& cluster, int replicas,
+                      const std::string& operator_image = "");
 // nullopt when spec.podDisruptionBudgetTemplate is absent. An empty template
 // spec means minAvailable = quorum of `voting_members`.
 std::optional<Json> BuildPodDisruptionBudget(const EtcdCluster& cluster, int voting_members);

@@ -7,6 +7,7 @@
 #include "api/etcdcluster_types.h"
 #include "src/base/failpoint.h"
 #include "src/controllers/common/reconcile_log.h"
+#include "src/controllers/common/stale_dependents.h"
 #include "src/controllers/etcdcluster/access.h"
 #include "src/controllers/etcdcluster/act.h"
 #include "src/controllers/etcdcluster/auth.h"
@@ -78,8 +79,12 @@ StatusInput StatusInputFor(const EtcdCluster& cluster, const EtcdView& view, con
 
 EtcdClusterReconciler::EtcdClusterReconciler(kube::Client& client, runtime::Cache& cache,
                                              runtime::EventRecorder& recorder,
-                                             EtcdClientFactory factory)
-    : client_(client), cache_(cache), recorder_(recorder), factory_(std::move(factory)) {
+                                             EtcdClientFactory factory, std::string operator_image)
+    : client_(client),
+      cache_(cache),
+      recorder_(recorder),
+      factory_(std::move(factory)),
+      operator_image_(std::move(operator_image)) {
   if (!factory_) factory_ = [](etcd::ClientConfig c) { return etcd::Client::Create(std::move(c)); };
 }
 
@@ -95,6 +100,17 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
     recorder_.Warning(*stored, "InvalidSpec", std::string(cluster.status().message()));
     return runtime::TerminalError(cluster.status());
   }
+  // An earlier EtcdCluster of this name: its objects go first.
+  const std::string stale = controllers::StaleDependent(
+      cache_, {kStatefulSets, kConfigMaps, kServices, kPdbs, kSecrets},
+      {.kind = "EtcdCluster", .ns = req.ns, .name = req.name, .uid = cluster->metadata.uid});
+  if (!stale.empty()) {
+    recorder_.Normal(*stored, "WaitingForEarlierObjects",
+                     stale +
+                         " belongs to an earlier EtcdCluster of this name; waiting for the "
+                         "garbage collector to delete it");
+    return Result{.requeue_after = backoff_.Next(req.Key(), "earlier objects: " + stale)};
+  }
   // Observe.
   World world = ObserveWorld(cache_, *cluster);
   etcd::ClientConfig cfg;
@@ -108,7 +124,8 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   StepFailpoint("before", plan);
   const absl::Status step = TakeStep(*stored, *cluster, plan, etcd.client.get(), cfg.password);
   controllers::ClaimTemplateOutcome claims;
-  absl::Status applied = ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims);
+  absl::Status applied =
+      ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims, operator_image_);
   if (!applied.ok()) return applied;
   if (step.ok()) StepFailpoint("after", plan);
   RecordClaims(*stored, claims);
@@ -239,8 +256,11 @@ runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
   c.Watch(clusters, runtime::EnqueueRequestForObject(),
           {runtime::ResourceVersionChangedPredicate()});
   auto owner = runtime::EnqueueRequestForOwner("etcd.aenix.io", "EtcdCluster");
+  // The reconciler reads none of these objects' status (pods tell it how
+  // members are): the StatefulSet controller's status writes while pods come
+  // and go would only reconcile every cluster once more per write.
   for (const auto& gvr : {kStatefulSets, kServices, kConfigMaps, kPdbs}) {
-    c.Watch(cache.Informer(gvr), owner, {runtime::ResourceVersionChangedPredicate()});
+    c.Watch(cache.Informer(gvr), owner, {runtime::IgnoreStatusOnlyChangesPredicate()});
   }
   // Pods are owned by the StatefulSet: map them by their instance label.
   c.Watch(cache.Informer(kPods),

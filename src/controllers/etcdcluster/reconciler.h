@@ -40,7 +40,8 @@ inline constexpr absl::Duration kHealthRefresh = absl::Seconds(60);
 class EtcdClusterReconciler : public runtime::Reconciler {
  public:
   EtcdClusterReconciler(kube::Client& client, runtime::Cache& cache,
-                        runtime::EventRecorder& recorder, EtcdClientFactory factory = nullptr);
+                        runtime::EventRecorder& recorder, EtcdClientFactory factory = nullptr,
+                        std::string operator_image = "");
   absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
 
  private:
@@ -65,6 +66,8 @@ class EtcdClusterReconciler : public runtime::Reconciler {
   runtime::Cache& cache_;
   runtime::EventRecorder& recorder_;
   EtcdClientFactory factory_;
+  // The image of the restore init containers (spec.bootstrap.restore).
+  const std::string operator_image_;
   controllers::WaitBackoff backoff_;
 };
 

@@ -3,6 +3,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
+#include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/readiness.h"
 #include "src/patroni/role.h"
 #include "src/patroni/role_callback.h"
@@ -63,6 +64,12 @@ Json PodEnvJson(const PostgresCluster& cluster, const patroni::ConfigInput& inpu
       case patroni::EnvSource::kEtcdPassword:
         env.push_back(SecretEnv(v.name, dcs.auth_secret, "password"));
         break;
+      case patroni::EnvSource::kRestApiUsername:
+        env.push_back(SecretEnv(v.name, n.restapi_secret, "username"));
+        break;
+      case patroni::EnvSource::kRestApiPassword:
+        env.push_back(SecretEnv(v.name, n.restapi_secret, "password"));
+        break;
     }
   }
   return env;
@@ -91,6 +98,17 @@ Json Service(const PostgresCluster& cluster, const std::string& name, Json spec)
 
 }  // namespace
 
+std::vector<std::string> PgHba(const PostgresCluster& cluster) {
+  std::vector<std::string> hba = {
+      "local all all scram-sha-256",
+      "hostssl replication " + std::string(api::kReplicationUserName) + " all scram-sha-256",
+      "hostssl all all all scram-sha-256"};
+  // Without a rule for them, connections without TLS are refused ("no
+  // pg_hba.conf entry ... no encryption"); replication never gets one.
+  if (cluster.spec.tls.allow_plaintext) hba.push_back("host all all all scram-sha-256");
+  return hba;
+}
+
 std::string DataDir(int major) { return absl::StrCat(kDataMount, "/pg", major); }
 std::string BinDir(int major) { return absl::StrCat("/usr/lib/postgresql/", major, "/bin"); }
 
@@ -114,9 +132,7 @@ patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const Dcs
                    {"wal_log_hints", "on"},
                    {"max_wal_senders", "10"},
                    {"max_replication_slots", "10"}};
-  in.pg_hba = {"local all all scram-sha-256",
-               "host replication " + std::string(api::kReplicationUserName) + " all scram-sha-256",
-               "host all all all scram-sha-256"};
+  in.pg_hba = PgHba(cluster);
   in.local_parameters = {{"unix_socket_directories", kTmpDir}};
   in.use_pg_rewind = true;
   in.data_dir = DataDir(Major(cluster));
@@ -129,6 +145,17 @@ patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const Dcs
   in.replication_username = std::string(api::kReplicationUserName);
   in.rewind_username = std::string(api::kSuperuserName);
   in.dcs = dcs.dcs;
+  const std::string tls_dir = kPostgresTlsDir;
+  in.tls = patroni::PostgresTls{.cert_file = tls_dir + "/tls.crt",
+                                .key_file = tls_dir + "/tls.key",
+                                .ca_file = tls_dir + "/ca.crt"};
+  in.restapi_auth = true;
+  // The REST API serves the same certificate (its wildcard names every pod);
+  // members and patronictl call each other by pod DNS name.
+  in.restapi_tls = patroni::RestApiTls{.cert_file = tls_dir + "/tls.crt",
+                                       .key_file = tls_dir + "/tls.key",
+                                       .ca_file = tls_dir + "/ca.crt"};
+  in.restapi_connect_host = MemberDnsName(cluster, "$(POD_NAME)");
   return in;
 }
 
@@ -153,6 +180,8 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
   Json pod_labels = LabelsJson(CommonLabels(cluster));
   pod_labels[std::string(api::kInstanceSetLabel)] = set_name;
   Json pod_annotations = Json::object();
+  // How the member serves its REST API, for the operator (tls.h).
+  if (input.restapi_tls.has_value()) pod_labels[kRestSchemeLabel] = "https";
   for (const auto& [k, v] : set.metadata.labels) pod_labels.emplace(k, v);
   for (const auto& [k, v] : set.metadata.annotations) pod_annotations[k] = v;
 
@@ -162,16 +191,28 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
   Json volumes = Json::array(
       {{{"name", "config"}, {"configMap", {{"name", n.config_map}, {"defaultMode", 0555}}}},
        {{"name", "tmp"}, {"emptyDir", Json::object()}}});
+  // The server certificate: root-owned files of group fsGroup, mode 0440,
+  // which PostgreSQL accepts for a key (root-owned: no group write, nothing
+  // for others). The kubelet swaps renewed files in place.
+  mounts.push_back({{"name", "tls"}, {"mountPath", kPostgresTlsDir}, {"readOnly", true}});
+  volumes.push_back(
+      {{"name", "tls"},
+       {"secret", {{"secretName", MountedTlsSecret(cluster)}, {"defaultMode", 0440}}}});
   if (!dcs.tls_secret.empty()) {
     mounts.push_back({{"name", "etcd-tls"}, {"mountPath", kEtcdTlsDir}, {"readOnly", true}});
     volumes.push_back({{"name", "etcd-tls"},
                        {"secret", {{"secretName", dcs.tls_secret}, {"defaultMode", 0440}}}});
   }
-  auto probe = [](const char* path, int period, int failures) {
-    return Json{{"httpGet", {{"path", path}, {"port", kPatroniPort}, {"scheme", "HTTP"}}},
-                {"periodSeconds", period},
-                {"timeoutSeconds", 5},
-                {"failureThreshold", failures}};
+  // The kubelet does not check the REST API's certificate (HTTPS probes
+  // never do); its requests stay on the node.
+  const bool rest_https = input.restapi_tls.has_value();
+  auto probe = [&](const char* path, int period, int failures) {
+    return Json{
+        {"httpGet",
+         {{"path", path}, {"port", kPatroniPort}, {"scheme", rest_https ? "HTTPS" : "HTTP"}}},
+        {"periodSeconds", period},
+        {"timeoutSeconds", 5},
+        {"failureThreshold", failures}};
   };
   Json container = {
       {"name", kContainerName},
@@ -183,7 +224,7 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
       // Ready: a primary that accepts writes, or a streaming replica; never
       // the leader while it is still read-only (src/patroni/readiness.h).
       {"readinessProbe",
-       {{"exec", {{"command", patroni::ReadinessProbeCommand(kPatroniPort)}}},
+       {{"exec", {{"command", patroni::ReadinessProbeCommand(kPatroniPort, rest_https)}}},
         {"periodSeconds", 5},
         {"timeoutSeconds", 5},
         {"failureThreshold", 3}}},
@@ -338,7 +379,7 @@ std::vector<CredentialSpec> CredentialSecrets(const PostgresCluster& cluster) {
 
 Json BuildCredentialSecret(const PostgresCluster& cluster, const std::string& name,
                            const std::string& username, const std::string& password,
-                           const std::string& dbname) {
+                           const std::string& dbname, const std::string& ca_pem) {
   const Names n = NamesOf(cluster);
   Json data = {{"username", absl::Base64Escape(username)},
                {"password", absl::Base64Escape(password)}};
@@ -347,14 +388,52 @@ Json BuildCredentialSecret(const PostgresCluster& cluster, const std::string& na
     data["host"] = absl::Base64Escape(host);
     data["port"] = absl::Base64Escape(std::to_string(kPostgresPort));
     if (!dbname.empty()) data["dbname"] = absl::Base64Escape(dbname);
-    data["uri"] = absl::Base64Escape(absl::StrCat("postgresql://", username, ":", password, "@",
-                                                  host, ":", kPostgresPort, "/", dbname));
+    data["sslmode"] = absl::Base64Escape("verify-full");
+    data["uri"] =
+        absl::Base64Escape(absl::StrCat("postgresql://", username, ":", password, "@", host, ":",
+                                        kPostgresPort, "/", dbname, "?sslmode=verify-full"));
   }
+  // libpq reads the CA from a file: mount this Secret and point sslrootcert
+  // (or PGSSLROOTCERT) at ca.crt.
+  if (!ca_pem.empty()) data["ca.crt"] = absl::Base64Escape(ca_pem);
   return {{"apiVersion", "v1"},
           {"kind", "Secret"},
           {"metadata", Metadata(cluster, name)},
           {"type", "Opaque"},
           {"data", data}};
+}
+
+std::optional<Json> UpgradedCredentialData(const Json& data, const std::string& username,
+                                           const std::string& ca_pem) {
+  Json out = data.is_object() ? data : Json::object();
+  auto decoded = [&](const char* key) -> std::optional<std::string> {
+    std::string v;
+    if (!out.contains(key) || !out[key].is_string() ||
+        !absl::Base64Unescape(out[key].get<std::string>(), &v)) {
+      return std::nullopt;
+    }
+    return v;
+  };
+  bool changed = false;
+  if (!ca_pem.empty() && decoded("ca.crt") != ca_pem) {
+    out["ca.crt"] = absl::Base64Escape(ca_pem);
+    changed = true;
+  }
+  if (username != api::kReplicationUserName) {
+    if (!decoded("sslmode").has_value()) {
+      out["sslmode"] = absl::Base64Escape("verify-full");
+      changed = true;
+    }
+    std::optional<std::string> uri = decoded("uri");
+    if (uri.has_value() && uri->find("sslmode=") == std::string::npos) {
+      *uri += (uri->find('?') == std::string::npos ? "?" : "&");
+      *uri += "sslmode=verify-full";
+      out["uri"] = absl::Base64Escape(*uri);
+      changed = true;
+    }
+  }
+  if (!changed) return std::nullopt;
+  return out;
 }
 
 }  // namespace quorum::postgrescluster

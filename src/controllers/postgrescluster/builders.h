@@ -34,10 +34,23 @@ std::optional<Json> BuildPodDisruptionBudget(const PostgresCluster& cluster);
 
 // A Secret of credentials, created once and never rewritten (passwords must
 // survive operator restarts): username, password, and for connectable roles
-// host, port, dbname and a uri.
+// host, port, dbname, sslmode (verify-full) and a uri; ca.crt is the CA
+// that signs the members' certificate (`ca_pem`, "" to leave it out).
 Json BuildCredentialSecret(const PostgresCluster& cluster, const std::string& name,
                            const std::string& username, const std::string& password,
-                           const std::string& dbname);
+                           const std::string& dbname, const std::string& ca_pem);
+
+// A connection Secret made before TLS (or before the CA changed) lacks what
+// BuildCredentialSecret writes now: `data` (the Secret's base64 data) with
+// ca.crt set to `ca_pem` (when given and different), and for connectable
+// roles sslmode (verify-full) and the uri's sslmode added when missing. The
+// password, and every other key, stay as they are. nullopt: nothing to add.
+std::optional<Json> UpgradedCredentialData(const Json& data, const std::string& username,
+                                           const std::string& ca_pem);
+
+// pg_hba.conf: TLS-only rules (hostssl) for clients and replication, plus a
+// plain `host` rule for clients only when spec.tls.allowPlaintext.
+std::vector<std::string> PgHba(const PostgresCluster& cluster);
 
 // Every credential Secret the cluster needs: (secret name, username, dbname).
 struct CredentialSpec {

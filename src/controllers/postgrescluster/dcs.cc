@@ -107,7 +107,8 @@ bool ServesTheDcs(const api::EtcdCluster& etcd_cluster) {
 std::vector<std::string> ReferencedSecrets(const PostgresCluster& cluster) {
   std::vector<std::string> out;
   const api::PostgresEtcdDcs& etcd = cluster.spec.patroni.dcs.etcd;
-  for (const std::string* name : {&etcd.tls_secret, &etcd.auth_secret}) {
+  for (const std::string* name : {&etcd.tls_secret, &etcd.auth_secret,
+                                  &cluster.spec.tls.custom_secret, &cluster.spec.tls.ca_secret}) {
     if (!name->empty()) out.push_back(*name);
   }
   return out;

@@ -4,6 +4,7 @@
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/postgrescluster/reconciler.h"
+#include "src/controllers/postgrescluster/tls.h"
 #include "src/controllers/postgrescluster/users.h"
 
 namespace quorum::postgrescluster {
@@ -14,7 +15,8 @@ using runtime::ObjectPtr;
 std::string PostgresClusterReconciler::EnsureUsersOnce(const PostgresCluster& cluster,
                                                        const std::string& primary,
                                                        const std::vector<ObjectPtr>& pods,
-                                                       const Json& stored) {
+                                                       const Json& stored,
+                                                       const std::string& ca_pem) {
   const Names n = NamesOf(cluster);
   const std::vector<api::PostgresUserSpec>& users = cluster.spec.users;
   if (users.empty()) return "";
@@ -48,10 +50,14 @@ std::string PostgresClusterReconciler::EnsureUsersOnce(const PostgresCluster& cl
     if (it != users_applied_.end() && it->second == key) return "";
   }
   if (host.empty()) return "";
-  absl::Status s = EnsureUsers({.host = host,
+  // verify-full: the certificate must name the primary's pod DNS name and
+  // chain to the cluster's CA; libpq connects to the pod IP.
+  absl::Status s = EnsureUsers({.host = MemberDnsName(cluster, primary),
+                                .hostaddr = host,
                                 .port = kPostgresPort,
                                 .user = std::string(api::kSuperuserName),
-                                .password = secret_value(n.superuser_secret, "password")},
+                                .password = secret_value(n.superuser_secret, "password"),
+                                .ca_pem = ca_pem},
                                UsersOf(cluster, [&](const std::string& secret) {
                                  return secret_value(secret, "password");
                                }));

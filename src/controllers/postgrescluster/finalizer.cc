@@ -70,6 +70,25 @@ absl::Status CleanUp(etcd::Client& etcd, const PostgresCluster& cluster, const D
   return dcs.pod_access ? RemovePodEtcdUser(etcd, *dcs.pod_access) : absl::OkStatus();
 }
 
+// Deletes the cluster's StatefulSets (their pods go with them), so that no
+// Patroni is left to write keys back once they are removed.
+absl::Status StopMembers(kube::Client& client, const runtime::Cache& cache, const Names& n) {
+  for (const ObjectPtr& sts : cache.ByInstance(kStatefulSets, n.ns, n.cluster)) {
+    const Json& meta = (*sts)["metadata"];
+    if (meta.contains("deletionTimestamp")) continue;
+    const std::string name = meta.value("name", "");
+    absl::Status s = client.Delete(kStatefulSets, n.ns, name,
+                                   {.propagation = kube::PropagationPolicy::kBackground,
+                                    .precondition_uid = meta.value("uid", "")});
+    if (!s.ok() && !absl::IsNotFound(s)) return s;
+    spdlog::info(
+        "deleting: removed StatefulSet {} so that its members stop before the DCS keys "
+        "are removed",
+        name);
+  }
+  return absl::OkStatus();
+}
+
 absl::Time DeletionTime(const Json& stored) {
   absl::Time t;
   std::string err;
@@ -89,6 +108,7 @@ FinalizerStep PlanFinalizer(const FinalizerInput& in) {
   if (!in.has_finalizer) return FinalizerStep::kNone;
   if (!in.uses_etcd || in.dcs_owner_gone) return FinalizerStep::kRemove;
   if (in.since_deletion >= kDcsCleanupDeadline) return FinalizerStep::kGiveUp;
+  if (in.member_pods > 0) return FinalizerStep::kStopMembers;
   return FinalizerStep::kClean;
 }
 
@@ -110,6 +130,7 @@ absl::StatusOr<absl::Duration> ReconcileFinalizer(kube::Client& client, const ru
        .has_finalizer = HasFinalizer(stored),
        .deleting = deleting,
        .dcs_owner_gone = owner_gone,
+       .member_pods = static_cast<int>(cache.ByInstance(kPods, n.ns, n.cluster).size()),
        .since_deletion = deleting ? absl::Now() - DeletionTime(stored) : absl::ZeroDuration()});
   const std::string prefix = patroni::ClusterKeyPrefix(KeyNamespace(cluster), n.cluster);
   switch (step) {
@@ -129,6 +150,9 @@ absl::StatusOr<absl::Duration> ReconcileFinalizer(kube::Client& client, const ru
                                     ") before creating a cluster of this name again"));
       if (absl::Status s = SetFinalizer(client, stored, false); !s.ok()) return s;
       return absl::ZeroDuration();
+    case FinalizerStep::kStopMembers:
+      if (absl::Status s = StopMembers(client, cache, n); !s.ok()) return s;
+      return retry();  // a member pod's deletion reconciles sooner
     case FinalizerStep::kClean:
       break;
   }

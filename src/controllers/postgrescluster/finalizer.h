@@ -6,7 +6,12 @@
 //
 //   * A cluster with an etcd DCS gets the finalizer (one patch, once); one
 //     without loses it.
-//   * Deleting: the keys are removed, then the finalizer. Skipped (finalizer
+//   * Deleting: first the members stop. The operator deletes the cluster's
+//     StatefulSets (the garbage collector would only after the finalizer is
+//     gone) and waits until no member pod is left: a Patroni still running
+//     writes its member, leader and initialize keys back right after they are
+//     removed (seen on the real node: the recreated cluster then waited for a
+//     leader forever). Then the keys are removed, then the finalizer. Skipped (finalizer
 //     removed at once) when the DCS is an EtcdCluster that is gone or being
 //     deleted: its keys go with it, and a namespace deletion must not hang.
 //   * When etcd cannot be reached or refuses, a Warning event
@@ -40,15 +45,17 @@ struct FinalizerInput {
   bool has_finalizer = false;
   bool deleting = false;
   bool dcs_owner_gone = false;  // clusterRef names an EtcdCluster that is gone or deleting
+  int member_pods = 0;          // the cluster's pods that still exist (any phase)
   absl::Duration since_deletion;
 };
 
 enum class FinalizerStep {
   kNone,
-  kAdd,     // add the finalizer
-  kClean,   // remove the keys, then the finalizer
-  kRemove,  // remove the finalizer without cleaning (nothing to clean, or given up)
-  kGiveUp,  // as kRemove, after the deadline: warn that keys are left
+  kAdd,          // add the finalizer
+  kStopMembers,  // delete the StatefulSets; wait until no member pod is left
+  kClean,        // remove the keys, then the finalizer
+  kRemove,       // remove the finalizer without cleaning (nothing to clean, or given up)
+  kGiveUp,       // as kRemove, after the deadline: warn that keys are left
 };
 
 FinalizerStep PlanFinalizer(const FinalizerInput& in);

@@ -19,6 +19,10 @@ Names NamesOf(const PostgresCluster& cluster) {
   n.superuser_secret = n.cluster + "-superuser";
   n.replication_secret = n.cluster + "-replication";
   n.pdb = n.cluster;
+  n.ca_secret = n.cluster + "-ca";
+  n.tls_secret = n.cluster + "-tls";
+  n.restapi_secret = n.cluster + "-patroni-api";
+  n.network_policy = n.cluster;
   return n;
 }
 

@@ -53,6 +53,10 @@ struct Names {
   std::string superuser_secret;    // <cluster>-superuser
   std::string replication_secret;  // <cluster>-replication
   std::string pdb;                 // <cluster>
+  std::string ca_secret;           // <cluster>-ca: the generated CA (tls.h)
+  std::string tls_secret;          // <cluster>-tls: the members' server certificate
+  std::string restapi_secret;      // <cluster>-patroni-api: REST API basic-auth credentials
+  std::string network_policy;      // <cluster>
 };
 
 Names NamesOf(const PostgresCluster& cluster);

@@ -13,15 +13,28 @@ namespace quorum::postgrescluster {
 
 using runtime::ObjectPtr;
 
-// Creates the credential Secrets that are missing (once; never rewritten).
-absl::Status EnsureCredentials(const Phase& p) {
+// Creates the credential Secrets that are missing (once; the password is
+// never rewritten); one made before TLS gets ca.crt and sslmode added.
+absl::Status EnsureCredentials(const Phase& p, const std::string& ca_pem) {
   for (const CredentialSpec& c : CredentialSecrets(p.cluster)) {
-    if (p.cache.Get(kSecrets, p.n.ns, c.secret) != nullptr) continue;
+    if (ObjectPtr cached = p.cache.Get(kSecrets, p.n.ns, c.secret)) {
+      std::optional<Json> data = UpgradedCredentialData(At(*cached, {"data"}), c.username, ca_pem);
+      if (!data.has_value()) continue;
+      Json updated = *cached;
+      updated["data"] = *std::move(data);
+      // With the resourceVersion read: a concurrent change (a user's new
+      // password) wins, and this is redone from it (Conflict: retried).
+      absl::StatusOr<Json> wrote = p.client.Update(kSecrets, p.n.ns, updated);
+      if (!wrote.ok()) return wrote.status();
+      p.recorder.Normal(p.stored, "SecretUpdated",
+                        "added the cluster's CA and sslmode to Secret " + c.secret);
+      continue;
+    }
     absl::StatusOr<std::string> password = runtime::RandomPassword();
     if (!password.ok()) return password.status();
     absl::StatusOr<Json> made = p.client.Create(
         kSecrets, p.n.ns,
-        BuildCredentialSecret(p.cluster, c.secret, c.username, *password, c.dbname));
+        BuildCredentialSecret(p.cluster, c.secret, c.username, *password, c.dbname, ca_pem));
     if (!made.ok() && !absl::IsAlreadyExists(made.status())) return made.status();
     if (made.ok()) p.recorder.Normal(p.stored, "SecretCreated", "created Secret " + c.secret);
   }
@@ -76,6 +89,8 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
   const std::vector<Json> rbac = BuildRbac(p.cluster);
   for (const Json& o : rbac) desired.emplace_back(RbacResource(o), o);
   if (auto pdb = BuildPodDisruptionBudget(p.cluster)) desired.emplace_back(kPdbs, *pdb);
+  const std::optional<Json> policy = BuildNetworkPolicy(p.cluster, p.operator_peer);
+  if (policy.has_value()) desired.emplace_back(kNetworkPolicies, *policy);
   if (dcs.ready) {
     const patroni::ConfigInput input = BuildPatroniInput(p.cluster, dcs);
     desired.emplace_back(kConfigMaps, BuildConfigMap(p.cluster, input));
@@ -91,6 +106,10 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
     }
     absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(p.client, gvr, obj, cached, kFieldManager);
     if (!wrote.ok()) return wrote.status();
+  }
+  if (!policy.has_value() && p.cache.Get(kNetworkPolicies, p.n.ns, p.n.network_policy)) {
+    absl::Status s = p.client.Delete(kNetworkPolicies, p.n.ns, p.n.network_policy);
+    if (!s.ok() && !absl::IsNotFound(s)) return s;
   }
   if (!rbac.empty()) return absl::OkStatus();
   for (const auto& [gvr, name] : {std::pair{kRoleBindings, p.n.role}, std::pair{kRoles, p.n.role},

@@ -14,7 +14,7 @@
 namespace quorum::postgrescluster {
 
 // Creates the credential Secrets that are missing (once; never rewritten).
-absl::Status EnsureCredentials(const Phase& p);
+absl::Status EnsureCredentials(const Phase& p, const std::string& ca_pem);
 
 // Applies the owned objects that differ from the cache. Without a usable DCS
 // the members' configuration cannot be written, and members already running

@@ -1,11 +1,16 @@
 #include "src/controllers/postgrescluster/observe.h"
 
+#include <spdlog/spdlog.h>
+
+#include <set>
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/kube_fields.h"
 #include "src/controllers/postgrescluster/leader.h"
+#include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/role_sync.h"
 
 namespace quorum::postgrescluster {
@@ -14,7 +19,21 @@ using runtime::ObjectPtr;
 
 std::string DefaultMemberUrl(const Json& pod) {
   const std::string ip = Str(At(pod, {"status", "podIP"}));
-  return ip.empty() ? "" : absl::StrCat("http://", ip, ":", kPatroniPort);
+  if (ip.empty()) return "";
+  const std::string scheme =
+      Str(At(pod, {"metadata", "labels", kRestSchemeLabel})) == "https" ? "https" : "http";
+  const std::string host = ip.find(':') != std::string::npos ? "[" + ip + "]" : ip;
+  return absl::StrCat(scheme, "://", host, ":", kPatroniPort);
+}
+
+patroni::Endpoint MemberEndpoint(const PostgresCluster& cluster, const std::string& pod,
+                                 const std::string& url, const std::string& ca_pem) {
+  patroni::Endpoint e(url);
+  if (url.starts_with("https://")) {
+    e.tls_server_name = MemberDnsName(cluster, pod);
+    e.ca_pem = ca_pem;
+  }
+  return e;
 }
 
 SecretValue SecretValueFrom(const runtime::Cache& cache, const std::string& ns) {
@@ -42,31 +61,56 @@ bool OnNotReadyNode(const runtime::Cache& cache, const Json& pod) {
   return false;
 }
 
+// The pod's Ready condition is True.
+bool PodReady(const Json& pod) {
+  for (const Json& c : At(pod, {"status", "conditions"})) {
+    if (Str(At(c, {"type"})) == "Ready") return Str(At(c, {"status"})) == "True";
+  }
+  return false;
+}
+
 }  // namespace
 
 // Asks the members at once (short timeouts), pods on NotReady nodes skipped.
 Members Observe(patroni::RestClient& rest, const runtime::Cache& cache,
                 const std::vector<ObjectPtr>& pods, const MemberUrlFunc& member_url,
+                const PostgresCluster& cluster, const std::string& ca_pem,
                 std::optional<std::string> leader) {
   Members m;
   m.leader = std::move(leader);
-  std::map<std::string, std::string> ask;
+  std::map<std::string, patroni::Endpoint> ask;
   for (const ObjectPtr& pod : pods) {
     const std::string name = Str(At(*pod, {"metadata", "name"}));
     const std::string url = member_url(*pod);
     if (url.empty()) continue;
-    m.urls[name] = url;
+    m.urls[name] = MemberEndpoint(cluster, name, url, ca_pem);
     m.roles[name] = {.reachable = false};
-    if (!OnNotReadyNode(cache, *pod)) ask[name] = url;
+    if (!OnNotReadyNode(cache, *pod)) ask[name] = m.urls[name];
+  }
+  std::set<std::string> ready;
+  for (const ObjectPtr& pod : pods) {
+    if (PodReady(*pod)) ready.insert(Str(At(*pod, {"metadata", "name"})));
   }
   for (const auto& [name, s] : patroni::ProbeMembers(rest, ask)) {
-    if (!s.ok()) continue;
+    if (!s.ok()) {
+      // The kubelet finds it ready, the operator cannot ask it: most often a
+      // certificate that does not name the pod or another CA (or a policy).
+      if (ready.contains(name)) {
+        spdlog::warn(
+            "{}/{}: member {} is ready but its REST API at {} (checked as {}) did not "
+            "answer: {}",
+            cluster.metadata.ns, cluster.metadata.name, name, m.urls[name].url,
+            m.urls[name].tls_server_name, std::string(s.status().message()));
+      }
+      continue;
+    }
     m.roles[name] = {.reachable = true, .role = s->role, .state = s->state};
     if (patroni::ServesAsPrimary(m.roles[name]) && (!m.leader || *m.leader == name)) {
       m.primary = name;
     }
     if (!s->database_system_identifier.empty()) m.system_identifier = s->database_system_identifier;
   }
+  m.primary_ready = !m.primary.empty() && ready.contains(m.primary);
   return m;
 }
 

@@ -23,16 +23,28 @@ namespace quorum::postgrescluster {
 inline constexpr absl::Duration kMemberProbeTimeout = absl::Seconds(1);
 inline constexpr absl::Duration kLeaderReadTimeout = absl::Seconds(2);
 
-// The member's REST API from its pod IP; "" before it has one.
+// The member's REST API from its pod IP; "" before it has one. https when
+// the pod carries kRestSchemeLabel=https (tls.h: pods made since the REST
+// API serves TLS), http for a pod made before (until it is rolled).
 std::string DefaultMemberUrl(const Json& pod);
+
+// What the operator connects to for member `pod` at `url`: with https, the
+// certificate must carry the pod's DNS name (MemberDnsName, tls.h) and chain
+// to `ca_pem` (the cluster's CA), while the connection goes to the URL's
+// address (the pod IP: no cluster DNS needed, and a changed pod IP is simply
+// a new URL). Pure.
+patroni::Endpoint MemberEndpoint(const PostgresCluster& cluster, const std::string& pod,
+                                 const std::string& url, const std::string& ca_pem);
 
 // Reads key `key` of Secret `name` in `ns` from the cache, decoded.
 SecretValue SecretValueFrom(const runtime::Cache& cache, const std::string& ns);
 
 // Asks the members at once (short timeouts), pods on NotReady nodes skipped;
-// `leader` is the DCS leader key as observed (nullopt: unknown).
+// `leader` is the DCS leader key as observed (nullopt: unknown); the members'
+// certificates are checked against `ca_pem` (MemberEndpoint).
 Members Observe(patroni::RestClient& rest, const runtime::Cache& cache,
                 const std::vector<runtime::ObjectPtr>& pods, const MemberUrlFunc& member_url,
+                const PostgresCluster& cluster, const std::string& ca_pem,
                 std::optional<std::string> leader);
 
 // The DCS (Secrets checked, clusterRef followed); a problem is a Warning

@@ -9,8 +9,10 @@
 #include <optional>
 #include <string>
 
+#include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/kube/client.h"
+#include "src/patroni/rest_client.h"
 #include "src/patroni/role_plan.h"
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
@@ -20,11 +22,15 @@ namespace quorum::postgrescluster {
 // What the members' REST APIs and the DCS leader key say.
 struct Members {
   std::map<std::string, patroni::ObservedRole> roles;  // pod name → role
-  std::map<std::string, std::string> urls;             // pod name → REST base URL
+  std::map<std::string, patroni::Endpoint> urls;       // pod name → REST API (https, verified)
   // The leader key's member ("" none); nullopt when not read (kubernetes DCS,
   // or etcd unreachable): the members' own word decides then.
   std::optional<std::string> leader;
   std::string primary;  // the leader that accepts writes: routed as primary
+  // Whether `primary`'s pod is Ready (its readiness probe: writable), i.e. in
+  // the primary Service's endpoints. Read from the pod, not the StatefulSet's
+  // readyReplicas, which trails it by the StatefulSet controller's update.
+  bool primary_ready = false;
   std::string system_identifier;
 };
 
@@ -36,6 +42,8 @@ struct Phase {
   const Json& stored;              // as read from the cache
   const PostgresCluster& cluster;  // parsed: defaulted, validated, typed
   Names n;
+  OperatorPeer operator_peer;    // who may call the members (NetworkPolicy)
+  patroni::BasicAuth rest_auth;  // the members' REST API credentials (once known)
 };
 
 }  // namespace quorum::postgrescluster

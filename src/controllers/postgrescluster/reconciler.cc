@@ -1,8 +1,12 @@
 #include "src/controllers/postgrescluster/reconciler.h"
 
+#include <spdlog/spdlog.h>
+
+#include "absl/time/clock.h"
 #include "api/postgrescluster_types.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/reconcile_log.h"
+#include "src/controllers/common/stale_dependents.h"
 #include "src/controllers/postgrescluster/finalizer.h"
 #include "src/controllers/postgrescluster/next_wait.h"
 #include "src/controllers/postgrescluster/objects.h"
@@ -36,27 +40,71 @@ void PostgresClusterReconciler::Forget(const runtime::Request& req) {
   if (leader_watch_ != nullptr) leader_watch_->Follow(req, std::nullopt);
   backoff_.Reset(req.Key());
   etcd_access_.Forget(req.Key());
+  cert_memo_.Forget(req.Key());
   absl::MutexLock lock(&mu_);
   users_applied_.erase(req.Key());
+  reload_until_.erase(req.Key());
 }
 
 size_t PostgresClusterReconciler::remembered() const {
   absl::MutexLock lock(&mu_);
-  return users_applied_.size() + backoff_.size() + etcd_access_.size();
+  return users_applied_.size() + reload_until_.size() + backoff_.size() + etcd_access_.size() +
+         cert_memo_.size();
 }
 
-absl::StatusOr<DcsResolution> PostgresClusterReconciler::ObserveDcsAndCredentials(
-    const runtime::Request& req, const Phase& ctx) {
+absl::StatusOr<PostgresClusterReconciler::Prepared>
+PostgresClusterReconciler::ObserveDcsAndCredentials(const runtime::Request& req, Phase& ctx) {
   DcsResolution dcs = ObserveDcs(ctx);
   if (leader_watch_ != nullptr) {  // before the leader is read: no change slips between
     leader_watch_->Follow(req,
                           LeaderWatchTargetFor(ctx.cluster, dcs, SecretValueFrom(cache_, req.ns)));
   }
-  if (absl::Status s = EnsureCredentials(ctx); !s.ok()) return s;
+  // TLS first: the connection Secrets carry its CA.
+  absl::StatusOr<TlsState> tls = EnsureTls(ctx, absl::Now(), cert_memo_);
+  if (!tls.ok()) {
+    if (absl::IsFailedPrecondition(tls.status())) {
+      recorder_.Warning(ctx.stored, "TLSNotReady", std::string(tls.status().message()));
+    }
+    return tls.status();
+  }
+  absl::StatusOr<patroni::BasicAuth> auth = EnsureRestApiSecret(ctx);
+  if (!auth.ok()) return auth.status();
+  ctx.rest_auth = *std::move(auth);
+  if (absl::Status s = EnsureCredentials(ctx, tls->ca_pem); !s.ok()) return s;
   // clusterRef with etcd auth: the pods' own etcd user (etcd_user.h).
   absl::Status s = etcd_access_.Ensure(client_, cache_, recorder_, ctx.stored, ctx.cluster, dcs);
   if (!s.ok()) return s;
-  return dcs;
+  return Prepared{std::move(dcs), *std::move(tls)};
+}
+
+std::optional<absl::Duration> PostgresClusterReconciler::ReloadAfterRenewal(const Phase& ctx,
+                                                                            const Members& members,
+                                                                            const TlsState& tls) {
+  const std::string key = ctx.n.ns + "/" + ctx.n.cluster;
+  const absl::Time now = absl::Now();
+  std::optional<absl::Duration> wait;
+  if (tls.renew_at.has_value()) wait = std::max(*tls.renew_at - now, absl::Seconds(1));
+  absl::Time until;
+  {
+    absl::MutexLock lock(&mu_);
+    if (tls.renewed) reload_until_[key] = now + kReloadWindow;
+    auto it = reload_until_.find(key);
+    if (it == reload_until_.end()) return wait;
+    if (now >= it->second) {
+      reload_until_.erase(it);
+      return wait;
+    }
+    until = it->second;
+  }
+  // SIGHUP is cheap and idempotent; the kubelet's swap of the files cannot be
+  // watched, so the members reload a few times within the window.
+  for (const auto& [pod, url] : members.urls) {
+    absl::Status s = rest_.Reload(url, ctx.rest_auth);
+    if (!s.ok())
+      spdlog::warn("reload of {} after certificate renewal: {}", pod, std::string(s.message()));
+  }
+  const absl::Duration next = std::min(kReloadInterval, until - now);
+  return wait.has_value() ? std::min(*wait, next) : next;
 }
 
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
@@ -72,32 +120,54 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
     recorder_.Warning(*stored, "InvalidSpec", std::string(cluster.status().message()));
     return runtime::TerminalError(cluster.status());
   }
+  // An earlier PostgresCluster of this name: its objects (Secrets with
+  // passwords among them) go first.
+  const std::string stale = controllers::StaleDependent(
+      cache_,
+      {kStatefulSets, kServices, kConfigMaps, kPdbs, kServiceAccounts, kRoles, kRoleBindings,
+       kNetworkPolicies, kSecrets},
+      {.kind = "PostgresCluster", .ns = req.ns, .name = req.name, .uid = cluster->metadata.uid});
+  if (!stale.empty()) {
+    recorder_.Normal(*stored, "WaitingForEarlierObjects",
+                     stale +
+                         " belongs to an earlier PostgresCluster of this name; waiting for "
+                         "the garbage collector to delete it");
+    return Result{.requeue_after = backoff_.Next(req.Key(), "earlier objects: " + stale)};
+  }
   // The DCS-cleanup finalizer (added with an etcd DCS, removed without).
   absl::StatusOr<absl::Duration> finalizer = ReconcileFinalizer(
       client_, cache_, recorder_, *stored, *cluster, [] { return absl::ZeroDuration(); });
   if (!finalizer.ok()) return finalizer.status();
-  const Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster)};
+  Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster), operator_peer_};
   // Observe the DCS; act on what Kubernetes holds.
-  absl::StatusOr<DcsResolution> dcs_or = ObserveDcsAndCredentials(req, ctx);
-  if (!dcs_or.ok()) return dcs_or.status();
-  const DcsResolution& dcs = *dcs_or;
+  absl::StatusOr<Prepared> prepared = ObserveDcsAndCredentials(req, ctx);
+  if (!prepared.ok()) return prepared.status();
+  const DcsResolution& dcs = prepared->dcs;
   controllers::ClaimTemplateOutcome claims;
   if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &claims); !s.ok()) return s;
   // Observe the members; act on them.
   const std::vector<ObjectPtr> pods = ObservePods(ctx);
-  const Members members = Observe(probe_, cache_, pods, member_url_,
+  const Members members = Observe(probe_, cache_, pods, member_url_, *cluster, prepared->tls.ca_pem,
                                   pods.empty() ? std::nullopt : ObserveLeader(ctx, dcs));
   std::string problem = CorrectRoleLabels(ctx, pods, members);
   if (problem.empty()) RollOutdatedMembers(ctx, pods, members, rest_);
   if (!members.primary.empty() && problem.empty()) {
-    problem = EnsureUsersOnce(*cluster, members.primary, pods, *stored);
+    problem = EnsureUsersOnce(*cluster, members.primary, pods, *stored, prepared->tls.ca_pem);
   }
   const std::optional<api::PostgresSwitchoverStatus> switchover =
-      Switchover(*cluster, members, rest_, recorder_, *stored);
+      Switchover(*cluster, members, rest_, ctx.rest_auth, recorder_, *stored);
   // Status last, only when it changed; then wait.
   absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, problem, claims);
   if (!wrote.ok()) return wrote;
-  return NextWait(backoff_, req, dcs, members);
+  runtime::Result wait = NextWait(backoff_, req, dcs, members);
+  if (std::optional<absl::Duration> tls_wait = ReloadAfterRenewal(ctx, members, prepared->tls)) {
+    if (!wait.requeue && wait.requeue_after == absl::ZeroDuration()) {
+      wait.requeue_after = *tls_wait;
+    } else if (wait.requeue_after > absl::ZeroDuration()) {
+      wait.requeue_after = std::min(wait.requeue_after, *tls_wait);
+    }
+  }
+  return wait;
 }
 
 }  // namespace quorum::postgrescluster

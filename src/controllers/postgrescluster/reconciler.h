@@ -4,9 +4,13 @@
 //   1. read the cluster and resolve its DCS (Secrets checked, clusterRef
 //      followed); a problem is a Warning event and DCSReady=False, never a
 //      crash loop — the objects already running are left alone;
-//   2. create the credential Secrets that are missing (once; never rewritten);
-//      with clusterRef and etcd auth, the pods' own etcd user (etcd_user.h);
-//   3. apply the owned objects that differ from the cache (server-side apply);
+//   2. the cluster's TLS: its CA and the members' server certificate, renewed
+//      in place before it expires (ensure_tls.h); the REST API credentials;
+//      create the credential Secrets that are missing (once; never rewritten;
+//      with the CA); with clusterRef and etcd auth, the pods' own etcd user
+//      (etcd_user.h);
+//   3. apply the owned objects that differ from the cache (server-side apply),
+//      the NetworkPolicy among them (access.h);
 //   4. read the DCS leader key (etcd DCS), ask every running member's Patroni
 //      REST API for its role at once (short timeouts; members on NotReady
 //      nodes skipped) and correct the pods' role labels: only the leader that
@@ -16,11 +20,13 @@
 //      when the users, their Secrets or the primary changed);
 //   6. act on a new switchover trigger annotation, once;
 //   7. write status last, only when it changed;
-//   8. wait: nothing while a watch signals the next change (the etcd DCS
+//   8. after a certificate renewal, tell the members to reload for a while;
+//      wait: nothing while a watch signals the next change (the etcd DCS
 //      leader key, see leader_watch.h; a referenced
 //      Secret or EtcdCluster, a pod starting, a role label set by Patroni or
 //      its callback); capped backoff (1 s .. 30 s with the etcd DCS, 5 min
-//      otherwise; restarted when the roles change) for re-reading the roles.
+//      otherwise; restarted when the roles change) for re-reading the roles;
+//      at most until the server certificate is due for renewal.
 // Reconcile (reconciler.cc) lists these phases; each is its own file:
 // observe.h (1, 4: the DCS, pods, leader key, members' roles), objects.h (2,
 // 3), roles.h (4: role labels), roll_members.h (rolling update, planned by
@@ -35,10 +41,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
 #include "src/controllers/common/wait.h"
+#include "src/controllers/postgrescluster/ensure_tls.h"
 #include "src/controllers/postgrescluster/etcd_user.h"
 #include "src/controllers/postgrescluster/leader_watch.h"
 #include "src/controllers/postgrescluster/names.h"
@@ -66,6 +74,8 @@ inline const kube::GroupVersionResource kRoles{"rbac.authorization.k8s.io", "v1"
 inline const kube::GroupVersionResource kRoleBindings{"rbac.authorization.k8s.io", "v1",
                                                       "rolebindings"};
 inline const kube::GroupVersionResource kPdbs{"policy", "v1", "poddisruptionbudgets"};
+inline const kube::GroupVersionResource kNetworkPolicies{"networking.k8s.io", "v1",
+                                                         "networkpolicies"};
 
 // Index names on the PostgresCluster informer.
 inline constexpr char kSecretIndex[] = "postgrescluster-secrets";
@@ -87,6 +97,10 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   void FollowDcsLeaders(LeaderWatchSource::Enqueue enqueue);
   const LeaderWatchSource* leader_watch() const { return leader_watch_.get(); }
 
+  // The operator's own namespace, for the NetworkPolicy's operator peer
+  // ("" = the operator's label in any namespace). Call before the start.
+  void SetOperatorNamespace(std::string ns) { operator_peer_.ns = std::move(ns); }
+
   // How many objects the reconciler keeps memory for (users applied, role
   // waits): bounded by the live clusters; for tests.
   size_t remembered() const;
@@ -98,13 +112,23 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   void Forget(const runtime::Request& req);
   // Steps 1–2: the DCS resolved (and its leader key followed), the credential
   // Secrets and, with clusterRef and etcd auth, the pods' own etcd user.
-  absl::StatusOr<DcsResolution> ObserveDcsAndCredentials(const runtime::Request& req,
-                                                         const Phase& ctx);
+  // Also the cluster's TLS (ensure_tls.h) and REST API credentials, which
+  // it sets in ctx.rest_auth.
+  struct Prepared {
+    DcsResolution dcs;
+    TlsState tls;
+  };
+  absl::StatusOr<Prepared> ObserveDcsAndCredentials(const runtime::Request& req, Phase& ctx);
+  // After a certificate renewal, POST /reload to every member until the
+  // kubelet has surely swapped the mounted files (kReloadWindow); the wait
+  // until the next reload or renewal.
+  std::optional<absl::Duration> ReloadAfterRenewal(const Phase& ctx, const Members& members,
+                                                   const TlsState& tls);
 
   // Step 5; returns a problem sentence or "".
   std::string EnsureUsersOnce(const PostgresCluster& cluster, const std::string& primary,
                               const std::vector<runtime::ObjectPtr>& pods,
-                              const nlohmann::json& stored);
+                              const nlohmann::json& stored, const std::string& ca_pem);
 
   kube::Client& client_;
   runtime::Cache& cache_;
@@ -117,8 +141,12 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   mutable absl::Mutex mu_;
   // namespace/name -> the key last applied; erased when the object goes.
   std::map<std::string, std::string> users_applied_ ABSL_GUARDED_BY(mu_);
+  // namespace/name -> until when members are told to reload (renewed certificate)
+  std::map<std::string, absl::Time> reload_until_ ABSL_GUARDED_BY(mu_);
+  OperatorPeer operator_peer_;
   controllers::WaitBackoff backoff_;  // re-reading the members' roles
   PodEtcdAccessKeeper etcd_access_;   // clusterRef with etcd auth: the pods' etcd user
+  ServerCertMemo cert_memo_;          // stored server certificates found good
   std::unique_ptr<LeaderWatchSource> leader_watch_;  // set before the workers start
 };
 

@@ -43,8 +43,8 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
           {runtime::ResourceVersionChangedPredicate()});
   auto owner = runtime::EnqueueRequestForOwner(std::string(api::kPostgresGroup),
                                                std::string(api::kPostgresClusterKind));
-  for (const auto& gvr :
-       {kStatefulSets, kServices, kConfigMaps, kPdbs, kServiceAccounts, kRoles, kRoleBindings}) {
+  for (const auto& gvr : {kStatefulSets, kServices, kConfigMaps, kPdbs, kServiceAccounts, kRoles,
+                          kRoleBindings, kNetworkPolicies}) {
     c.Watch(cache.Informer(gvr), owner, {runtime::ResourceVersionChangedPredicate()});
   }
   // A referenced Secret or EtcdCluster that changes (or appears) reconciles

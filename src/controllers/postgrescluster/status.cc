@@ -19,6 +19,31 @@ int IntAt(const Json& j, std::initializer_list<const char*> path, int fallback =
   return v.is_number_integer() ? v.get<int>() : fallback;
 }
 
+struct ReadyVerdict {
+  bool ready = false;
+  std::string reason, message;
+};
+
+// Ready: writes through the primary Service can succeed. The first reason
+// that holds wins.
+ReadyVerdict ReadyOf(const StatusInput& in, int ready, int desired) {
+  const std::string count = absl::StrCat(ready, "/", desired, " members ready");
+  if (!in.dcs->ready) return {.reason = "DCSNotReady", .message = in.dcs->message};
+  if (!in.problem.empty()) return {.reason = "Error", .message = in.problem};
+  if (in.primary.empty()) {
+    return {.reason = "NoPrimary", .message = absl::StrCat("no member leads yet (", count, ")")};
+  }
+  if (!in.primary_ready) {
+    // The leader runs, but its pod is not (yet, or no longer) Ready: the
+    // primary Service has no endpoint, so writes fail.
+    return {.reason = "PrimaryNotReady",
+            .message = absl::StrCat("primary ", in.primary, " is not Ready (", count, ")")};
+  }
+  const std::string message = absl::StrCat(count, "; primary ", in.primary);
+  if (ready < desired) return {.reason = "InstancesNotReady", .message = message};
+  return {.ready = true, .reason = "AllInstancesReady", .message = message};
+}
+
 using controllers::MakeCondition;
 
 }  // namespace
@@ -50,26 +75,9 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
   status.conditions.push_back(
       MakeCondition(cluster, "DCSReady", dcs.ready, dcs.reason, dcs.message, in.now));
 
-  bool is_ready = false;
-  std::string reason, message;
-  if (!dcs.ready) {
-    reason = "DCSNotReady";
-    message = dcs.message;
-  } else if (!in.problem.empty()) {
-    reason = "Error";
-    message = in.problem;
-  } else if (in.primary.empty()) {
-    reason = "NoPrimary";
-    message = absl::StrCat("no member leads yet (", ready, "/", desired, " ready)");
-  } else if (ready < desired) {
-    reason = "InstancesNotReady";
-    message = absl::StrCat(ready, "/", desired, " members ready; primary ", in.primary);
-  } else {
-    is_ready = true;
-    reason = "AllInstancesReady";
-    message = absl::StrCat(ready, "/", desired, " members ready; primary ", in.primary);
-  }
-  status.conditions.push_back(MakeCondition(cluster, "Ready", is_ready, reason, message, in.now));
+  const ReadyVerdict v = ReadyOf(in, ready, desired);
+  status.conditions.push_back(
+      MakeCondition(cluster, "Ready", v.ready, v.reason, v.message, in.now));
   const bool progressing = !rolled || ready < desired;
   status.conditions.push_back(MakeCondition(
       cluster, "Progressing", progressing, progressing ? "Reconciling" : "Stable",

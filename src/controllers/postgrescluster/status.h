@@ -29,6 +29,7 @@ struct StatusInput {
   const DcsResolution* dcs = nullptr;
   std::map<std::string, Json> statefulsets;  // instance set name → StatefulSet (or null)
   std::string primary;                       // pod name of the Patroni leader; "" unknown
+  bool primary_ready = false;                // the primary's pod is Ready (in the Service)
   std::string system_identifier;             // "" keeps the recorded one
   std::optional<api::PostgresSwitchoverStatus> switchover;  // a new record; nullopt keeps the old
   std::string problem;  // blocks Ready (e.g. a failed step); "" none

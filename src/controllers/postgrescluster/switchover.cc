@@ -23,13 +23,30 @@ std::string NewSwitchoverTrigger(const PostgresCluster& cluster) {
   return trigger == handled ? "" : trigger;
 }
 
-// Handles a new switchover trigger; returns the status record, or nullopt
-// when there is nothing to record now.
-std::optional<api::PostgresSwitchoverStatus> Switchover(const PostgresCluster& cluster,
-                                                        const Members& members,
-                                                        patroni::RestClient& rest,
-                                                        runtime::EventRecorder& recorder,
-                                                        const Json& stored) {
+std::string SwitchoverBlocker(const Members& members, const std::string& target) {
+  auto ready_replica = [&](const std::string& pod) {
+    auto it = members.roles.find(pod);
+    if (it == members.roles.end() || !it->second.reachable) return false;
+    const patroni::ObservedRole& r = it->second;
+    return r.role == "replica" && (r.state == "running" || r.state == "streaming");
+  };
+  if (!target.empty()) {
+    if (ready_replica(target)) return "";
+    auto it = members.roles.find(target);
+    const std::string seen = it == members.roles.end() || !it->second.reachable
+                                 ? "not answering"
+                                 : it->second.role + ", " + it->second.state;
+    return "waiting for " + target + " to run as a replica (now: " + seen + ")";
+  }
+  for (const auto& [pod, role] : members.roles) {
+    if (pod != members.primary && ready_replica(pod)) return "";
+  }
+  return "waiting for a member other than the primary to run as a replica";
+}
+
+std::optional<api::PostgresSwitchoverStatus> Switchover(
+    const PostgresCluster& cluster, const Members& members, patroni::RestClient& rest,
+    const patroni::BasicAuth& auth, runtime::EventRecorder& recorder, const Json& stored) {
   const std::string trigger = NewSwitchoverTrigger(cluster);
   if (trigger.empty()) return std::nullopt;
   const api::PostgresSwitchoverSpec& spec = cluster.spec.patroni.switchover;
@@ -56,10 +73,17 @@ std::optional<api::PostgresSwitchoverStatus> Switchover(const PostgresCluster& c
     } else if (auto it = members.urls.find(target); it == members.urls.end()) {
       s = absl::FailedPreconditionError("targetInstance " + target + " is not a running member");
     } else {
-      s = rest.Failover(it->second, target);
+      s = rest.Failover(it->second, target, auth);
     }
   } else {
     if (members.primary.empty()) return std::nullopt;  // wait for a leader to move from
+    if (target != members.primary) {
+      if (const std::string blocker = SwitchoverBlocker(members, target); !blocker.empty()) {
+        spdlog::info("switchover step waits: {}", blocker);
+        recorder.Normal(stored, "SwitchoverWaiting", "trigger " + trigger + ": " + blocker);
+        return std::nullopt;  // the member's pod changing (readiness) reconciles again
+      }
+    }
     if (target == members.primary) {
       record.result = "Succeeded";
       record.message = target + " is the primary already";
@@ -68,7 +92,7 @@ std::optional<api::PostgresSwitchoverStatus> Switchover(const PostgresCluster& c
                       "trigger " + trigger + ": " + target + " is the primary already");
       return record;
     }
-    s = rest.Switchover(members.urls.at(members.primary), members.primary, target);
+    s = rest.Switchover(members.urls.at(members.primary), members.primary, target, auth);
   }
   if (s.ok()) Failpoint("postgrescluster/after-Switchover");
   record.result = s.ok() ? "Succeeded" : "Failed";

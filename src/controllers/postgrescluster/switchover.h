@@ -19,13 +19,20 @@ namespace quorum::postgrescluster {
 // "". Pure.
 std::string NewSwitchoverTrigger(const PostgresCluster& cluster);
 
+// Why a Switchover (not a Failover) must wait, or "" when it may go now: the
+// target — or, without one, some member other than the primary — must be a
+// replica whose PostgreSQL runs or streams. Right after a role change the old
+// primary restarts as a replica for a few seconds, and Patroni refuses a
+// switchover to it ("no good candidates", HTTP 412); the trigger waits for it
+// instead of failing. Pure.
+std::string SwitchoverBlocker(const Members& members, const std::string& target);
+
 // Handles a new switchover trigger; returns the status record, or nullopt
-// when there is nothing to record now.
-std::optional<api::PostgresSwitchoverStatus> Switchover(const PostgresCluster& cluster,
-                                                        const Members& members,
-                                                        patroni::RestClient& rest,
-                                                        runtime::EventRecorder& recorder,
-                                                        const Json& stored);
+// when there is nothing to record now (no primary to move from yet, or the
+// candidate is not ready: SwitchoverBlocker).
+std::optional<api::PostgresSwitchoverStatus> Switchover(
+    const PostgresCluster& cluster, const Members& members, patroni::RestClient& rest,
+    const patroni::BasicAuth& auth, runtime::EventRecorder& recorder, const Json& stored);
 
 }  // namespace quorum::postgrescluster
 

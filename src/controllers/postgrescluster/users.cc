@@ -1,8 +1,11 @@
 #include "src/controllers/postgrescluster/users.h"
 
 #include <libpq-fe.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <memory>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -36,7 +39,52 @@ absl::StatusOr<std::set<std::string>> Column(PGconn* conn, const char* sql) {
   return out;
 }
 
+// An anonymous in-memory file holding `text`, closed on destruction.
+class MemFile {
+ public:
+  explicit MemFile(const std::string& text) : fd_(memfd_create("quorum-ca", MFD_CLOEXEC)) {
+    size_t done = 0;
+    while (fd_ >= 0 && done < text.size()) {
+      const ssize_t n = write(fd_, text.data() + done, text.size() - done);
+      if (n <= 0) {
+        close(fd_);
+        fd_ = -1;
+      } else {
+        done += static_cast<size_t>(n);
+      }
+    }
+  }
+  ~MemFile() {
+    if (fd_ >= 0) close(fd_);
+  }
+  MemFile(const MemFile&) = delete;
+  MemFile& operator=(const MemFile&) = delete;
+  bool ok() const { return fd_ >= 0; }
+  std::string path() const { return absl::StrCat("/proc/self/fd/", fd_); }
+
+ private:
+  int fd_;
+};
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> ConnParams(const PostgresTarget& target,
+                                                            const std::string& ca_file) {
+  std::vector<std::pair<std::string, std::string>> p = {{"host", target.host}};
+  if (!target.hostaddr.empty()) p.emplace_back("hostaddr", target.hostaddr);
+  p.emplace_back("port", std::to_string(target.port));
+  p.emplace_back("user", target.user);
+  p.emplace_back("dbname", "postgres");
+  p.emplace_back("connect_timeout", "5");
+  p.emplace_back("application_name", "quorum-operator");
+  if (!target.ca_pem.empty()) {
+    p.emplace_back("sslmode", "verify-full");
+    p.emplace_back("sslrootcert", ca_file);
+  } else {
+    p.emplace_back("sslmode", "prefer");
+  }
+  return p;
+}
 
 std::vector<UserSpec> UsersOf(const PostgresCluster& cluster,
                               const std::function<std::string(const std::string&)>& password_of) {
@@ -73,13 +121,23 @@ std::vector<std::string> PlanUserSql(const std::vector<UserSpec>& users,
 
 absl::Status EnsureUsers(const PostgresTarget& target, const std::vector<UserSpec>& users) {
   if (users.empty()) return absl::OkStatus();
-  const char* keys[] = {
-      "host", "port", "user", "password", "dbname", "connect_timeout", "application_name", nullptr};
-  const std::string port = std::to_string(target.port);
-  const char* values[] = {target.host.c_str(),     port.c_str(), target.user.c_str(),
-                          target.password.c_str(), "postgres",   "5",
-                          "quorum-operator",       nullptr};
-  Conn conn(PQconnectdbParams(keys, values, 0));
+  std::optional<MemFile> ca;
+  if (!target.ca_pem.empty()) {
+    ca.emplace(target.ca_pem);
+    if (!ca->ok()) return absl::InternalError("cannot hold the cluster's CA for libpq (memfd)");
+  }
+  std::vector<std::pair<std::string, std::string>> params =
+      ConnParams(target, ca.has_value() ? ca->path() : "");
+  params.emplace_back("password", target.password);
+  std::vector<const char*> keys, values;
+  for (const auto& [k, v] : params) {
+    keys.push_back(k.c_str());
+    values.push_back(v.c_str());
+  }
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
+  Conn conn(PQconnectdbParams(keys.data(), values.data(), 0));
+  ca.reset();  // read during the handshake
   if (PQstatus(conn.get()) != CONNECTION_OK) {
     return absl::UnavailableError(absl::StrCat("connecting to ", target.host, ":", target.port,
                                                " as ", target.user, ": ", Message(conn.get())));

@@ -47,6 +47,7 @@ absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members
                                                .dcs = &dcs,
                                                .statefulsets = statefulsets,
                                                .primary = members.primary,
+                                               .primary_ready = members.primary_ready,
                                                .system_identifier = members.system_identifier,
                                                .switchover = switchover,
                                                .problem = problem,
@@ -54,12 +55,13 @@ absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members
                                                .now = absl::Now()}));
   const Json old = p.stored.value("status", Json::object());
   if (runtime::IsSubset(status, old) && runtime::IsSubset(old, status)) return absl::OkStatus();
-  auto wrote = p.client.ApplyStatus(kPostgresClusters, p.n.ns,
-                                    {{"apiVersion", std::string(api::kPostgresApiVersion)},
-                                     {"kind", std::string(api::kPostgresClusterKind)},
-                                     {"metadata", {{"name", p.n.cluster}, {"namespace", p.n.ns}}},
-                                     {"status", status}},
-                                    {.field_manager = kFieldManager, .force = true});
+  auto wrote = p.client.ApplyStatus(
+      kPostgresClusters, p.n.ns,
+      {{"apiVersion", std::string(api::kPostgresApiVersion)},
+       {"kind", std::string(api::kPostgresClusterKind)},
+       {"metadata", {{"name", p.n.cluster}, {"namespace", p.n.ns}}},
+       {"status", status}},
+      {.field_manager = kFieldManager, .force = true, .discard_response = true});
   return wrote.ok() || absl::IsNotFound(wrote.status()) ? absl::OkStatus() : wrote.status();
 }
 

@@ -40,8 +40,8 @@ class EtcdDcsTest : public testenv::IntegrationTest {
   std::string ApiUrl(int k) const { return absl::StrCat("http://127.0.0.1:", ports_[2 * k]); }
   int PgPort(int k) const { return ports_[2 * k + 1]; }
 
-  std::map<std::string, std::string> ApiUrls() const {
-    std::map<std::string, std::string> out;
+  std::map<std::string, Endpoint> ApiUrls() const {
+    std::map<std::string, Endpoint> out;
     for (int k = 0; k < kMembers; ++k) out[Pod(k)] = ApiUrl(k);
     return out;
   }

@@ -92,6 +92,7 @@ struct MemberEnv {
   std::string pod_name, pod_namespace, pod_ip = "127.0.0.1";
   std::string superuser_password, replication_password, rewind_password;
   std::string etcd_username, etcd_password;
+  std::string restapi_username, restapi_password;
   std::map<std::string, std::string> extra;  // e.g. the callback's API overrides
 };
 
@@ -128,6 +129,12 @@ inline std::map<std::string, std::string> ResolveEnv(const ConfigInput& in, cons
       case EnvSource::kEtcdPassword:
         v = m.etcd_password;
         break;
+      case EnvSource::kRestApiUsername:
+        v = m.restapi_username;
+        break;
+      case EnvSource::kRestApiPassword:
+        v = m.restapi_password;
+        break;
     }
     out[e.name] = v;
   }
@@ -137,7 +144,9 @@ inline std::map<std::string, std::string> ResolveEnv(const ConfigInput& in, cons
 
 // The index of the one member (of `api_urls`, its REST API addresses) that
 // reports itself running as primary; -1 when none or more than one does.
-inline int RunningPrimary(RestClient& rest, const std::vector<std::string>& api_urls) {
+// Endpoints (https with a CA and name) or plain URLs.
+template <typename Url>
+int RunningPrimary(RestClient& rest, const std::vector<Url>& api_urls) {
   int primary = -1, count = 0;
   for (int k = 0; k < static_cast<int>(api_urls.size()); ++k) {
     absl::StatusOr<MemberStatus> s = rest.GetPatroni(api_urls[k]);

@@ -120,7 +120,9 @@ TEST_F(CrdTest, HasEveryFieldOfTheApi) {
   EXPECT_TRUE(At("spec.podTemplate.spec.containers").is_object());
   EXPECT_TRUE(At("spec.storage.volumeClaimTemplate.spec.storageClassName").is_object());
   EXPECT_TRUE(At("spec.serviceTemplate.spec.type").is_object());
-  EXPECT_FALSE(At("spec").at("properties").contains("bootstrap")) << "not implemented yet";
+  // spec.bootstrap.restore.source: aenix's restore field (docs/backup.md).
+  EXPECT_TRUE(At("spec.bootstrap.restore.source.s3.credentialsSecretRef.name").is_object());
+  EXPECT_TRUE(At("spec.bootstrap.restore.source.pvc.subPath").is_object());
   std::vector<std::string> member_fields;
   for (const auto& [k, v] : At("status.members")["items"]["properties"].items()) {
     member_fields.push_back(k);

@@ -213,6 +213,15 @@ const InvalidCase kInvalid[] = {
      "starting with a letter"},
     {"NoSpec", R"({"spec": null})", "spec", "required"},
     {"SpecNotAnObject", R"({"spec": [1]})", "spec", "required"},
+    {"TlsCustomAndCaSecret", R"({"spec": {"tls": {"customSecret": "mine", "caSecret": "my-ca"}}})",
+     "spec.tls.caSecret", "cannot be combined with spec.tls.customSecret"},
+    {"TlsBadSecretName", R"({"spec": {"tls": {"customSecret": "Not_A_Name"}}})",
+     "spec.tls.customSecret", "not a valid Secret name"},
+    {"TlsNotAnObject", R"({"spec": {"tls": "on"}})", "spec.tls", "must be an object"},
+    {"TlsPlaintextNotABool", R"({"spec": {"tls": {"allowPlaintext": "yes"}}})",
+     "spec.tls.allowPlaintext", "true or false"},
+    {"NetworkPolicyNotABool", R"({"spec": {"networkPolicy": {"enabled": 1}}})",
+     "spec.networkPolicy.enabled", "true or false"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rules, PostgresInvalidCreateTest, ::testing::ValuesIn(kInvalid),
@@ -231,6 +240,10 @@ TEST_P(PostgresValidCreateTest, IsAccepted) {
 
 const ValidCase kValid[] = {
     {"TheExample", "{}"},
+    {"TlsCustomSecret", R"({"spec": {"tls": {"customSecret": "my-tls"}}})"},
+    {"TlsCaSecretAndPlaintext",
+     R"({"spec": {"tls": {"caSecret": "my-ca", "allowPlaintext": true}}})"},
+    {"NetworkPolicyOff", R"({"spec": {"networkPolicy": {"enabled": false}}})"},
     {"KubernetesDcs", R"({"spec": {"patroni": {)" KUBERNETES_DCS "}}}"},
     {"AbsentDcs", R"({"spec": {"patroni": {"dcs": null}}})"},
     {"AbsentPatroni", R"({"spec": {"patroni": null}})"},

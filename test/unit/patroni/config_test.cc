@@ -169,6 +169,40 @@ TEST(ConfigTest, PodEnvForEtcdAuthCarriesCredentialsAndAKnownEtcd3Variable) {
   EXPECT_EQ(env[9].source, EnvSource::kEtcdUsername);
 }
 
+TEST(ConfigTest, RestApiTlsServesTheCertificateAndTrustsTheCaForPeersAndPatronictl) {
+  ConfigInput in = Base();
+  in.dcs = EtcdDcs{.hosts = {"h:1"}};
+  EXPECT_FALSE(BuildConfig(in).contains("ctl"));
+  EXPECT_FALSE(BuildConfig(in)["restapi"].contains("certfile"));
+  in.restapi_tls =
+      RestApiTls{.cert_file = "/t/tls.crt", .key_file = "/t/tls.key", .ca_file = "/t/ca.crt"};
+  const nlohmann::json c = BuildConfig(in);
+  EXPECT_EQ(c["restapi"], (nlohmann::json{{"listen", "0.0.0.0:8008"},
+                                          {"certfile", "/t/tls.crt"},
+                                          {"keyfile", "/t/tls.key"},
+                                          {"cafile", "/t/ca.crt"}}));
+  // No verify_client: the REST API asks callers for no certificate.
+  EXPECT_FALSE(c["restapi"].contains("verify_client"));
+  // ctl.certfile keeps the daemon's peer calls on CERT_REQUIRED (Patroni
+  // calls its peers "insecure", which without a certfile verifies nothing).
+  EXPECT_EQ(c["ctl"],
+            (nlohmann::json{
+                {"cacert", "/t/ca.crt"}, {"certfile", "/t/tls.crt"}, {"keyfile", "/t/tls.key"}}));
+  EXPECT_FALSE(c["ctl"].contains("insecure"));
+}
+
+TEST(ConfigTest, RestApiConnectAddressUsesTheGivenHost) {
+  ConfigInput in = Base();
+  in.dcs = EtcdDcs{.hosts = {"h:1"}};
+  in.restapi_connect_host = "$(POD_NAME).hippo-pods.db.svc";
+  const std::vector<EnvVar> env = PodEnv(in);
+  EXPECT_EQ(env[4], (EnvVar{"PATRONI_RESTAPI_CONNECT_ADDRESS", EnvSource::kLiteral,
+                            "$(POD_NAME).hippo-pods.db.svc:8008"}));
+  // PostgreSQL's connect address stays the pod IP (replication: verify-ca).
+  EXPECT_EQ(env[5],
+            (EnvVar{"PATRONI_POSTGRESQL_CONNECT_ADDRESS", EnvSource::kLiteral, "$(POD_IP):5432"}));
+}
+
 TEST(ConfigTest, PodEnvWithoutEtcdAuthHasNoEtcdVariables) {
   ConfigInput in = Base();
   in.dcs = EtcdDcs{.hosts = {"h:1"}};

@@ -106,5 +106,14 @@ TEST_F(ReadinessProbeTest, NothingListeningIsNotReady) {
   EXPECT_NE(Probe(port_), 0);
 }
 
+// Over HTTPS the loopback probe asks https://127.0.0.1 and does not check
+// the certificate (the integration test runs it against a real member).
+TEST(ReadinessProbeCommandTest, HttpsAsksTheLoopbackOverTls) {
+  const std::vector<std::string> https = ReadinessProbeCommand(8008, true);
+  EXPECT_EQ(https.back(), "https://127.0.0.1:8008");
+  EXPECT_NE(https[2].find("curl -s -k"), std::string::npos);
+  EXPECT_EQ(ReadinessProbeCommand(8008).back(), "http://127.0.0.1:8008");
+}
+
 }  // namespace
 }  // namespace quorum::patroni

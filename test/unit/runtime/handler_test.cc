@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <vector>
+
 namespace quorum::runtime {
 namespace {
 
@@ -72,6 +75,48 @@ TEST(PredicateTest, ResourceVersionAndLabelsChanged) {
   EXPECT_TRUE(ResourceVersionChangedPredicate().update(a, b));
   EXPECT_FALSE(LabelChangedPredicate().update(a, b));
   EXPECT_TRUE(LabelChangedPredicate().update(b, c));
+}
+
+TEST(PredicateTest, IgnoreStatusOnlyChanges) {
+  Predicate p = IgnoreStatusOnlyChangesPredicate();
+  const Json base = {{"metadata", {{"name", "s"}, {"resourceVersion", "1"}, {"generation", 1}}},
+                     {"spec", {{"replicas", 1}}},
+                     {"status", {{"replicas", 0}}}};
+  struct Case {
+    const char* name;
+    std::function<void(Json&)> change;
+    bool passes;
+  };
+  const std::vector<Case> cases = {
+      {"resync", [](Json&) {}, false},
+      {"status only", [](Json& j) { j["status"]["replicas"] = 1; }, false},
+      {"status and resourceVersion",
+       [](Json& j) {
+         j["status"]["replicas"] = 1;
+         j["metadata"]["resourceVersion"] = "2";
+       },
+       false},
+      {"status appears", [](Json& j) { j.erase("status"); }, false},
+      {"spec", [](Json& j) { j["spec"]["replicas"] = 3; }, true},
+      {"label",
+       [](Json& j) {
+         j["metadata"]["labels"] = {{"x", "1"}};
+       },
+       true},
+      {"deletion", [](Json& j) { j["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"; },
+       true},
+      {"new top-level field",
+       [](Json& j) {
+         j["data"] = {{"k", "v"}};
+       },
+       true},
+  };
+  for (const Case& c : cases) {
+    Json changed = base;
+    c.change(changed);
+    EXPECT_EQ(p.update(base, changed), c.passes) << c.name;
+  }
+  EXPECT_FALSE(p.create) << "creates pass";
 }
 
 TEST(ReconcilerTest, TerminalErrorsAreMarked) {

@@ -71,6 +71,31 @@ TEST(StoreTest, CustomIndexCoversExistingAndNewObjects) {
   EXPECT_EQ(Names(store.ByIndex("secret", "db/creds")), (std::vector<std::string>{"pg", "pg2"}));
 }
 
+TEST(StoreTest, RedefinedIndexAndRepeatedValuesStayConsistent) {
+  Store store;
+  // The same owner twice: filed once, gone after one delete.
+  Json twice = {
+      {"metadata", {{"ownerReferences", Json::array({{{"uid", "u-1"}}, {{"uid", "u-1"}}})}}}};
+  store.Upsert(Obj("db", "a", "1", twice));
+  store.Upsert(Obj("db", "b", "1", twice));
+  EXPECT_EQ(Names(store.ByIndex(kOwnerIndex, "u-1")), (std::vector<std::string>{"a", "b"}));
+  store.Upsert(Obj("db", "a", "2", twice));  // an update refiles under the same value
+  store.Delete("db/b");
+  EXPECT_EQ(Names(store.ByIndex(kOwnerIndex, "u-1")), (std::vector<std::string>{"a"}));
+  // Redefining an index refiles every object; later updates and deletes follow it.
+  store.AddIndex("first", [](const Json&) { return std::vector<std::string>{"x"}; });
+  store.AddIndex("first", [](const Json& o) {
+    return std::vector<std::string>{o["metadata"]["name"].get<std::string>()};
+  });
+  EXPECT_TRUE(store.ByIndex("first", "x").empty());
+  EXPECT_EQ(Names(store.ByIndex("first", "a")), (std::vector<std::string>{"a"}));
+  store.Upsert(Obj("db", "a", "3"));
+  store.Delete("db/a");
+  EXPECT_TRUE(store.ByIndex("first", "a").empty());
+  EXPECT_TRUE(store.ByIndex(kOwnerIndex, "u-1").empty());
+  EXPECT_EQ(store.size(), 0u);
+}
+
 TEST(StoreTest, ReplaceReportsOnlyTheDifferenceWithinItsNamespace) {
   Store store;
   store.Upsert(Obj("db", "same", "1"));

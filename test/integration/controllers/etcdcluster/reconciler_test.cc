@@ -202,6 +202,59 @@ TEST_F(EtcdClusterControllerTest, DeletingTheClusterRemovesItsObjects) {
       absl::Seconds(90)));
 }
 
+// Deleted and created again before the garbage collector removed the earlier
+// cluster's objects (held here by a finalizer on its StatefulSet): the new
+// cluster waits (WaitingForEarlierObjects) instead of adopting the old
+// StatefulSet, and builds its own once the old one is gone.
+TEST_F(EtcdClusterControllerTest, ACreatedAgainClusterWaitsForItsPredecessorsObjects) {
+  auto created = client().Create(kEtcdClusters, ns(), Example("again"));
+  ASSERT_TRUE(created.ok());
+  const std::string old_uid = (*created)["metadata"]["uid"];
+  ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "again").ok(); },
+                         absl::Seconds(30)));
+  const Json hold = {{"metadata", {{"finalizers", Json::array({"quorum.dev/test-hold"})}}}};
+  ASSERT_TRUE(client().Patch(kStatefulSets, ns(), "again", kube::PatchType::kMerge, hold).ok());
+  ASSERT_TRUE(client()
+                  .Delete(kEtcdClusters, ns(), "again",
+                          {.propagation = kube::PropagationPolicy::kBackground})
+                  .ok());
+  ASSERT_TRUE(Eventually(
+      [&] { return absl::IsNotFound(client().Get(kEtcdClusters, ns(), "again").status()); },
+      absl::Seconds(30)));
+
+  auto again = client().Create(kEtcdClusters, ns(), Example("again"));
+  ASSERT_TRUE(again.ok());
+  const std::string new_uid = (*again)["metadata"]["uid"];
+  auto has_event = [&](const std::string& reason) {
+    auto events = client().List({"", "v1", "events"}, ns());
+    if (!events.ok()) return false;
+    for (const Json& e : (*events)["items"]) {
+      if (e.value("reason", "") == reason && e["involvedObject"].value("uid", "") == new_uid) {
+        return true;
+      }
+    }
+    return false;
+  };
+  ASSERT_TRUE(Eventually([&] { return has_event("WaitingForEarlierObjects"); }, absl::Seconds(30)));
+  auto sts = client().Get(kStatefulSets, ns(), "again");
+  ASSERT_TRUE(sts.ok());
+  EXPECT_EQ((*sts)["metadata"]["ownerReferences"][0]["uid"], old_uid)
+      << "the earlier cluster's StatefulSet was adopted";
+
+  // The old StatefulSet goes: the new cluster makes its own.
+  ASSERT_TRUE(client()
+                  .Patch(kStatefulSets, ns(), "again", kube::PatchType::kMerge,
+                         {{"metadata", {{"finalizers", nullptr}}}})
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto s = client().Get(kStatefulSets, ns(), "again");
+        return s.ok() && (*s)["metadata"]["ownerReferences"][0]["uid"] == new_uid;
+      },
+      absl::Seconds(60)))
+      << "no StatefulSet of the new cluster";
+}
+
 // --- Claim template changes (issue 14.2) ----------------------------------------
 // The StatefulSet controller runs (kube-controller-manager), so member 0's PVC
 // exists; the control plane's PV binder binds it to a PersistentVolume the test

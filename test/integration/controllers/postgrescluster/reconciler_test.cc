@@ -23,6 +23,7 @@
 #include "src/controllers/postgrescluster/finalizer.h"
 #include "src/etcd/client.h"
 #include "src/kube/errors.h"
+#include "src/runtime/certs.h"
 #include "test/integration/controllers/api_writes.h"
 #include "test/integration/etcd/etcd_harness.h"
 #include "test/integration/testenv.h"
@@ -94,7 +95,8 @@ class PostgresClusterControllerTest : public testenv::IntegrationTest {
         {kStatefulSets, "StatefulSet"},       {kServices, "Service"},
         {kConfigMaps, "ConfigMap"},           {kSecrets, "Secret"},
         {kServiceAccounts, "ServiceAccount"}, {kRoles, "Role"},
-        {kRoleBindings, "RoleBinding"},       {kPdbs, "PodDisruptionBudget"}};
+        {kRoleBindings, "RoleBinding"},       {kPdbs, "PodDisruptionBudget"},
+        {kNetworkPolicies, "NetworkPolicy"}};
     for (const auto& [gvr, kind] : kinds) {
       auto list = client().List(gvr, ns());
       if (!list.ok()) continue;
@@ -147,13 +149,15 @@ class PostgresClusterControllerTest : public testenv::IntegrationTest {
 TEST_F(PostgresClusterControllerTest, KubernetesDcsProducesItsObjects) {
   ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("hippo", Json::object())).ok());
   const std::string uid = Uid("hippo");
-  const std::set<std::string> want = {"StatefulSet/hippo-main",   "Service/hippo",
-                                      "Service/hippo-replicas",   "Service/hippo-pods",
-                                      "Service/hippo-config",     "ConfigMap/hippo-patroni",
-                                      "Secret/hippo-superuser",   "Secret/hippo-replication",
-                                      "Secret/hippo-user-app",    "ServiceAccount/hippo-instance",
-                                      "Role/hippo-instance",      "RoleBinding/hippo-instance",
-                                      "PodDisruptionBudget/hippo"};
+  const std::set<std::string> want = {"StatefulSet/hippo-main",    "Service/hippo",
+                                      "Service/hippo-replicas",    "Service/hippo-pods",
+                                      "Service/hippo-config",      "ConfigMap/hippo-patroni",
+                                      "Secret/hippo-superuser",    "Secret/hippo-replication",
+                                      "Secret/hippo-user-app",     "ServiceAccount/hippo-instance",
+                                      "Role/hippo-instance",       "RoleBinding/hippo-instance",
+                                      "PodDisruptionBudget/hippo", "Secret/hippo-ca",
+                                      "Secret/hippo-tls",          "Secret/hippo-patroni-api",
+                                      "NetworkPolicy/hippo"};
   ASSERT_TRUE(Eventually([&] { return Owned(uid) == want; }, absl::Seconds(30)))
       << testing::PrintToString(Owned(uid));
   auto role = client().Get(kRoles, ns(), "hippo-instance");
@@ -227,7 +231,9 @@ TEST_F(PostgresClusterControllerTest, EtcdDcsSecretProblemsAreReportedAndClearWh
   const std::set<std::string> want = {
       "StatefulSet/pg-main",   "Service/pg",           "Service/pg-replicas",
       "Service/pg-pods",       "ConfigMap/pg-patroni", "Secret/pg-superuser",
-      "Secret/pg-replication", "Secret/pg-user-app",   "PodDisruptionBudget/pg"};
+      "Secret/pg-replication", "Secret/pg-user-app",   "PodDisruptionBudget/pg",
+      "Secret/pg-ca",          "Secret/pg-tls",        "Secret/pg-patroni-api",
+      "NetworkPolicy/pg"};
   EXPECT_EQ(Owned(Uid("pg")), want) << "no leader-lease or config Service with etcd, no RBAC";
   auto primary = client().Get(kServices, ns(), "pg");
   EXPECT_EQ((*primary)["spec"]["selector"]["role"], "primary");
@@ -318,6 +324,161 @@ TEST_F(PostgresClusterControllerTest, ClusterRefWaitsForTheEtcdCluster) {
   auto cm = client().Get(kConfigMaps, ns(), "ref-patroni");
   EXPECT_TRUE(absl::StrContains((*cm)["data"]["patroni.yaml"].get<std::string>(),
                                 "dcs." + ns() + ".svc:2379"));
+}
+
+std::string Decoded(const Json& secret, const char* key) {
+  std::string out;
+  const Json& v = secret["data"].value(key, Json());
+  if (v.is_string()) absl::Base64Unescape(v.get<std::string>(), &out);
+  return out;
+}
+
+// Issue 15.1: the cluster's CA and the members' certificate, the connection
+// Secrets' CA and sslmode, the mounted certificate, the NetworkPolicy; a
+// certificate near its expiry is renewed in place (the same Secret).
+TEST_F(PostgresClusterControllerTest, IssuesTheServerCertificateAndRenewsItBeforeExpiry) {
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("sec", Json::object())).ok());
+  absl::StatusOr<Json> tls, ca;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        tls = client().Get(kSecrets, ns(), "sec-tls");
+        ca = client().Get(kSecrets, ns(), "sec-ca");
+        return tls.ok() && ca.ok();
+      },
+      absl::Seconds(30)));
+  const std::string ca_pem = Decoded(*ca, "ca.crt");
+  EXPECT_EQ(Decoded(*tls, "ca.crt"), ca_pem);
+  EXPECT_TRUE(runtime::VerifyCertificate(Decoded(*tls, "tls.crt"), ca_pem, absl::Now()).ok());
+  absl::StatusOr<runtime::CertificateInfo> info =
+      runtime::InspectCertificate(Decoded(*tls, "tls.crt"));
+  ASSERT_TRUE(info.ok());
+  for (const std::string& name : {"sec." + ns() + ".svc", "*.sec-pods." + ns() + ".svc",
+                                  "sec-replicas." + ns() + ".svc.cluster.local"}) {
+    EXPECT_NE(std::find(info->dns_names.begin(), info->dns_names.end(), name),
+              info->dns_names.end())
+        << name;
+  }
+  absl::StatusOr<Json> superuser = client().Get(kSecrets, ns(), "sec-superuser");
+  ASSERT_TRUE(superuser.ok());
+  EXPECT_EQ(Decoded(*superuser, "ca.crt"), ca_pem);
+  EXPECT_EQ(Decoded(*superuser, "sslmode"), "verify-full");
+  absl::StatusOr<Json> api = client().Get(kSecrets, ns(), "sec-patroni-api");
+  ASSERT_TRUE(api.ok());
+  EXPECT_EQ((*api)["type"], "kubernetes.io/basic-auth");
+  absl::StatusOr<Json> sts;
+  ASSERT_TRUE(Eventually([&] { return (sts = client().Get(kStatefulSets, ns(), "sec-main")).ok(); },
+                         absl::Seconds(30)));
+  const std::string pod = (*sts)["spec"]["template"]["spec"].dump();
+  EXPECT_TRUE(absl::StrContains(
+      pod, R"({"name":"tls","secret":{"defaultMode":288,"secretName":"sec-tls"}})"))
+      << pod;
+  EXPECT_TRUE(absl::StrContains(pod, "PATRONI_RESTAPI_PASSWORD"));
+  EXPECT_FALSE(absl::StrContains(pod, Decoded(*api, "password")));
+  absl::StatusOr<Json> cm = client().Get(kConfigMaps, ns(), "sec-patroni");
+  ASSERT_TRUE(cm.ok());
+  const std::string yaml = (*cm)["data"]["patroni.yaml"].get<std::string>();
+  EXPECT_TRUE(absl::StrContains(yaml, "ssl_cert_file: /etc/patroni/tls/tls.crt")) << yaml;
+  EXPECT_TRUE(absl::StrContains(yaml, "hostssl all all all scram-sha-256")) << yaml;
+  // The REST API on HTTPS with the same certificate; the members and
+  // patronictl trust the CA and call each other by pod DNS name; the kubelet
+  // probes over HTTPS.
+  EXPECT_TRUE(absl::StrContains(yaml, "certfile: /etc/patroni/tls/tls.crt")) << yaml;
+  EXPECT_TRUE(absl::StrContains(yaml, "cacert: /etc/patroni/tls/ca.crt")) << yaml;
+  EXPECT_TRUE(absl::StrContains(pod, R"("scheme":"HTTPS")")) << pod;
+  EXPECT_TRUE(absl::StrContains(
+      pod,
+      absl::StrCat(R"({"name":"PATRONI_RESTAPI_CONNECT_ADDRESS","value":"$(POD_NAME).sec-pods.)",
+                   ns(), R"(.svc:8008"})")))
+      << pod;
+  EXPECT_FALSE(absl::StrContains(yaml, "- host all")) << yaml;
+  EXPECT_FALSE(absl::StrContains(yaml, Decoded(*api, "password")));
+  EXPECT_TRUE(client().Get(kNetworkPolicies, ns(), "sec").ok());
+
+  // Near its expiry (a minute left of an hour): the operator renews it in
+  // the same Secret, from the same CA.
+  runtime::CertKeyPair ca_pair{ca_pem, Decoded(*ca, "ca.key")};
+  absl::StatusOr<runtime::CertKeyPair> short_lived = runtime::GenerateServingCert(
+      ca_pair, "sec", info->dns_names, {"127.0.0.1"}, absl::Minutes(1));
+  ASSERT_TRUE(short_lived.ok());
+  Json near = *tls;
+  near["data"]["tls.crt"] = absl::Base64Escape(short_lived->cert_pem);
+  near["data"]["tls.key"] = absl::Base64Escape(short_lived->key_pem);
+  ASSERT_TRUE(client().Update(kSecrets, ns(), near).ok());
+  absl::StatusOr<runtime::CertificateInfo> renewed;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        absl::StatusOr<Json> now = client().Get(kSecrets, ns(), "sec-tls");
+        if (!now.ok()) return false;
+        renewed = runtime::InspectCertificate(Decoded(*now, "tls.crt"));
+        return renewed.ok() && renewed->not_after > absl::Now() + absl::Hours(24 * 80) &&
+               runtime::CheckKeyMatchesCertificate(Decoded(*now, "tls.crt"),
+                                                   Decoded(*now, "tls.key"))
+                   .ok();
+      },
+      absl::Seconds(30)));
+  EXPECT_NE(renewed->serial_hex, info->serial_hex);
+  absl::StatusOr<Json> after = client().Get(kSecrets, ns(), "sec-tls");
+  EXPECT_TRUE(runtime::VerifyCertificate(Decoded(*after, "tls.crt"), ca_pem, absl::Now()).ok());
+  EXPECT_EQ((*after)["metadata"]["uid"], (*tls)["metadata"]["uid"]) << "renewed in place";
+}
+
+// Connection Secrets made before PostgreSQL TLS have no ca.crt and no
+// sslmode: the operator adds them, keeps the passwords, and once done a
+// no-op reconcile writes nothing again.
+TEST_F(PostgresClusterControllerTest, ConnectionSecretsFromBeforeTlsGetTheCaKeepingPasswords) {
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("old", Json::object())).ok());
+  absl::StatusOr<Json> ca;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        ca = client().Get(kSecrets, ns(), "old-ca");
+        return ca.ok() && client().Get(kSecrets, ns(), "old-user-app").ok() &&
+               Condition("old", "Ready").is_object();
+      },
+      absl::Seconds(30)));
+  const std::string ca_pem = Decoded(*ca, "ca.crt");
+  // As the operator wrote them before TLS: no ca.crt, no sslmode, a uri
+  // without one.
+  std::map<std::string, std::string> passwords;
+  for (const char* name : {"old-superuser", "old-user-app", "old-replication"}) {
+    absl::StatusOr<Json> s = client().Get(kSecrets, ns(), name);
+    ASSERT_TRUE(s.ok()) << name;
+    passwords[name] = Decoded(*s, "password");
+    Json& data = (*s)["data"];
+    data.erase("ca.crt");
+    data.erase("sslmode");
+    if (data.contains("uri")) {
+      std::string uri = Decoded(*s, "uri");
+      uri = uri.substr(0, uri.find('?'));
+      data["uri"] = absl::Base64Escape(uri);
+    }
+    ASSERT_TRUE(client().Update(kSecrets, ns(), *s).ok()) << name;
+  }
+  for (const char* name : {"old-superuser", "old-user-app", "old-replication"}) {
+    absl::StatusOr<Json> s;
+    ASSERT_TRUE(Eventually(
+        [&] {
+          s = client().Get(kSecrets, ns(), name);
+          return s.ok() && (*s)["data"].contains("ca.crt");
+        },
+        absl::Seconds(30)))
+        << name;
+    EXPECT_EQ(Decoded(*s, "ca.crt"), ca_pem) << name;
+    EXPECT_EQ(Decoded(*s, "password"), passwords[name]) << name;
+    if (std::string(name) == "old-replication") continue;
+    EXPECT_EQ(Decoded(*s, "sslmode"), "verify-full") << name;
+    EXPECT_TRUE(absl::EndsWith(Decoded(*s, "uri"), "?sslmode=verify-full")) << Decoded(*s, "uri");
+    EXPECT_TRUE(absl::StrContains(Decoded(*s, "uri"), ":" + passwords[name] + "@")) << name;
+  }
+  // Done: an unchanged cluster's reconcile writes nothing.
+  absl::SleepFor(absl::Seconds(2));
+  const double writes = Writes(), reconciles = Reconciles();
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "old", kube::PatchType::kMerge,
+                         {{"metadata", {{"annotations", {{"example.com/touched", "1"}}}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return Reconciles() > reconciles; }, absl::Seconds(30)));
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(Writes(), writes) << "a no-op reconcile must not write";
 }
 
 TEST_F(PostgresClusterControllerTest, ReconcilingAnUnchangedClusterWritesNothing) {
@@ -489,6 +650,59 @@ TEST_F(PostgresClusterControllerTest, DeletingRemovesThePatroniKeysFromEtcd) {
   EXPECT_TRUE(Eventually(
       [&] { return absl::IsNotFound(client().Get(kPostgresClusters, ns(), "lost").status()); },
       absl::Seconds(30)));
+}
+
+// Deleted and created again before the garbage collector removed the earlier
+// cluster's Secrets (held here by a finalizer on the superuser Secret): the
+// new cluster neither adopts nor uses the old password, which the collector
+// is about to delete; it makes its own once the old Secret is gone.
+TEST_F(PostgresClusterControllerTest, ACreatedAgainClusterWaitsForItsPredecessorsSecrets) {
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("again", Json::object())).ok());
+  const std::string old_uid = Uid("again");
+  ASSERT_TRUE(Eventually([&] { return client().Get(kSecrets, ns(), "again-superuser").ok(); },
+                         absl::Seconds(30)));
+  const std::string old_password =
+      (*client().Get(kSecrets, ns(), "again-superuser"))["data"].value("password", "");
+  ASSERT_TRUE(client()
+                  .Patch(kSecrets, ns(), "again-superuser", kube::PatchType::kMerge,
+                         {{"metadata", {{"finalizers", Json::array({"quorum.dev/test-hold"})}}}})
+                  .ok());
+  ASSERT_TRUE(client().Delete(kPostgresClusters, ns(), "again").ok());
+  ASSERT_TRUE(Eventually([&] { return Uid("again").empty(); }, absl::Seconds(60)));
+
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("again", Json::object())).ok());
+  const std::string new_uid = Uid("again");
+  auto waiting = [&] {
+    auto events = client().List({"", "v1", "events"}, ns());
+    if (!events.ok()) return false;
+    for (const Json& e : (*events)["items"]) {
+      if (e.value("reason", "") == "WaitingForEarlierObjects" &&
+          e["involvedObject"].value("uid", "") == new_uid) {
+        return true;
+      }
+    }
+    return false;
+  };
+  ASSERT_TRUE(Eventually(waiting, absl::Seconds(30)));
+  EXPECT_TRUE(Owned(new_uid).empty()) << testing::PrintToString(Owned(new_uid));
+
+  ASSERT_TRUE(client()
+                  .Patch(kSecrets, ns(), "again-superuser", kube::PatchType::kMerge,
+                         {{"metadata", {{"finalizers", nullptr}}}})
+                  .ok());
+  std::string password;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto secret = client().Get(kSecrets, ns(), "again-superuser");
+        if (!secret.ok()) return false;
+        const Json& refs = (*secret)["metadata"].value("ownerReferences", Json::array());
+        if (refs.empty() || refs[0].value("uid", "") != new_uid) return false;
+        password = (*secret)["data"].value("password", "");
+        return true;
+      },
+      absl::Seconds(60)))
+      << "no superuser Secret of the new cluster";
+  EXPECT_NE(password, old_password);
 }
 
 TEST_F(PostgresClusterControllerTest, ForgetsADeletedClusterEntirely) {

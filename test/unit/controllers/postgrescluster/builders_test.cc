@@ -11,6 +11,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "api/postgrescluster_types.h"
+#include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/leader.h"
 #include "src/patroni/readiness.h"
 #include "test/unit/golden.h"
@@ -101,6 +102,9 @@ Json BuildAll(const PostgresCluster& cluster, const World& world) {
               {"services", BuildServices(cluster)},
               {"rbac", BuildRbac(cluster)}};
   if (auto pdb = BuildPodDisruptionBudget(cluster)) out["podDisruptionBudget"] = *pdb;
+  if (auto policy = BuildNetworkPolicy(cluster, {.ns = "quorum-system"})) {
+    out["networkPolicy"] = *policy;
+  }
   return out;
 }
 
@@ -214,7 +218,7 @@ TEST(PostgresBuildersTest, ReadinessFollowsWritabilityAndTheCallbackMayClearOldP
       BuildStatefulSet(cluster, cluster.spec.instances[0], BuildPatroniInput(cluster, dcs), dcs);
   const Json& probe = sts["spec"]["template"]["spec"]["containers"][0]["readinessProbe"];
   EXPECT_FALSE(probe.contains("httpGet")) << probe.dump();
-  EXPECT_EQ(probe["exec"]["command"], Json(patroni::ReadinessProbeCommand(kPatroniPort)));
+  EXPECT_EQ(probe["exec"]["command"], Json(patroni::ReadinessProbeCommand(kPatroniPort, true)));
   bool lists_pods = false;
   for (const Json& o : BuildRbac(cluster)) {
     if (o["kind"] != "Role") continue;

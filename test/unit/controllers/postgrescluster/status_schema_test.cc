@@ -25,6 +25,7 @@ TEST(StatusSchemaTest, AFullStatusFitsTheCrd) {
                    .dcs = &dcs,
                    .statefulsets = {{"main", sts}},
                    .primary = "hippo-main-0",
+                   .primary_ready = true,
                    .system_identifier = "7301234567890123456",
                    .switchover = api::PostgresSwitchoverStatus{.trigger = "1",
                                                                .type = "Switchover",

@@ -33,5 +33,34 @@ TEST(NewSwitchoverTriggerTest, OnlyAnAnnotationNotYetHandledIsNew) {
   }
 }
 
+TEST(SwitchoverBlockerTest, WaitsForACandidateThatRunsAsAReplica) {
+  auto role = [](const char* r, const char* state) {
+    return patroni::ObservedRole{.reachable = true, .role = r, .state = state};
+  };
+  Members m;
+  m.primary = "pg-0";
+  m.roles = {{"pg-0", role("primary", "running")}, {"pg-1", role("replica", "streaming")}};
+  EXPECT_EQ(SwitchoverBlocker(m, "pg-1"), "");
+  EXPECT_EQ(SwitchoverBlocker(m, ""), "");
+  m.roles["pg-1"] = role("replica", "running");
+  EXPECT_EQ(SwitchoverBlocker(m, "pg-1"), "");
+
+  // The old primary a moment after a switchover: restarting, not yet a replica.
+  m.roles["pg-1"] = role("replica", "starting");
+  EXPECT_EQ(SwitchoverBlocker(m, "pg-1"),
+            "waiting for pg-1 to run as a replica (now: replica, starting)");
+  EXPECT_NE(SwitchoverBlocker(m, ""), "");
+  m.roles["pg-1"] = role("primary", "stopped");
+  EXPECT_NE(SwitchoverBlocker(m, "pg-1"), "");
+  m.roles["pg-1"] = patroni::ObservedRole{};
+  EXPECT_EQ(SwitchoverBlocker(m, "pg-1"),
+            "waiting for pg-1 to run as a replica (now: not answering)");
+  EXPECT_NE(SwitchoverBlocker(m, "pg-9"), "");
+
+  // Without a target any ready replica will do.
+  m.roles["pg-2"] = role("replica", "streaming");
+  EXPECT_EQ(SwitchoverBlocker(m, ""), "");
+}
+
 }  // namespace
 }  // namespace quorum::postgrescluster

@@ -83,7 +83,7 @@ TEST_F(HelmChartTest, WatchedNamespacesBindTheControllersPerNamespace) {
       << "the Node informer needs a cluster-wide binding";
   const Json c = chart.at(
       "Deployment quorum-system/quorum-operator")["spec"]["template"]["spec"]["containers"][0];
-  EXPECT_EQ(c["env"], Json::parse(R"([{"name": "WATCH_NAMESPACES", "value": "db,etcd"}])"));
+  EXPECT_EQ(c["env"][1], Json::parse(R"({"name": "WATCH_NAMESPACES", "value": "db,etcd"})"));
   for (const char* kind : {"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}) {
     for (const Json& d : docs) {
       if (d.value("kind", "") != kind) continue;
@@ -103,6 +103,9 @@ TEST_F(HelmChartTest, ValuesSetImageReplicasResourcesLogFormatAndServiceMonitor)
   const Json dep = chart.at("Deployment quorum-system/quorum-operator");
   const Json c = dep["spec"]["template"]["spec"]["containers"][0];
   EXPECT_EQ(c["image"], "registry.example/quorum:1.2.3");
+  EXPECT_EQ(c["env"][0], Json::parse(R"({"name": "QUORUM_OPERATOR_IMAGE",
+                                         "value": "registry.example/quorum:1.2.3"})"))
+      << "backup Jobs run the operator's own image";
   EXPECT_EQ(dep["spec"]["replicas"], 3);
   EXPECT_EQ(c["resources"]["requests"]["cpu"], "250m");
   bool text = false;

@@ -150,6 +150,10 @@ TEST(ManifestsTest, WebhookPiecesMatchWhatTheOperatorServesAndPatches) {
   // src/webhooks/etcdcluster_webhook.h
   EXPECT_TRUE(paths.count("/mutate-etcd-aenix-io-v1alpha1-etcdcluster"));
   EXPECT_TRUE(paths.count("/validate-etcd-aenix-io-v1alpha1-etcdcluster"));
+  // src/webhooks/etcdbackup_webhook.h
+  EXPECT_TRUE(paths.count("/validate-etcd-aenix-io-v1alpha1-etcdbackup"));
+  // src/webhooks/etcdbackupschedule_webhook.h
+  EXPECT_TRUE(paths.count("/validate-etcd-aenix-io-v1alpha1-etcdbackupschedule"));
   // src/webhooks/postgrescluster_webhook.h
   EXPECT_TRUE(paths.count("/mutate-postgres-quorum-dev-v1alpha1-postgrescluster"));
   EXPECT_TRUE(paths.count("/validate-postgres-quorum-dev-v1alpha1-postgrescluster"));

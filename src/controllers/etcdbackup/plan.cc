@@ -1,0 +1,141 @@
+#include "src/controllers/etcdbackup/plan.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "src/backup/snapshot_job.h"
+#include "src/controllers/etcdbackup/job.h"
+
+namespace quorum::etcdbackup {
+namespace {
+
+using Json = nlohmann::json;
+
+bool IsFinal(const std::string& phase) {
+  return phase == api::kBackupComplete || phase == api::kBackupFailed;
+}
+
+// Sets condition `type`, keeping its transition time when the status holds.
+void SetCondition(api::EtcdBackupStatus& s, const api::EtcdBackupStatus& old,
+                  const std::string& type, bool value, const std::string& reason,
+                  const std::string& message, int64_t generation, const std::string& now) {
+  api::Condition c{.type = type,
+                   .status = value ? "True" : "False",
+                   .reason = reason,
+                   .message = message,
+                   .observed_generation = generation,
+                   .last_transition_time = now};
+  for (const api::Condition& prev : old.conditions) {
+    if (prev.type == type && prev.status == c.status) {
+      c.last_transition_time = prev.last_transition_time;
+    }
+  }
+  s.conditions.push_back(std::move(c));
+}
+
+// file:///backup/<sub>/<name> (as the Job saw it) -> pvc://<claim>/<sub>/<name>.
+std::string PvcUri(const api::BackupPvc& pvc, const std::string& file_uri) {
+  absl::string_view path = file_uri;
+  absl::ConsumePrefix(&path, "file:///backup");
+  absl::ConsumePrefix(&path, "/");
+  return absl::StrCat("pvc://", pvc.claim_name, "/", path);
+}
+
+}  // namespace
+
+JobOutcome OutcomeOf(const Json& job, const Json& pods) {
+  JobOutcome out;
+  const Json conditions = job.value("status", Json::object()).value("conditions", Json::array());
+  std::string condition_message;
+  for (const Json& c : conditions) {
+    if (!c.is_object() || c.value("status", "") != "True") continue;
+    const std::string type = c.value("type", "");
+    if (type == "Complete") out.complete = true;
+    if (type == "Failed") {
+      out.failed = true;
+      condition_message = c.value("reason", "") + ": " + c.value("message", "");
+    }
+  }
+  const Json items = pods.is_object() ? pods.value("items", Json::array()) : pods;
+  for (const Json& pod : items) {
+    const Json statuses =
+        pod.value("status", Json::object()).value("containerStatuses", Json::array());
+    for (const Json& cs : statuses) {
+      const Json terminated = cs.value("state", Json::object()).value("terminated", Json::object());
+      const std::string m = terminated.value("message", "");
+      if (!m.empty()) out.message = m;
+    }
+  }
+  if (out.message.empty()) out.message = condition_message;
+  return out;
+}
+
+BackupPlan PlanBackup(const BackupObservation& o) {
+  const api::EtcdBackup& b = *o.backup;
+  const api::EtcdBackupStatus& old = b.status;
+  const int64_t gen = b.metadata.generation;
+  BackupPlan plan;
+  if (IsFinal(old.phase)) {
+    plan.status = old;
+    return plan;
+  }
+  api::EtcdBackupStatus& s = plan.status;
+  s.observed_generation = gen;
+  s.job_name = old.job_name;
+  auto set = [&](const std::string& phase, bool complete, bool failed, const std::string& reason,
+                 const std::string& message) {
+    s.phase = phase;
+    SetCondition(s, old, "Complete", complete, reason, message, gen, o.now);
+    SetCondition(s, old, "Failed", failed, reason, message, gen, o.now);
+  };
+  if (!o.job.has_value()) {
+    if (o.cluster == nullptr) {
+      set(std::string(api::kBackupPending), false, false, "ClusterNotFound",
+          "EtcdCluster " + b.spec.cluster_ref + " does not exist in this namespace");
+      return plan;
+    }
+    if (!o.cluster_ready) {
+      set(std::string(api::kBackupPending), false, false, "ClusterNotReady",
+          "waiting for EtcdCluster " + b.spec.cluster_ref + " to be Ready");
+      return plan;
+    }
+    plan.create_job = true;
+    s.job_name = JobName(b);
+    set(std::string(api::kBackupStarted), false, false, "JobCreated",
+        "Job " + s.job_name + " takes the snapshot");
+    return plan;
+  }
+  s.job_name = JobName(b);
+  if (o.job->complete) {
+    absl::StatusOr<backup::SnapshotJobResult> r = backup::ParseResultJson(o.job->message);
+    if (!r.ok()) {
+      set(std::string(api::kBackupFailed), false, true, "ResultUnreadable",
+          "the Job succeeded but reported no snapshot: " + o.job->message.substr(0, 512));
+      return plan;
+    }
+    api::BackupSnapshotStatus snap{
+        .uri = r->uri,
+        .revision = r->revision,
+        .size = static_cast<int64_t>(r->size),
+        .sha256 = r->sha256,
+        .taken_at = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", r->taken_at, absl::UTCTimeZone())};
+    if (b.spec.destination.pvc && absl::StartsWith(r->uri, "file://")) {
+      snap.uri = PvcUri(*b.spec.destination.pvc, r->uri);
+    }
+    s.snapshot = snap;
+    set(std::string(api::kBackupComplete), true, false, "SnapshotStored",
+        absl::StrCat("revision ", snap.revision, ", ", snap.size, " bytes, sha256 ", snap.sha256,
+                     " at ", snap.uri));
+    return plan;
+  }
+  if (o.job->failed) {
+    set(std::string(api::kBackupFailed), false, true, "SnapshotFailed",
+        o.job->message.empty() ? "the Job failed" : o.job->message.substr(0, 1024));
+    return plan;
+  }
+  set(std::string(api::kBackupStarted), false, false, "JobRunning",
+      "Job " + s.job_name + " takes the snapshot");
+  return plan;
+}
+
+}  // namespace quorum::etcdbackup

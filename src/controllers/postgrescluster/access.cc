@@ -1,0 +1,54 @@
+#include "src/controllers/postgrescluster/access.h"
+
+#include "absl/strings/escaping.h"
+
+namespace quorum::postgrescluster {
+namespace {
+
+Json LabelsJson(const std::map<std::string, std::string>& labels) {
+  Json out = Json::object();
+  for (const auto& [k, v] : labels) out[k] = v;
+  return out;
+}
+
+Json Port(int port) { return {{"protocol", "TCP"}, {"port", port}}; }
+
+}  // namespace
+
+Json BuildRestApiSecret(const PostgresCluster& cluster, const std::string& password) {
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata", Metadata(cluster, NamesOf(cluster).restapi_secret)},
+      {"type", "kubernetes.io/basic-auth"},
+      {"data",
+       {{"username", absl::Base64Escape("quorum")}, {"password", absl::Base64Escape(password)}}}};
+}
+
+std::optional<Json> BuildNetworkPolicy(const PostgresCluster& cluster,
+                                       const OperatorPeer& operator_peer) {
+  if (!cluster.spec.network_policy) return std::nullopt;
+  const Json members = {{"podSelector", {{"matchLabels", LabelsJson(ClusterSelector(cluster))}}}};
+  Json op = {{"podSelector", {{"matchLabels", LabelsJson(operator_peer.labels)}}}};
+  op["namespaceSelector"] =
+      operator_peer.ns.empty()
+          ? Json::object()
+          : Json{{"matchLabels", {{"kubernetes.io/metadata.name", operator_peer.ns}}}};
+  Json rest_rule = {{"ports", Json::array({Port(kPatroniPort)})},
+                    {"from", Json::array({members, op})}};
+  Json pg_rule = {{"ports", Json::array({Port(kPostgresPort)})}};
+  if (cluster.spec.service.type == "ClusterIP") {
+    // Every pod of the namespace (an empty podSelector without a
+    // namespaceSelector), the members and the operator.
+    pg_rule["from"] = Json::array({{{"podSelector", Json::object()}}, members, op});
+  }  // NodePort/LoadBalancer: no `from`, clients come from outside the cluster.
+  return Json{{"apiVersion", "networking.k8s.io/v1"},
+              {"kind", "NetworkPolicy"},
+              {"metadata", Metadata(cluster, NamesOf(cluster).network_policy)},
+              {"spec",
+               {{"podSelector", {{"matchLabels", LabelsJson(ClusterSelector(cluster))}}},
+                {"policyTypes", Json::array({"Ingress"})},
+                {"ingress", Json::array({rest_rule, pg_rule})}}}};
+}
+
+}  // namespace quorum::postgrescluster

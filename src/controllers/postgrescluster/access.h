@@ -1,0 +1,39 @@
+// Who may call a PostgresCluster's members (issue 15.2), pure builders:
+//   * <cluster>-patroni-api (kubernetes.io/basic-auth, owned, created once):
+//     the REST API's credentials; Patroni demands them for every unsafe
+//     method, the operator sends them (switchover, failover, reload), and
+//     patronictl in the pod reads them from the same environment;
+//   * the NetworkPolicy <cluster> (spec.networkPolicy.enabled, default
+//     true): Patroni's REST API port only from the cluster's own pods and
+//     the operator's pods; PostgreSQL's port from those and from every pod
+//     of the cluster's namespace — or from anywhere when the primary Service
+//     is a NodePort or LoadBalancer (its clients come from outside).
+// Thread-safety: pure functions.
+#ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_
+#define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "src/controllers/postgrescluster/names.h"
+
+namespace quorum::postgrescluster {
+
+// The operator's pods as a NetworkPolicy peer: their labels (the
+// Deployment's app.kubernetes.io/name=quorum-operator) in their namespace
+// ("" when unknown: that label in any namespace).
+struct OperatorPeer {
+  std::string ns;
+  std::map<std::string, std::string> labels = {{"app.kubernetes.io/name", "quorum-operator"}};
+};
+
+Json BuildRestApiSecret(const PostgresCluster& cluster, const std::string& password);
+
+// The NetworkPolicy, or nullopt when spec.networkPolicy.enabled is false.
+std::optional<Json> BuildNetworkPolicy(const PostgresCluster& cluster,
+                                       const OperatorPeer& operator_peer);
+
+}  // namespace quorum::postgrescluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_

@@ -1,0 +1,150 @@
+#include "src/controllers/postgrescluster/ensure_tls.h"
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "src/controllers/postgrescluster/access.h"
+#include "src/controllers/postgrescluster/etcd_user.h"
+#include "src/controllers/postgrescluster/reconciler.h"
+#include "src/controllers/postgrescluster/tls.h"
+#include "src/runtime/certs.h"
+#include "src/runtime/random.h"
+
+namespace quorum::postgrescluster {
+namespace {
+
+using runtime::ObjectPtr;
+
+std::string Decoded(const Json& secret, const char* key) {
+  const Json& v = At(secret, {"data", key});
+  std::string out;
+  if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return "";
+  return out;
+}
+
+// A Secret a spec names: read through the API server (never cached).
+absl::StatusOr<Json> UserSecret(const Phase& p, const std::string& name, const char* field) {
+  absl::StatusOr<Json> s = p.client.Get(kSecrets, p.n.ns, name);
+  if (absl::IsNotFound(s.status())) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("Secret ", name, " (", field, ") does not exist"));
+  }
+  return s;
+}
+
+// The CA that issues the members' certificate: the user's caSecret, or the
+// cluster's own, generated once.
+absl::StatusOr<runtime::CertKeyPair> IssuingCa(const Phase& p) {
+  const std::string& user_ca = p.cluster.spec.tls.ca_secret;
+  if (!user_ca.empty()) {
+    absl::StatusOr<Json> s = UserSecret(p, user_ca, "spec.tls.caSecret");
+    if (!s.ok()) return s.status();
+    const SigningCa ca = SigningCaFrom(*s);  // tls.crt + tls.key, or ca.crt + ca.key
+    if (ca.key_pem.empty()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("Secret ", user_ca,
+                       " (spec.tls.caSecret) holds no CA key: give tls.crt + tls.key or "
+                       "ca.crt + ca.key"));
+    }
+    return runtime::CertKeyPair{ca.cert_pem, ca.key_pem};
+  }
+  if (ObjectPtr own = p.cache.Get(kSecrets, p.n.ns, p.n.ca_secret)) {
+    return runtime::CertKeyPair{Decoded(*own, "ca.crt"), Decoded(*own, "ca.key")};
+  }
+  absl::StatusOr<runtime::CertKeyPair> ca =
+      runtime::GenerateCA(CaCommonName(p.cluster), kClusterCaValidity);
+  if (!ca.ok()) return ca.status();
+  absl::StatusOr<Json> made =
+      p.client.Create(kSecrets, p.n.ns, BuildCaSecret(p.cluster, ca->cert_pem, ca->key_pem));
+  if (absl::IsAlreadyExists(made.status())) {  // another reconcile won: use its CA
+    made = p.client.Get(kSecrets, p.n.ns, p.n.ca_secret);
+    if (!made.ok()) return made.status();
+    return runtime::CertKeyPair{Decoded(*made, "ca.crt"), Decoded(*made, "ca.key")};
+  }
+  if (!made.ok()) return made.status();
+  p.recorder.Normal(p.stored, "CACreated", "created the cluster's CA in Secret " + p.n.ca_secret);
+  return *ca;
+}
+
+// spec.tls.customSecret: used as it is, once it holds the three files.
+absl::StatusOr<TlsState> CustomTls(const Phase& p) {
+  const std::string& name = p.cluster.spec.tls.custom_secret;
+  absl::StatusOr<Json> s = UserSecret(p, name, "spec.tls.customSecret");
+  if (!s.ok()) return s.status();
+  TlsState out;
+  out.ca_pem = Decoded(*s, "ca.crt");
+  const std::string cert = Decoded(*s, "tls.crt"), key = Decoded(*s, "tls.key");
+  if (out.ca_pem.empty() || cert.empty() || key.empty() ||
+      !runtime::CheckKeyMatchesCertificate(cert, key).ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("Secret ", name,
+                     " (spec.tls.customSecret) needs ca.crt, tls.crt and the matching tls.key"));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<TlsState> EnsureTls(const Phase& p, absl::Time now, ServerCertMemo& memo) {
+  if (!p.cluster.spec.tls.custom_secret.empty()) return CustomTls(p);
+  absl::StatusOr<runtime::CertKeyPair> ca = IssuingCa(p);
+  if (!ca.ok()) return ca.status();
+  TlsState out;
+  out.ca_pem = ca->cert_pem;
+  const std::vector<std::string> dns = ServerCertDnsNames(p.cluster);
+  ObjectPtr stored = p.cache.Get(kSecrets, p.n.ns, p.n.tls_secret);
+  std::string reason = "no certificate yet";
+  if (stored != nullptr) {
+    reason =
+        Decoded(*stored, "ca.crt") != ca->cert_pem
+            ? "the CA changed"
+            : memo.RenewalReason(p.n.ns + "/" + p.n.cluster, Decoded(*stored, "tls.crt"),
+                                 Decoded(*stored, "tls.key"), ca->cert_pem, dns, now, out.renew_at);
+    if (reason.empty()) return out;
+  }
+  absl::StatusOr<runtime::CertKeyPair> cert = runtime::GenerateServingCert(
+      *ca, ServerCertCommonName(p.cluster), dns, {"127.0.0.1"}, kServerCertValidity);
+  if (!cert.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot issue the members' certificate: ", cert.status().message()));
+  }
+  Json secret = BuildServerTlsSecret(p.cluster, ca->cert_pem, cert->cert_pem, cert->key_pem);
+  absl::StatusOr<Json> wrote;
+  if (stored == nullptr) {
+    wrote = p.client.Create(kSecrets, p.n.ns, secret);
+    if (absl::IsAlreadyExists(wrote.status())) return out;  // the cache lags; next time
+  } else {
+    // Update, not delete + create: the kubelet swaps the mounted files in
+    // place and the members keep serving. The resourceVersion makes a
+    // concurrent writer's change win (Conflict: retried).
+    secret["metadata"]["resourceVersion"] = At(*stored, {"metadata", "resourceVersion"});
+    wrote = p.client.Update(kSecrets, p.n.ns, secret);
+  }
+  if (!wrote.ok()) return wrote.status();
+  out.renewed = stored != nullptr;
+  absl::StatusOr<absl::Time> not_after = runtime::CertificateNotAfter(cert->cert_pem);
+  if (not_after.ok()) out.renew_at = RenewalTime(now, *not_after);
+  p.recorder.Normal(p.stored, stored == nullptr ? "CertificateIssued" : "CertificateRenewed",
+                    absl::StrCat("Secret ", p.n.tls_secret, ": ", reason));
+  return out;
+}
+
+absl::StatusOr<patroni::BasicAuth> EnsureRestApiSecret(const Phase& p) {
+  ObjectPtr cached = p.cache.Get(kSecrets, p.n.ns, p.n.restapi_secret);
+  Json secret;
+  if (cached != nullptr) {
+    secret = *cached;
+  } else {
+    absl::StatusOr<std::string> password = runtime::RandomPassword();
+    if (!password.ok()) return password.status();
+    absl::StatusOr<Json> made =
+        p.client.Create(kSecrets, p.n.ns, BuildRestApiSecret(p.cluster, *password));
+    if (absl::IsAlreadyExists(made.status())) {
+      made = p.client.Get(kSecrets, p.n.ns, p.n.restapi_secret);
+    }
+    if (!made.ok()) return made.status();
+    secret = *std::move(made);
+  }
+  return patroni::BasicAuth{Decoded(secret, "username"), Decoded(secret, "password")};
+}
+
+}  // namespace quorum::postgrescluster

@@ -1,0 +1,139 @@
+// The EtcdBackup controller against the real control plane (no kubelet: the
+// Job's pod never runs; test/integration/backup runs the snapshot itself).
+// Checked here: the CRD's rules on a real API server, Pending while the
+// cluster is missing or not Ready (woken by the cluster's watch, not by
+// polling), the Job once it is Ready, and zero writes after that.
+#include "src/controllers/etcdbackup/reconciler.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "src/controllers/common/cache_scopes.h"
+#include "test/integration/controllers/api_writes.h"
+#include "test/integration/testenv.h"
+
+namespace quorum::etcdbackup {
+namespace {
+
+using kube::Json;
+using testenv::Eventually;
+
+const kube::GroupVersionResource kClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
+
+Json Backup(const std::string& name, const Json& destination) {
+  return {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+          {"kind", "EtcdBackup"},
+          {"metadata", {{"name", name}}},
+          {"spec", {{"clusterRef", {{"name", "main"}}}, {"destination", destination}}}};
+}
+
+const Json kPvc = {{"pvc", {{"claimName", "backups"}, {"subPath", "etcd"}}}};
+
+class EtcdBackupControllerTest : public testenv::IntegrationTest {
+ protected:
+  void SetUp() override {
+    IntegrationTest::SetUp();
+    for (const char* crd : {"etcd.aenix.io_etcdclusters.yaml", "etcd.aenix.io_etcdbackups.yaml"}) {
+      ASSERT_TRUE(
+          testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/" + crd)
+              .ok());
+    }
+    auto c = kube::Client::Create(control_plane().config);
+    ASSERT_TRUE(c.ok());
+    operator_client_ = *std::move(c);
+    manager_ = std::make_unique<runtime::Manager>(
+        *operator_client_, runtime::ManagerOptions{.namespaces = {ns()},
+                                                   .metrics_bind_address = "0",
+                                                   .health_probe_bind_address = "0",
+                                                   .cache_scopes = controllers::CacheScopes()});
+    reconciler_ = std::make_unique<EtcdBackupReconciler>(*operator_client_, manager_->cache(),
+                                                         manager_->recorder(), "operator:test");
+    SetupEtcdBackupController(*manager_, *reconciler_, 2);
+    runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
+  }
+  void TearDown() override {
+    cancel_.Cancel();
+    if (runner_.joinable()) runner_.join();
+    IntegrationTest::TearDown();
+  }
+
+  std::string Reason(const std::string& name) {
+    absl::StatusOr<Json> b = client().Get(kEtcdBackups, ns(), name);
+    if (!b.ok()) return "";
+    const Json status = b->value("status", Json::object());
+    const Json conditions = status.value("conditions", Json::array());
+    return status.value("phase", "") + "/" +
+           (conditions.empty() ? "" : conditions[0].value("reason", ""));
+  }
+
+  std::unique_ptr<kube::Client> operator_client_;
+  std::unique_ptr<runtime::Manager> manager_;
+  std::unique_ptr<EtcdBackupReconciler> reconciler_;
+  Cancellation cancel_;
+  std::thread runner_;
+};
+
+TEST_F(EtcdBackupControllerTest, TheApiServerRefusesWhatTheCrdForbids) {
+  Json both = Backup("both", kPvc);
+  both["spec"]["destination"]["s3"] = {
+      {"endpoint", "https://s3"}, {"bucket", "b"}, {"credentialsSecretRef", {{"name", "c"}}}};
+  absl::StatusOr<Json> r = client().Create(kEtcdBackups, ns(), both);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "set exactly one of s3 and pvc"))
+      << r.status();
+  ASSERT_TRUE(client().Create(kEtcdBackups, ns(), Backup("fixed", kPvc)).ok());
+  r = client().Patch(kEtcdBackups, ns(), "fixed", kube::PatchType::kMerge,
+                     {{"spec", {{"clusterRef", {{"name", "other"}}}}}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::StrContains(r.status().message(), "spec is immutable")) << r.status();
+}
+
+TEST_F(EtcdBackupControllerTest, WaitsForTheClusterThenCreatesOneJobAndThenWritesNothing) {
+  ASSERT_TRUE(client().Create(kEtcdBackups, ns(), Backup("nightly", kPvc)).ok());
+  EXPECT_TRUE(
+      Eventually([&] { return Reason("nightly") == "Pending/ClusterNotFound"; }, absl::Seconds(30)))
+      << Reason("nightly");
+
+  const Json cluster = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                        {"kind", "EtcdCluster"},
+                        {"metadata", {{"name", "main"}}},
+                        {"spec", {{"replicas", 1}, {"storage", {{"emptyDir", Json::object()}}}}}};
+  ASSERT_TRUE(client().Create(kClusters, ns(), cluster).ok());
+  EXPECT_TRUE(
+      Eventually([&] { return Reason("nightly") == "Pending/ClusterNotReady"; }, absl::Seconds(30)))
+      << Reason("nightly");
+  EXPECT_FALSE(client().Get(kJobs, ns(), "nightly-snapshot").ok());
+
+  // Ready (as the EtcdCluster controller would say): the Job appears.
+  absl::StatusOr<Json> patched = client().Patch(
+      kClusters, ns(), "main", kube::PatchType::kMerge,
+      {{"status",
+        {{"conditions", Json::array({{{"type", "Ready"},
+                                      {"status", "True"},
+                                      {"reason", "Test"},
+                                      {"message", "ready"},
+                                      {"lastTransitionTime", "2026-01-01T00:00:00Z"}}})}}}},
+      {.subresource = "status"});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  ASSERT_TRUE(Eventually([&] { return client().Get(kJobs, ns(), "nightly-snapshot").ok(); },
+                         absl::Seconds(30)));
+  const Json job = *client().Get(kJobs, ns(), "nightly-snapshot");
+  EXPECT_EQ(job["metadata"]["ownerReferences"][0]["kind"], "EtcdBackup");
+  EXPECT_EQ(job["spec"]["template"]["spec"]["containers"][0]["image"], "operator:test");
+  // Started/JobCreated when it made the Job, Started/JobRunning once the
+  // cache shows it: the steady state while the pod runs.
+  EXPECT_TRUE(
+      Eventually([&] { return Reason("nightly") == "Started/JobRunning"; }, absl::Seconds(30)))
+      << Reason("nightly");
+
+  // Converged: nothing more to write while the Job runs.
+  const double writes = testenv::ApiWrites(*manager_);
+  absl::SleepFor(absl::Seconds(3));
+  EXPECT_EQ(testenv::ApiWrites(*manager_), writes);
+}
+
+}  // namespace
+}  // namespace quorum::etcdbackup

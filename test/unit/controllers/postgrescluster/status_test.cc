@@ -1,0 +1,60 @@
+// The Ready condition says whether writes through the primary Service can
+// succeed: the DCS, a leader that runs writable, its pod Ready, every member.
+#include "src/controllers/postgrescluster/status.h"
+
+#include <gtest/gtest.h>
+
+#include "absl/time/clock.h"
+
+namespace quorum::postgrescluster {
+namespace {
+
+struct Case {
+  const char* name;
+  bool dcs_ready;
+  std::string primary;
+  bool primary_ready;
+  int ready_replicas;
+  std::string problem;
+  std::string want_status;
+  std::string want_reason;
+};
+
+TEST(StatusTest, ReadyFollowsTheWritablePrimary) {
+  const std::vector<Case> cases = {
+      {"all well", true, "pg-main-0", true, 2, "", "True", "AllInstancesReady"},
+      {"DCS down", false, "pg-main-0", true, 2, "", "False", "DCSNotReady"},
+      {"a problem", true, "pg-main-0", true, 2, "labels", "False", "Error"},
+      {"no leader", true, "", false, 2, "", "False", "NoPrimary"},
+      // The StatefulSet still counts the crashed primary ready: its pod
+      // says otherwise first.
+      {"primary pod not Ready", true, "pg-main-0", false, 2, "", "False", "PrimaryNotReady"},
+      {"a replica not ready", true, "pg-main-0", true, 1, "", "False", "InstancesNotReady"},
+  };
+  for (const Case& c : cases) {
+    PostgresCluster cluster;
+    cluster.metadata = {.name = "pg", .ns = "db", .generation = 1};
+    cluster.spec.instances = {{.name = "main", .replicas = 2}};
+    DcsResolution dcs{.ready = c.dcs_ready, .reason = "r", .message = "m"};
+    const Json sts = {{"metadata", {{"generation", 1}}},
+                      {"status",
+                       {{"observedGeneration", 1},
+                        {"replicas", 2},
+                        {"readyReplicas", c.ready_replicas},
+                        {"updatedReplicas", 2}}}};
+    const api::PostgresClusterStatus s = BuildStatus({.cluster = &cluster,
+                                                      .dcs = &dcs,
+                                                      .statefulsets = {{"main", sts}},
+                                                      .primary = c.primary,
+                                                      .primary_ready = c.primary_ready,
+                                                      .problem = c.problem,
+                                                      .now = absl::Now()});
+    const api::Condition* ready = api::FindCondition(s, "Ready");
+    ASSERT_NE(ready, nullptr) << c.name;
+    EXPECT_EQ(ready->status, c.want_status) << c.name;
+    EXPECT_EQ(ready->reason, c.want_reason) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace quorum::postgrescluster
