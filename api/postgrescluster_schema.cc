@@ -13,7 +13,9 @@ using internal::schema::Bool;
 using internal::schema::CoreRef;
 using internal::schema::Int32;
 using internal::schema::Json;
+using internal::schema::kMeta;
 using internal::schema::Object;
+using internal::schema::Ref;
 using internal::schema::Rule;
 using internal::schema::String;
 using internal::schema::StringMap;
@@ -196,6 +198,38 @@ Json Etcd() {
 
 // Longer than 80 lines on purpose: one declarative schema literal that reads
 // top to bottom like the CRD it generates; splitting it would scatter fields.
+// spec.networkPolicy.postgresFrom: NetworkPolicyPeers as networking.k8s.io/v1
+// writes them (its LabelSelector is the one core/v1's documents carry).
+Json PostgresFrom() {
+  const std::string selector = std::string(kMeta) + "LabelSelector";
+  Json except = {{"type", "array"},
+                 {"description", "CIDRs inside cidr that are not admitted."},
+                 {"items", {{"type", "string"}}},
+                 {"maxItems", 64}};
+  Json ip_block =
+      Object("A range of IP addresses (pod IPs are not stable: prefer selectors).",
+             {{"cidr", String("A CIDR, e.g. 10.0.0.0/8 or 2001:db8::/32.")}, {"except", except}});
+  ip_block["required"] = Json::array({"cidr"});
+  Json peer = Object(
+      "One source: pods by podSelector (in the cluster's namespace, or in the namespaces "
+      "namespaceSelector picks), or an ipBlock alone.",
+      {{"podSelector", Ref(selector, "Pods with these labels.")},
+       {"namespaceSelector", Ref(selector, "Pods of namespaces with these labels.")},
+       {"ipBlock", ip_block}});
+  peer["x-kubernetes-validations"] = Json::array(
+      {Rule("has(self.podSelector) || has(self.namespaceSelector) || has(self.ipBlock)",
+            "set podSelector, namespaceSelector or ipBlock"),
+       Rule("!has(self.ipBlock) || !(has(self.podSelector) || has(self.namespaceSelector))",
+            "ipBlock cannot be combined with podSelector or namespaceSelector")});
+  return {{"type", "array"},
+          {"description",
+           "Who may connect to PostgreSQL besides the members and the operator. Absent: every "
+           "pod of the namespace (ClusterIP) or anyone (NodePort, LoadBalancer). An empty list: "
+           "nobody else."},
+          {"items", peer},
+          {"maxItems", 64}};
+}
+
 Json Patroni() {
   Json ttl = Int32(
       "How long the leader lock lasts without renewal, in seconds (Patroni's ttl): a primary "
@@ -401,9 +435,11 @@ Json Spec() {
              "hostssl ones). Default false: only TLS. Replication is TLS in any case.")}});
   Json network_policy = Object(
       "A NetworkPolicy <name> for the members: Patroni's REST API (8008) only from the "
-      "cluster's own pods and the operator's pods; PostgreSQL (5432) from any pod in the "
-      "cluster's namespace, the operator and the members.",
-      {{"enabled", Bool("Create the NetworkPolicy (default true).")}});
+      "cluster's own pods and the operator's pods; PostgreSQL (5432) from the members, the "
+      "operator and postgresFrom (default: every pod of the cluster's namespace, or anywhere "
+      "with a NodePort or LoadBalancer Service).",
+      {{"enabled", Bool("Create the NetworkPolicy (default true).")},
+       {"postgresFrom", PostgresFrom()}});
 
   Json spec = Object(
       "The PostgreSQL cluster you want.",

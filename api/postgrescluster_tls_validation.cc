@@ -1,6 +1,6 @@
-// ValidateTls (postgrescluster_validation_internal.h): the rules of spec.tls
-// and spec.networkPolicy — Secret names, and the one combination that
-// cannot work (a certificate of your own and a CA to issue one).
+// ValidateTls (postgrescluster_validation_internal.h): the rules of spec.tls —
+// Secret names, and the one combination that cannot work (a certificate of
+// your own and a CA to issue one).
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -46,9 +46,6 @@ void BoolField(const nlohmann::json* parent, const char* key, const std::string&
 }  // namespace
 
 void ValidateTls(const nlohmann::json& spec, ErrorList& errors) {
-  if (const nlohmann::json* np = Child(&spec, "networkPolicy")) {
-    BoolField(np, "enabled", "spec.networkPolicy.enabled", errors);
-  }
   const nlohmann::json* tls = Child(&spec, "tls");
   if (tls == nullptr) return;
   if (!tls->is_object()) {

@@ -102,8 +102,9 @@ void DecodeSpec(Decoder& d, const Json* spec, PostgresClusterSpec& out) {
   d.String(tls, "spec.tls", "customSecret", out.tls.custom_secret);
   d.String(tls, "spec.tls", "caSecret", out.tls.ca_secret);
   d.Bool(tls, "spec.tls", "allowPlaintext", out.tls.allow_plaintext);
-  d.Bool(d.Member(spec, "spec", "networkPolicy"), "spec.networkPolicy", "enabled",
-         out.network_policy);
+  const Json* np = d.Member(spec, "spec", "networkPolicy");
+  d.Bool(np, "spec.networkPolicy", "enabled", out.network_policy.enabled);
+  d.Array(np, "spec.networkPolicy", "postgresFrom", out.network_policy.postgres_from);
 }
 
 void DecodeCondition(Decoder& d, const Json& c, const std::string& at, Condition& out) {
@@ -260,7 +261,12 @@ Json ToJson(const PostgresClusterSpec& spec) {
   if (!spec.tls.ca_secret.empty()) tls["caSecret"] = spec.tls.ca_secret;
   if (spec.tls.allow_plaintext) tls["allowPlaintext"] = true;
   if (!tls.empty()) out["tls"] = tls;
-  if (!spec.network_policy) out["networkPolicy"] = {{"enabled", false}};
+  Json np = Json::object();
+  if (!spec.network_policy.enabled) np["enabled"] = false;
+  if (!spec.network_policy.postgres_from.is_null()) {
+    np["postgresFrom"] = spec.network_policy.postgres_from;
+  }
+  if (!np.empty()) out["networkPolicy"] = np;
   return out;
 }
 

@@ -92,6 +92,14 @@ struct PostgresTlsSpec {
   bool allow_plaintext = false;  // also accept clients without TLS (replication never)
 };
 
+// spec.networkPolicy (src/controllers/postgrescluster/access.h).
+struct PostgresNetworkPolicySpec {
+  bool enabled = true;  // a NetworkPolicy guards the members' ports
+  // networking.k8s.io/v1 NetworkPolicyPeers admitted to PostgreSQL's port,
+  // kept as written; null when absent (then every pod of the namespace is).
+  nlohmann::json postgres_from;
+};
+
 struct PostgresClusterSpec {
   int32_t postgres_version = 0;
   std::string image;  // "" means DefaultPostgresImage(postgres_version)
@@ -100,8 +108,7 @@ struct PostgresClusterSpec {
   std::vector<PostgresUserSpec> users;
   PostgresServiceSpec service;
   PostgresTlsSpec tls;
-  // spec.networkPolicy.enabled: a NetworkPolicy guards the members' ports.
-  bool network_policy = true;
+  PostgresNetworkPolicySpec network_policy;
 };
 
 struct PostgresInstanceStatus {

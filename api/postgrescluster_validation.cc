@@ -245,6 +245,7 @@ std::vector<FieldError> ValidatePostgresCluster(const Json& obj, const Json* old
   internal::ValidateUsers(*spec, version, list);
   v.Service(*spec);
   internal::ValidateTls(*spec, list);
+  internal::ValidateNetworkPolicy(*spec, list);
   return errors;
 }
 

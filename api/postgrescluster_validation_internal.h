@@ -44,9 +44,12 @@ void ValidatePatroni(const nlohmann::json& spec, const nlohmann::json* old_spec,
 // postgresVersion, if any (CREATEROLE depends on it).
 void ValidateUsers(const nlohmann::json& spec, std::optional<int> major, ErrorList& errors);
 
-// spec.tls (Secret names; customSecret and caSecret exclude each other) and
-// spec.networkPolicy.
+// spec.tls (Secret names; customSecret and caSecret exclude each other).
 void ValidateTls(const nlohmann::json& spec, ErrorList& errors);
+
+// spec.networkPolicy: enabled, and postgresFrom's peers as the API server
+// would check them in a NetworkPolicy (selectors, CIDRs).
+void ValidateNetworkPolicy(const nlohmann::json& spec, ErrorList& errors);
 
 }  // namespace quorum::api::internal
 

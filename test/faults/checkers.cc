@@ -8,7 +8,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "src/etcd/client.h"
 #include "src/kube/watch.h"
 
 namespace quorum::faults {
@@ -178,6 +180,63 @@ absl::StatusOr<std::set<int64_t>> PgWriter::Present(absl::Duration timeout) cons
     absl::SleepFor(absl::Seconds(1));
   }
   return absl::DeadlineExceededError(absl::StrCat("reading back ", table_, ": ", error));
+}
+
+EtcdWriter::EtcdWriter(std::string endpoint, std::string prefix, absl::Duration interval)
+    : endpoint_(std::move(endpoint)), prefix_(std::move(prefix)), interval_(interval) {}
+
+void EtcdWriter::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void EtcdWriter::Stop() {
+  stop_.Cancel();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string EtcdWriter::Key(int64_t id) const { return absl::StrFormat("%s%09d", prefix_, id); }
+
+void EtcdWriter::Run() {
+  // A put that hangs counts as failed after 2 s (a frozen leader never answers).
+  absl::StatusOr<std::unique_ptr<etcd::Client>> client =
+      etcd::Client::Create({.endpoints = {endpoint_}, .timeout = absl::Seconds(2)});
+  for (int64_t id = 1; client.ok() && !stop_.WaitFor(interval_); ++id) {
+    WriteAttempt a{.at = absl::Now(), .id = id};
+    absl::StatusOr<int64_t> revision = (*client)->Put(Key(id), std::to_string(id));
+    a.acknowledged = revision.ok();
+    a.revision = revision.ok() ? *revision : 0;
+    a.at = absl::Now();
+    absl::MutexLock lock(&mu_);
+    attempts_.push_back(a);
+  }
+}
+
+std::vector<WriteAttempt> EtcdWriter::attempts() const {
+  absl::MutexLock lock(&mu_);
+  return attempts_;
+}
+
+std::string EtcdWriter::ReadBack(absl::Duration timeout) const {
+  absl::StatusOr<std::unique_ptr<etcd::Client>> client =
+      etcd::Client::Create({.endpoints = {endpoint_}, .timeout = absl::Seconds(5)});
+  if (!client.ok()) return client.status().ToString();
+  const absl::Time deadline = absl::Now() + timeout;
+  std::vector<EtcdRead> reads;
+  for (const WriteAttempt& a : attempts()) {
+    if (!a.acknowledged) continue;
+    absl::StatusOr<etcd::GetResponse> got = (*client)->Get(Key(a.id));
+    while (!got.ok() && absl::Now() < deadline) {
+      absl::SleepFor(absl::Seconds(1));
+      got = (*client)->Get(Key(a.id));
+    }
+    if (!got.ok()) return absl::StrCat("reading ", Key(a.id), " back: ", got.status().ToString());
+    reads.push_back({.id = a.id, .put_revision = a.revision, .mod_revision = got->mod_revision});
+  }
+  const std::string problem = EtcdReadBackProblem(reads);
+  if (absl::StatusOr<int64_t> deleted = (*client)->DeletePrefix(prefix_); !deleted.ok()) {
+    return problem.empty() ? "deleting the keys: " + deleted.status().ToString() : problem;
+  }
+  return problem;
 }
 
 PrimaryWatch::PrimaryWatch(kube::Client& client, std::string ns, std::string cluster)

@@ -3,6 +3,10 @@
 //   PgWriter        INSERTs one row every `interval` through a connection
 //                   string (the primary Service) and records every attempt;
 //                   Present() reads back which ids the table holds.
+//   EtcdWriter      puts one key every `interval` through one client URL (the
+//                   EtcdCluster's Service); its failures are the windows in
+//                   which etcd had no quorum as clients see it; ReadBack()
+//                   checks every acknowledged put is there, in order.
 //   PrimaryWatch    watches the cluster's pods and the primary Service's
 //                   EndpointSlices; counts pods labelled role=primary at once.
 //   ReadySampler    reads a resource's Ready condition every `interval`.
@@ -52,6 +56,32 @@ class PgWriter {
   mutable absl::Mutex mu_;
   std::vector<WriteAttempt> attempts_ ABSL_GUARDED_BY(mu_);
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+class EtcdWriter {
+ public:
+  // Keys `prefix` + a zero-padded id, from 1, through `endpoint`
+  // (http://host:2379; no TLS or auth: the demo's EtcdCluster).
+  EtcdWriter(std::string endpoint, std::string prefix,
+             absl::Duration interval = absl::Milliseconds(200));
+  ~EtcdWriter() { Stop(); }
+  void Start();
+  void Stop();
+  std::vector<WriteAttempt> attempts() const;
+  // After Stop(): "" when every acknowledged put reads back with its
+  // revision, in order (EtcdReadBackProblem); else the problem, or why the
+  // keys could not be read within `timeout`. Then deletes the keys.
+  std::string ReadBack(absl::Duration timeout) const;
+
+ private:
+  void Run();
+  std::string Key(int64_t id) const;
+  const std::string endpoint_, prefix_;
+  const absl::Duration interval_;
+  Cancellation stop_;
+  std::thread thread_;
+  mutable absl::Mutex mu_;
+  std::vector<WriteAttempt> attempts_ ABSL_GUARDED_BY(mu_);
 };
 
 class PrimaryWatch {

@@ -36,6 +36,7 @@ namespace {
 
 const kube::GroupVersionResource kPods{"", "v1", "pods"};
 const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
+const kube::GroupVersionResource kServices{"", "v1", "services"};
 const kube::GroupVersionResource kPostgresClusters{"postgres.quorum.dev", "v1alpha1",
                                                    "postgresclusters"};
 const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
@@ -83,9 +84,6 @@ class Bed {
     return names;
   }
   const Flags& flags() const { return f_; }
-  // The window in which etcd has no quorum (rows that take it away).
-  absl::Time quorum_lost_from = absl::InfiniteFuture();
-  absl::Time quorum_lost_to = absl::InfiniteFuture();
   // While the operator is down nobody updates status: its samples are not
   // held against it (nor the first 10 s after it is back).
   absl::Time operator_down_from = absl::InfiniteFuture();
@@ -135,11 +133,9 @@ std::vector<Row> Rows() {
       {5, "all etcd members frozen (SIGSTOP) for 60 s",
        [](Bed& bed) {
          const std::vector<std::string> pods = bed.EtcdPods();
-         bed.quorum_lost_from = absl::Now();
          for (const std::string& p : pods) bed.PodFault("signal", p, "STOP");
          absl::SleepFor(absl::Seconds(60));
          for (const std::string& p : pods) bed.PodFault("signal", p, "CONT");
-         bed.quorum_lost_to = absl::Now();
        }},
       {6, "2 of 3 etcd members SIGKILLed",
        [](Bed& bed) {
@@ -160,11 +156,12 @@ struct Run {
   absl::Duration outage;
   int64_t acknowledged = 0, lost = 0, read_only = 0;
   int max_primaries = 0, ready_lies = 0, etcd_lies = 0;
-  absl::Duration two_primaries;
+  absl::Duration two_primaries, etcd_outage;
+  std::string etcd_problem;  // what the etcd read-back found; "" when all there in order
   bool recovered = false;
   bool ok() const {
     return recovered && lost == 0 && max_primaries <= 1 && read_only == 0 && ready_lies == 0 &&
-           etcd_lies == 0;
+           etcd_lies == 0 && etcd_problem.empty();
   }
 };
 
@@ -199,15 +196,28 @@ bool Settled(const PgWriter& writer, const ReadySampler& pg, absl::Time since,
   return false;
 }
 
-Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const std::string& uri) {
+// The EtcdCluster's client Service as a URL the host can reach (its
+// ClusterIP: kube-proxy's rules apply to the host's traffic).
+absl::StatusOr<std::string> EtcdUrl(kube::Client& client, const Flags& f) {
+  absl::StatusOr<kube::Json> svc = client.Get(kServices, f.ns, f.etcd);
+  if (!svc.ok()) return svc.status();
+  const std::string ip = (*svc)["spec"].value("clusterIP", "");
+  if (ip.empty() || ip == "None") return absl::NotFoundError("Service " + f.etcd + " has no IP");
+  return absl::StrCat("http://", ip, ":2379");
+}
+
+Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const std::string& uri,
+            const std::string& etcd_url) {
   const Flags& f = bed.flags();
   const int64_t first_id = (static_cast<int64_t>(absl::ToUnixSeconds(absl::Now())) << 20) +
                            static_cast<int64_t>(row.id) * 100000 + attempt;
   PgWriter writer(uri, "quorum_fault_table", first_id);
+  EtcdWriter etcd_writer(etcd_url, absl::StrCat("/quorum-faults/", first_id, "/"));
   PrimaryWatch watch(client, f.ns, f.postgres);
   ReadySampler pg(client, kPostgresClusters, f.ns, f.postgres);
   ReadySampler etcd(client, kEtcdClusters, f.ns, f.etcd);
   writer.Start();
+  etcd_writer.Start();
   watch.Start();
   pg.Start();
   etcd.Start();
@@ -215,13 +225,13 @@ Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const s
   if (!Settled(writer, pg, absl::InfinitePast(), absl::Minutes(3))) {
     Log("not settled before the fault: writes or Ready never held for 5 s");
   }
-  bed.quorum_lost_from = bed.quorum_lost_to = absl::InfiniteFuture();
   bed.operator_down_from = bed.operator_down_to = absl::InfiniteFuture();
   row.inject(bed);
   // A fault may take effect a little later (a restart, a lease running out):
   // only writes from 5 s after it count towards recovery.
   run.recovered = Settled(writer, pg, absl::Now() + absl::Seconds(5), absl::Minutes(4));
   writer.Stop();
+  etcd_writer.Stop();
   watch.Stop();
   pg.Stop();
   etcd.Stop();
@@ -249,18 +259,22 @@ Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const s
     if (!operator_down) samples.push_back(r);
   }
   run.ready_lies = ReadyDuringOutage(samples, s.outages, absl::Seconds(2));
-  if (bed.quorum_lost_from != absl::InfiniteFuture()) {
-    const Outage lost{.from = bed.quorum_lost_from, .to = bed.quorum_lost_to};
-    // Detection rides on the members' readiness probes (3 failures 5 s
-    // apart, 5 s timeout) and one reconcile.
-    run.etcd_lies = ReadyDuringOutage(etcd.samples(), {lost}, absl::Seconds(30));
-  }
+  // etcd without quorum, as its clients saw it: the runs of failed puts.
+  // Detection rides on the members' readiness probes (3 failures 5 s apart,
+  // 5 s timeout) and one reconcile.
+  const WriteSummary etcd_writes = SummarizeWrites(etcd_writer.attempts());
+  run.etcd_outage = etcd_writes.longest;
+  run.etcd_lies = ReadyDuringOutage(etcd.samples(), etcd_writes.outages, absl::Seconds(30));
+  run.etcd_problem = etcd_writer.ReadBack(absl::Minutes(1));
+  if (!run.etcd_problem.empty()) Log("etcd read-back: " + run.etcd_problem);
   Log(absl::StrFormat(
       "row %d run %d: outage %s, acknowledged %d, lost %d, primaries at once %d (%s), "
-      "read-only refusals %d, Ready during outage %d, etcd Ready without quorum %d, %s",
+      "read-only refusals %d, Ready during outage %d, etcd outage %s, etcd Ready without "
+      "quorum %d, etcd read-back %s, %s",
       row.id, attempt, absl::FormatDuration(run.outage), run.acknowledged, run.lost,
       run.max_primaries, absl::FormatDuration(run.two_primaries), run.read_only, run.ready_lies,
-      run.etcd_lies, run.recovered ? "recovered" : "NOT RECOVERED"));
+      absl::FormatDuration(run.etcd_outage), run.etcd_lies,
+      run.etcd_problem.empty() ? "ok" : "FAILED", run.recovered ? "recovered" : "NOT RECOVERED"));
   return run;
 }
 
@@ -276,27 +290,32 @@ std::string Markdown(const Flags& f, const std::vector<Row>& rows,
       absl::FormatTime("%Y-%m-%d", absl::Now(), absl::UTCTimeZone()),
       ". Each row injects one fault into the demo's test bed (an EtcdCluster and a "
       "3-instance PostgresCluster using it through clusterRef) while a client inserts a row "
-      "every 50 ms through the primary Service and records every acknowledged id; a watch "
-      "counts pods labelled role=primary; the resources' Ready condition is read every second.\n\n"
+      "every 50 ms through the primary Service and records every acknowledged id; another puts "
+      "an etcd key every 200 ms through the EtcdCluster's Service (its failures are the windows "
+      "without quorum); a watch counts pods labelled role=primary; the resources' Ready "
+      "condition is read every second.\n\n"
       "A run passes when every acknowledged row is there afterwards, never two pods carry "
       "role=primary, no write reaches a read-only member (SQLSTATE 25006), the PostgresCluster "
       "does not say Ready while writes have failed for more than 2 s (except while the operator "
       "is down and 10 s after it is back: nobody writes status then), the EtcdCluster does not "
       "say Ready 30 s into a quorum loss (its members' readiness probes take up to ~25 s to see "
-      "it), and the cluster recovers (5 s of successful writes and "
+      "it), every acknowledged etcd put reads back with its revision, in order, and the cluster "
+      "recovers (5 s of successful writes and "
       "Ready) within 4 minutes.\n\n"
       "| # | fault | runs | outage p50 | outage max | rows acknowledged | rows lost | "
       "most primaries at once | writes refused read-only | Ready during outage | "
-      "etcd Ready without quorum | passed |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "etcd outage max | etcd Ready without quorum | etcd puts lost or out of order | passed |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& row : rows) {
     auto it = results.find(row.id);
     if (it == results.end()) continue;
-    std::vector<absl::Duration> outages;
+    std::vector<absl::Duration> outages, etcd_outages;
     int64_t acked = 0, lost = 0, read_only = 0;
-    int primaries = 0, lies = 0, etcd_lies = 0, passed = 0;
+    int primaries = 0, lies = 0, etcd_lies = 0, etcd_bad = 0, passed = 0;
     for (const Run& r : it->second) {
       outages.push_back(r.outage);
+      etcd_outages.push_back(r.etcd_outage);
+      etcd_bad += r.etcd_problem.empty() ? 0 : 1;
       acked += r.acknowledged;
       lost += r.lost;
       read_only += r.read_only;
@@ -308,7 +327,8 @@ std::string Markdown(const Flags& f, const std::vector<Row>& rows,
     absl::StrAppend(&md, "| ", row.id, " | ", row.fault, " | ", it->second.size(), " | ",
                     Seconds(Percentile(outages, 50)), " | ", Seconds(Percentile(outages, 100)),
                     " | ", acked, " | ", lost, " | ", primaries, " | ", read_only, " | ", lies,
-                    " | ", etcd_lies, " | ", passed, "/", it->second.size(), " |\n");
+                    " | ", Seconds(Percentile(etcd_outages, 100)), " | ", etcd_lies, " | ",
+                    etcd_bad, " | ", passed, "/", it->second.size(), " |\n");
   }
   absl::StrAppend(
       &md,
@@ -324,7 +344,16 @@ std::string Markdown(const Flags& f, const std::vector<Row>& rows,
       "`e2e_etcdcluster_test` "
       "(`CrashAtEachMembershipStepResumes`) crashes the operator at after-AddLearner, "
       "after-RemoveMember, after-Promote and before-RemoveMember while scaling 1 -> 3 -> 1, "
-      "restarts it, and checks that the cluster converges with its data.\n");
+      "restarts it, and checks that the cluster converges with its data. "
+      "`e2e_postgrescluster_test` (`CrashAtEachSwitchoverAndRolloutStepResumes`) crashes it at "
+      "each of the four PostgreSQL failpoints — a user's switchover to the other member, then a "
+      "pod-template change rolled through the members — restarts it, and checks that the "
+      "switchover is recorded as Succeeded with the target as primary, the rollout reaches "
+      "every member, and every row written through the primary Service is there. Its first run "
+      "found that a switchover asked for right after another one was recorded as Failed "
+      "(Patroni answers 412 \"no good candidates\" while the old primary restarts as a "
+      "replica): the operator now waits until the target runs as a replica (`SwitchoverWaiting` "
+      "event).\n");
   absl::StrAppend(&md,
                   "\nReproduce: `make demo && make faults` (all rows, 3 runs each), or one row: "
                   "`make faults FAULT_ROWS=4 FAULT_REPEAT=1`. The faults themselves are "
@@ -381,6 +410,11 @@ int Main(int argc, char** argv) {
     std::cerr << "fault_table: " << uri.status() << " (is `make demo` running?)\n";
     return 1;
   }
+  absl::StatusOr<std::string> etcd_url = EtcdUrl(**client, f);
+  if (!etcd_url.ok()) {
+    std::cerr << "fault_table: " << etcd_url.status() << " (is `make demo` running?)\n";
+    return 1;
+  }
   Bed bed(f, **client);
   std::vector<Row> rows;
   for (const Row& r : Rows()) {
@@ -391,7 +425,7 @@ int Main(int argc, char** argv) {
   for (const Row& row : rows) {
     for (int i = 1; i <= f.repeat; ++i) {
       Log(absl::StrCat("row ", row.id, " run ", i, ": ", row.fault));
-      Run run = RunOnce(row, i, bed, **client, *uri);
+      Run run = RunOnce(row, i, bed, **client, *uri, *etcd_url);
       all_ok = all_ok && run.ok();
       results[row.id].push_back(run);
     }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
+
 namespace quorum::faults {
 
 WriteSummary SummarizeWrites(const std::vector<WriteAttempt>& attempts) {
@@ -112,6 +114,23 @@ absl::Duration Percentile(std::vector<absl::Duration> values, double p) {
   const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
   const size_t i = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
   return values[std::min(i, values.size() - 1)];
+}
+
+std::string EtcdReadBackProblem(const std::vector<EtcdRead>& reads) {
+  int64_t previous = 0;
+  for (const EtcdRead& r : reads) {
+    if (r.mod_revision == 0) return absl::StrCat("acknowledged put ", r.id, " is missing");
+    if (r.mod_revision != r.put_revision) {
+      return absl::StrCat("put ", r.id, " was acknowledged at revision ", r.put_revision,
+                          " but reads back at ", r.mod_revision);
+    }
+    if (r.put_revision <= previous) {
+      return absl::StrCat("put ", r.id, " has revision ", r.put_revision,
+                          ", not after the previous acknowledged put's ", previous);
+    }
+    previous = r.put_revision;
+  }
+  return "";
 }
 
 }  // namespace quorum::faults

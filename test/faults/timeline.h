@@ -15,11 +15,12 @@
 
 namespace quorum::faults {
 
-// One INSERT through the primary Service.
+// One write: an INSERT through the primary Service, or an etcd put.
 struct WriteAttempt {
   absl::Time at;
   int64_t id = 0;
   bool acknowledged = false;
+  int64_t revision = 0;  // an acknowledged etcd put's revision
   // On failure: the SQLSTATE (25006 = read-only transaction) or "" for a
   // connection error or timeout.
   std::string sqlstate;
@@ -48,6 +49,18 @@ WriteSummary SummarizeWrites(const std::vector<WriteAttempt>& attempts);
 // Acknowledged ids absent from `present` (what a read after the run found).
 std::vector<int64_t> LostWrites(const std::vector<WriteAttempt>& attempts,
                                 const std::set<int64_t>& present);
+
+// An acknowledged etcd put read back after the run.
+struct EtcdRead {
+  int64_t id = 0;
+  int64_t put_revision = 0;  // what the put answered
+  int64_t mod_revision = 0;  // what the read found; 0 when the key is gone
+};
+
+// "" when every acknowledged put is there with the revision it was given and
+// the revisions grow with the ids (etcd applied them in the order they were
+// acknowledged); otherwise the first problem, in words. `reads` in id order.
+std::string EtcdReadBackProblem(const std::vector<EtcdRead>& reads);
 
 // Which pods carry role=primary and how many addresses the primary Service's
 // EndpointSlices list, from watch events in order.

@@ -27,7 +27,7 @@ Json BuildRestApiSecret(const PostgresCluster& cluster, const std::string& passw
 
 std::optional<Json> BuildNetworkPolicy(const PostgresCluster& cluster,
                                        const OperatorPeer& operator_peer) {
-  if (!cluster.spec.network_policy) return std::nullopt;
+  if (!cluster.spec.network_policy.enabled) return std::nullopt;
   const Json members = {{"podSelector", {{"matchLabels", LabelsJson(ClusterSelector(cluster))}}}};
   Json op = {{"podSelector", {{"matchLabels", LabelsJson(operator_peer.labels)}}}};
   op["namespaceSelector"] =
@@ -37,7 +37,12 @@ std::optional<Json> BuildNetworkPolicy(const PostgresCluster& cluster,
   Json rest_rule = {{"ports", Json::array({Port(kPatroniPort)})},
                     {"from", Json::array({members, op})}};
   Json pg_rule = {{"ports", Json::array({Port(kPostgresPort)})}};
-  if (cluster.spec.service.type == "ClusterIP") {
+  if (const Json& from = cluster.spec.network_policy.postgres_from; from.is_array()) {
+    // The user's peers (possibly none), the members and the operator.
+    pg_rule["from"] = from;
+    pg_rule["from"].push_back(members);
+    pg_rule["from"].push_back(op);
+  } else if (cluster.spec.service.type == "ClusterIP") {
     // Every pod of the namespace (an empty podSelector without a
     // namespaceSelector), the members and the operator.
     pg_rule["from"] = Json::array({{{"podSelector", Json::object()}}, members, op});

@@ -5,9 +5,11 @@
 //     patronictl in the pod reads them from the same environment;
 //   * the NetworkPolicy <cluster> (spec.networkPolicy.enabled, default
 //     true): Patroni's REST API port only from the cluster's own pods and
-//     the operator's pods; PostgreSQL's port from those and from every pod
-//     of the cluster's namespace — or from anywhere when the primary Service
-//     is a NodePort or LoadBalancer (its clients come from outside).
+//     the operator's pods; PostgreSQL's port from those and from the peers
+//     of spec.networkPolicy.postgresFrom when it is set ([] admits nobody
+//     else); unset, from every pod of the cluster's namespace — or from
+//     anywhere when the primary Service is a NodePort or LoadBalancer (its
+//     clients come from outside).
 // Thread-safety: pure functions.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_

@@ -30,7 +30,9 @@ constexpr char kDoc[] = R"({"components": {"schemas": {
     "properties": {"maxSkew": {"type": "integer"}, "topologyKey": {"type": "string"},
                    "whenUnsatisfiable": {"type": "string"}}},
   "io.k8s.apimachinery.pkg.apis.meta.v1.Condition": {"type": "object",
-    "required": ["type", "status"], "properties": {"type": {"type": "string"}, "status": {"type": "string"}}}
+    "required": ["type", "status"], "properties": {"type": {"type": "string"}, "status": {"type": "string"}}},
+  "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector": {"type": "object",
+    "properties": {"matchLabels": {"type": "object", "additionalProperties": {"type": "string"}}}}
 }}})";
 
 // What the EtcdCluster CRD needs besides.

@@ -77,5 +77,15 @@ TEST(PercentileTest, NearestRank) {
             absl::Seconds(3));
 }
 
+TEST(EtcdReadBackProblemTest, EveryAcknowledgedPutInOrderWithItsRevision) {
+  EXPECT_EQ(EtcdReadBackProblem({}), "");
+  EXPECT_EQ(EtcdReadBackProblem({{1, 10, 10}, {2, 11, 11}, {4, 15, 15}}), "");
+  EXPECT_EQ(EtcdReadBackProblem({{1, 10, 10}, {2, 11, 0}}), "acknowledged put 2 is missing");
+  EXPECT_EQ(EtcdReadBackProblem({{1, 10, 12}}),
+            "put 1 was acknowledged at revision 10 but reads back at 12");
+  EXPECT_EQ(EtcdReadBackProblem({{1, 10, 10}, {2, 9, 9}}),
+            "put 2 has revision 9, not after the previous acknowledged put's 10");
+}
+
 }  // namespace
 }  // namespace quorum::faults

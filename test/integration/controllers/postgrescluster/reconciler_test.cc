@@ -333,6 +333,46 @@ std::string Decoded(const Json& secret, const char* key) {
   return out;
 }
 
+// Issue 15.2: spec.networkPolicy.postgresFrom is copied into the policy the
+// real API server accepts, follows edits ([]: members and operator only),
+// and the CRD's rules refuse an ipBlock beside a selector.
+TEST_F(PostgresClusterControllerTest, NetworkPolicyFollowsPostgresFrom) {
+  Json pg = Cluster("np", Json::object());
+  const Json web = {{"podSelector", {{"matchLabels", {{"app", "web"}}}}}};
+  pg["spec"]["networkPolicy"] = {{"postgresFrom", Json::array({web})}};
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), pg).ok());
+  auto postgres_from = [&]() -> Json {
+    absl::StatusOr<Json> policy = client().Get(kNetworkPolicies, ns(), "np");
+    if (!policy.ok()) return nullptr;
+    for (const Json& rule : (*policy)["spec"]["ingress"]) {
+      if (rule["ports"][0]["port"] == 5432) return rule.value("from", Json());
+    }
+    return nullptr;
+  };
+  Json from;
+  ASSERT_TRUE(Eventually([&] { return (from = postgres_from()).is_array(); }, absl::Seconds(30)));
+  ASSERT_EQ(from.size(), 3u) << from;  // web, the members, the operator
+  EXPECT_EQ(from[0], web);
+
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "np", kube::PatchType::kMerge,
+                         {{"spec", {{"networkPolicy", {{"postgresFrom", Json::array()}}}}}})
+                  .ok());
+  EXPECT_TRUE(Eventually([&] { return postgres_from().size() == 2; }, absl::Seconds(30)))
+      << postgres_from();
+
+  absl::Status refused = client()
+                             .Patch(kPostgresClusters, ns(), "np", kube::PatchType::kMerge,
+                                    {{"spec",
+                                      {{"networkPolicy",
+                                        {{"postgresFrom",
+                                          {{{"podSelector", Json::object()},
+                                            {"ipBlock", {{"cidr", "10.0.0.0/8"}}}}}}}}}}})
+                             .status();
+  EXPECT_TRUE(absl::IsInvalidArgument(refused)) << refused;
+  EXPECT_TRUE(absl::StrContains(refused.message(), "ipBlock cannot be combined")) << refused;
+}
+
 // Issue 15.1: the cluster's CA and the members' certificate, the connection
 // Secrets' CA and sslmode, the mounted certificate, the NetworkPolicy; a
 // certificate near its expiry is renewed in place (the same Secret).
