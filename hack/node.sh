@@ -78,10 +78,15 @@ ours() {  # ours PID: a live process whose command line names $node
 running() { local pid; pid="$(read_pid "$1")" && ours "$pid"; }
 
 launch() {  # launch NAME ARGS...: starts $bin/NAME in a session of its own
-  local name="$1"; shift
+  local name="$1" pid deadline=$((SECONDS + 10)); shift
   printf '%s\n' "$@" >"$node/args/$name"
   setsid nohup "$bin/$name" "$@" >>"$node/logs/$name.log" 2>&1 </dev/null 9>&- &
-  echo "$!" >"$(pidfile "$name")"
+  pid=$!
+  echo "$pid" >"$(pidfile "$name")"
+  # Until its exec the child is a copy of this shell, whose command line does
+  # not name $node: `running` would call it gone (a loaded machine made
+  # start-up fail that way). Wait for the exec, or for the child to die.
+  while alive "$pid" && ! ours "$pid" && ((SECONDS < deadline)); do sleep 0.05; done
 }
 
 strays() {  # strays EXE-NAME: pids of processes named EXE-NAME whose command line names $node
