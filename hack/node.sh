@@ -76,6 +76,12 @@ ours() {  # ours PID: a live process whose command line names $node
   [[ "$cmd" == *" $node "* || "$cmd" == *" $node/"* || "$cmd" == *"=$node/"* ]]
 }
 running() { local pid; pid="$(read_pid "$1")" && ours "$pid"; }
+why_not_running() {  # why_not_running NAME: what `running` saw, for the log
+  local pid
+  pid="$(read_pid "$1")" || { echo "no pid file $(pidfile "$1")"; return 0; }
+  if ! alive "$pid"; then echo "pid $pid is gone"; return 0; fi
+  echo "pid $pid runs '$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)', not naming $node"
+}
 
 launch() {  # launch NAME ARGS...: starts $bin/NAME in a session of its own
   local name="$1" pid deadline=$((SECONDS + 10)); shift
@@ -259,7 +265,10 @@ scheduler_healthy() { curl_ok -k "https://127.0.0.1:$scheduler_port/healthz"; }
 wait_for() {  # wait_for NAME CHECK
   local name="$1" check="$2" deadline=$((SECONDS + ready_timeout))
   until "$check"; do
-    running "$name" || { log "$name exited during start-up"; return 1; }
+    # The pid was launched by this very run: alive is enough (`running` also
+    # matches the command line, against a pid file left by an earlier run).
+    alive "$(read_pid "$name")" ||
+      { log "$name exited during start-up ($(why_not_running "$name"))"; return 1; }
     ((SECONDS < deadline)) || { log "$name not healthy after ${ready_timeout}s"; return 1; }
     sleep 0.2
   done

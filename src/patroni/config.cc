@@ -64,7 +64,7 @@ json Etcd3Section(const EtcdDcs& e) {
 
 }  // namespace
 
-json BuildConfig(const ConfigInput& in) {
+json DynamicConfig(const ConfigInput& in) {
   json dcs_pg = json::object();
   dcs_pg["use_pg_rewind"] = in.use_pg_rewind;
   dcs_pg["use_slots"] = true;
@@ -79,6 +79,11 @@ json BuildConfig(const ConfigInput& in) {
   // through dynamicConfiguration.
   if (std::holds_alternative<EtcdDcs>(in.dcs)) bootstrap_dcs["failsafe_mode"] = true;
   if (in.dynamic_configuration.is_object()) DeepMerge(bootstrap_dcs, in.dynamic_configuration);
+  return bootstrap_dcs;
+}
+
+json BuildConfig(const ConfigInput& in) {
+  json bootstrap_dcs = DynamicConfig(in);
 
   json auth = json::object();
   auth["superuser"] = {{"username", in.superuser_username}};

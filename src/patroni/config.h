@@ -132,6 +132,11 @@ struct ConfigInput {
   std::optional<RestApiTls> restapi_tls;
 };
 
+// Patroni's dynamic configuration: the file's bootstrap.dcs, which Patroni
+// stores in the DCS when it initialises the cluster; afterwards the operator
+// keeps the DCS copy in line with it (dynamic_config.h).
+nlohmann::json DynamicConfig(const ConfigInput& in);
+
 // The configuration as JSON (what RenderConfig writes).
 nlohmann::json BuildConfig(const ConfigInput& in);
 

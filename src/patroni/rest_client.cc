@@ -212,6 +212,23 @@ absl::Status RestClient::Failover(const Endpoint& member, std::string_view candi
   return StatusFromCode(r->code, r->body, "POST /failover");
 }
 
+absl::StatusOr<json> RestClient::GetConfig(const Endpoint& member) {
+  absl::StatusOr<kube::HttpResponse> r = Send(member, "GET", "/config", "", std::nullopt);
+  if (!r.ok()) return r.status();
+  if (absl::Status s = StatusFromCode(r->code, r->body, "GET /config"); !s.ok()) return s;
+  json body = json::parse(r->body, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object()) return absl::InternalError("GET /config: the body is not a JSON object");
+  return body;
+}
+
+absl::Status RestClient::PatchConfig(const Endpoint& member, const json& patch,
+                                     const BasicAuth& auth) {
+  absl::StatusOr<kube::HttpResponse> r =
+      Send(member, "PATCH", "/config", patch.dump(), std::nullopt, auth);
+  if (!r.ok()) return r.status();
+  return StatusFromCode(r->code, r->body, "PATCH /config");
+}
+
 absl::Status RestClient::Reload(const Endpoint& member, const BasicAuth& auth) {
   absl::StatusOr<kube::HttpResponse> r = Send(member, "POST", "/reload", "", std::nullopt, auth);
   if (!r.ok()) return r.status();

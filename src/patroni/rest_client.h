@@ -1,6 +1,7 @@
 // RestClient: Patroni's REST API (port 8008) for the operator — one member's
 // state (GET /patroni), the cluster as the member sees it (GET /cluster), and
-// the two leader moves (POST /switchover, POST /failover), and POST /reload.
+// the two leader moves (POST /switchover, POST /failover), the dynamic
+// configuration (GET and PATCH /config), and POST /reload.
 // The unsafe calls take the REST API's basic-auth credentials. Each call names the
 // member by an Endpoint: the base URL connected to (http(s)://host:port) and,
 // for https, the name its certificate must carry and the CA it must chain to
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -129,6 +131,12 @@ class RestClient {
   // Manual failover to `candidate` (works without a healthy leader).
   absl::Status Failover(const Endpoint& member, std::string_view candidate,
                         const BasicAuth& auth = {});
+  // GET /config: the dynamic configuration kept in the DCS, as stored.
+  absl::StatusOr<nlohmann::json> GetConfig(const Endpoint& member);
+  // PATCH /config with a JSON merge patch (dynamic_config.h); Patroni stores
+  // it in the DCS and every member applies it within a loop_wait.
+  absl::Status PatchConfig(const Endpoint& member, const nlohmann::json& patch,
+                           const BasicAuth& auth = {});
   // POST /reload: the member re-reads its configuration and SIGHUPs
   // PostgreSQL, which then serves a renewed certificate from its files.
   absl::Status Reload(const Endpoint& member, const BasicAuth& auth = {});

@@ -359,7 +359,7 @@ TEST_F(PostgresClusterE2E, DeletedWithItsVolumesAndRecreatedBootstrapsAgain) {
   EXPECT_EQ(absl::StripAsciiWhitespace(r.output), "t") << "not a new database: " << r.output;
 }
 
-TEST_F(PostgresClusterE2E, KubernetesDcsUsersAndSwitchoverThroughTheSpec) {
+TEST_F(PostgresClusterE2E, KubernetesDcsUsersSwitchoverAndConfigEditsThroughTheSpec) {
   OperatorProcess op(ns());
   op.Start();
   Json pg = KubernetesPostgres("kpg", 2);
@@ -415,6 +415,37 @@ TEST_F(PostgresClusterE2E, KubernetesDcsUsersAndSwitchoverThroughTheSpec) {
       },
       absl::Minutes(3)))
       << "the primary did not move to " << target << " or the primary Service did not follow";
+
+  // Day 2: the timings and a parameter edited on the running cluster reach
+  // Patroni's dynamic configuration (bootstrap.dcs is read only once).
+  ASSERT_TRUE(client()
+                  .Patch(kPostgres, ns(), "kpg", kube::PatchType::kMerge,
+                         {{"spec",
+                           {{"patroni",
+                             {{"syncPeriodSeconds", 5},
+                              {"dynamicConfiguration",
+                               {{"postgresql", {{"parameters", {{"work_mem", "12MB"}}}}}}}}}}}})
+                  .ok());
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        last = Sql("kpg-user-app", primary_svc, "show work_mem;");
+        return last.exit_code == 0 && absl::StrContains(last.output, "12MB");
+      },
+      absl::Minutes(2)))
+      << "work_mem did not follow the spec: " << last.output;
+  std::string applied;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        kube::ListOptions o{.field_selector =
+                                "involvedObject.name=kpg,reason=DynamicConfigurationApplied"};
+        auto events = client().List({"", "v1", "events"}, ns(), o);
+        if (!events.ok() || (*events)["items"].empty()) return false;
+        applied = (*events)["items"][0].value("message", "");
+        return true;
+      },
+      absl::Seconds(30)));
+  EXPECT_TRUE(absl::StrContains(applied, "loop_wait")) << applied;
+  EXPECT_TRUE(absl::StrContains(applied, "postgresql.parameters.work_mem")) << applied;
 }
 
 // Issue 18 (failpoints): the operator crashes right before and right after a

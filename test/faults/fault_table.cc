@@ -98,6 +98,12 @@ struct Row {
   int id;
   std::string fault;
   std::function<void(Bed&)> inject;  // returns when the fault is healed
+  // How long the PostgresCluster may still say Ready once writes fail: what
+  // the fastest signal of this fault takes to reach the operator.
+  absl::Duration ready_grace = absl::Seconds(2);
+  // A merge patch of the PostgresCluster applied (and rolled out) before the
+  // row's runs, and the one that undoes it after them; null: none.
+  kube::Json setup, undo;
 };
 
 void KillFor(Bed& bed, const std::string& pod, absl::Duration d) {
@@ -108,6 +114,17 @@ void KillFor(Bed& bed, const std::string& pod, absl::Duration d) {
   }
 }
 
+// The operator stopped, the primary killed every second for 45 s, the
+// operator back at +53 s.
+void OperatorDownWhilePrimaryDead(Bed& bed) {
+  const absl::Time start = absl::Now();
+  const std::string primary = bed.Primary();
+  bed.Fault("operator-kill " + bed.flags().cp);
+  KillFor(bed, primary, absl::Seconds(45));
+  absl::SleepFor(start + absl::Seconds(53) - absl::Now());
+  bed.Fault("operator-start " + bed.flags().cp);
+}
+
 std::vector<Row> Rows() {
   return {
       {1, "primary's processes SIGKILLed once",
@@ -115,21 +132,19 @@ std::vector<Row> Rows() {
       {2, "primary dead for 45 s (killed every second), operator up",
        [](Bed& bed) { KillFor(bed, bed.Primary(), absl::Seconds(45)); }},
       {3, "primary dead for 45 s, operator down until +53 s",
-       [](Bed& bed) {
-         const absl::Time start = absl::Now();
-         const std::string primary = bed.Primary();
-         bed.Fault("operator-kill " + bed.flags().cp);
-         KillFor(bed, primary, absl::Seconds(45));
-         absl::SleepFor(start + absl::Seconds(53) - absl::Now());
-         bed.Fault("operator-start " + bed.flags().cp);
-       }},
+       [](Bed& bed) { OperatorDownWhilePrimaryDead(bed); }},
       {4, "primary's network cut for 60 s",
        [](Bed& bed) {
          const std::string primary = bed.Primary();
          bed.PodFault("cut", primary);
          absl::SleepFor(absl::Seconds(60));
          bed.PodFault("heal", primary);
-       }},
+       },
+       // Nothing in Kubernetes changes when a pod's packets are dropped: its
+       // exec readiness probe still passes and Patroni keeps the leader lock
+       // until it expires (ttl 30 s); then a replica takes it and the leader
+       // watch tells the operator. One readiness period (5 s) on top.
+       absl::Seconds(35)},
       {5, "all etcd members frozen (SIGSTOP) for 60 s",
        [](Bed& bed) {
          const std::vector<std::string> pods = bed.EtcdPods();
@@ -149,6 +164,28 @@ std::vector<Row> Rows() {
          absl::SleepFor(absl::Seconds(5));
          bed.Fault("operator-start " + bed.flags().cp);
        }},
+      {8,
+       "as row 3 (operator down until +53 s), with `podAPIAccess: true`: the role callback "
+       "moves the label",
+       [](Bed& bed) { OperatorDownWhilePrimaryDead(bed); },
+       absl::Seconds(2),
+       {{"spec", {{"patroni", {{"podAPIAccess", true}}}}}},
+       {{"spec", {{"patroni", {{"podAPIAccess", nullptr}}}}}}},
+      {9,
+       "as row 2 (primary dead for 45 s, operator up), with faster timings: ttl 20 s, "
+       "loop_wait 5 s, retry_timeout 5 s",
+       [](Bed& bed) { KillFor(bed, bed.Primary(), absl::Seconds(45)); },
+       absl::Seconds(2),
+       {{"spec",
+         {{"patroni",
+           {{"leaderLeaseDurationSeconds", 20},
+            {"syncPeriodSeconds", 5},
+            {"retryTimeoutSeconds", 5}}}}}},
+       {{"spec",
+         {{"patroni",
+           {{"leaderLeaseDurationSeconds", nullptr},
+            {"syncPeriodSeconds", nullptr},
+            {"retryTimeoutSeconds", nullptr}}}}}}},
   };
 }
 
@@ -206,6 +243,42 @@ absl::StatusOr<std::string> EtcdUrl(kube::Client& client, const Flags& f) {
   return absl::StrCat("http://", ip, ":2379");
 }
 
+// Applies `patch` to the PostgresCluster (a merge patch; null: nothing) and
+// waits until the operator has rolled it out: status caught up with the new
+// generation, Progressing False (every member runs the current template) and
+// Ready True. False when that did not happen within `timeout`.
+bool ApplyAndSettle(kube::Client& client, const Flags& f, const kube::Json& patch,
+                    absl::Duration timeout) {
+  if (patch.is_null()) return true;
+  Log("spec patch: " + patch.dump());
+  absl::StatusOr<kube::Json> patched =
+      client.Patch(kPostgresClusters, f.ns, f.postgres, kube::PatchType::kMerge, patch);
+  if (!patched.ok()) {
+    Log("  the patch failed: " + patched.status().ToString());
+    return false;
+  }
+  const int64_t generation = (*patched)["metadata"].value("generation", int64_t{0});
+  const absl::Time end = absl::Now() + timeout;
+  while (absl::Now() < end) {
+    absl::StatusOr<kube::Json> c = client.Get(kPostgresClusters, f.ns, f.postgres);
+    if (c.ok()) {
+      const kube::Json status = c->value("status", kube::Json::object());
+      std::map<std::string, std::string> conditions;
+      for (const kube::Json& cond : status.value("conditions", kube::Json::array())) {
+        conditions[cond.value("type", "")] = cond.value("status", "");
+      }
+      if (status.value("observedGeneration", int64_t{0}) >= generation &&
+          conditions["Ready"] == "True" && conditions["Progressing"] == "False") {
+        Log("  rolled out");
+        return true;
+      }
+    }
+    absl::SleepFor(absl::Seconds(2));
+  }
+  Log("  not rolled out within " + absl::FormatDuration(timeout));
+  return false;
+}
+
 Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const std::string& uri,
             const std::string& etcd_url) {
   const Flags& f = bed.flags();
@@ -258,7 +331,7 @@ Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const s
                                            r.at <= bed.operator_down_to + absl::Seconds(10));
     if (!operator_down) samples.push_back(r);
   }
-  run.ready_lies = ReadyDuringOutage(samples, s.outages, absl::Seconds(2));
+  run.ready_lies = ReadyDuringOutage(samples, s.outages, row.ready_grace);
   // etcd without quorum, as its clients saw it: the runs of failed puts.
   // Detection rides on the members' readiness probes (3 failures 5 s apart,
   // 5 s timeout) and one reconcile.
@@ -296,12 +369,15 @@ std::string Markdown(const Flags& f, const std::vector<Row>& rows,
       "condition is read every second.\n\n"
       "A run passes when every acknowledged row is there afterwards, never two pods carry "
       "role=primary, no write reaches a read-only member (SQLSTATE 25006), the PostgresCluster "
-      "does not say Ready while writes have failed for more than 2 s (except while the operator "
-      "is down and 10 s after it is back: nobody writes status then), the EtcdCluster does not "
+      "does not say Ready while writes have failed for longer than the row's Ready grace (2 s; "
+      "35 s for a network cut, which no Kubernetes object shows before Patroni's leader lock "
+      "expires) — except while the operator "
+      "is down and 10 s after it is back: nobody writes status then — the EtcdCluster does not "
       "say Ready 30 s into a quorum loss (its members' readiness probes take up to ~25 s to see "
       "it), every acknowledged etcd put reads back with its revision, in order, and the cluster "
       "recovers (5 s of successful writes and "
-      "Ready) within 4 minutes.\n\n"
+      "Ready) within 4 minutes. Rows 8 and 9 first change the PostgresCluster's spec (and wait "
+      "until every member runs it), then put it back after their runs.\n\n"
       "| # | fault | runs | outage p50 | outage max | rows acknowledged | rows lost | "
       "most primaries at once | writes refused read-only | Ready during outage | "
       "etcd outage max | etcd Ready without quorum | etcd puts lost or out of order | passed |\n"
@@ -423,12 +499,19 @@ int Main(int argc, char** argv) {
   std::map<int, std::vector<Run>> results;
   bool all_ok = true;
   for (const Row& row : rows) {
+    if (!ApplyAndSettle(**client, f, row.setup, absl::Minutes(10))) {
+      all_ok = false;
+      results[row.id].push_back(Run{});  // counted as a failed run
+      ApplyAndSettle(**client, f, row.undo, absl::Minutes(10));
+      continue;
+    }
     for (int i = 1; i <= f.repeat; ++i) {
       Log(absl::StrCat("row ", row.id, " run ", i, ": ", row.fault));
       Run run = RunOnce(row, i, bed, **client, *uri, *etcd_url);
       all_ok = all_ok && run.ok();
       results[row.id].push_back(run);
     }
+    if (!ApplyAndSettle(**client, f, row.undo, absl::Minutes(10))) all_ok = false;
   }
   const std::string md = Markdown(f, rows, results);
   std::cout << md;

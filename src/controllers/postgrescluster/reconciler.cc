@@ -14,6 +14,7 @@
 #include "src/controllers/postgrescluster/roles.h"
 #include "src/controllers/postgrescluster/roll_members.h"
 #include "src/controllers/postgrescluster/switchover.h"
+#include "src/controllers/postgrescluster/sync_config.h"
 #include "src/controllers/postgrescluster/write_status.h"
 #include "src/runtime/conditions.h"
 
@@ -41,6 +42,7 @@ void PostgresClusterReconciler::Forget(const runtime::Request& req) {
   backoff_.Reset(req.Key());
   etcd_access_.Forget(req.Key());
   cert_memo_.Forget(req.Key());
+  config_sync_.Forget(req.Key());
   absl::MutexLock lock(&mu_);
   users_applied_.erase(req.Key());
   reload_until_.erase(req.Key());
@@ -49,7 +51,7 @@ void PostgresClusterReconciler::Forget(const runtime::Request& req) {
 size_t PostgresClusterReconciler::remembered() const {
   absl::MutexLock lock(&mu_);
   return users_applied_.size() + reload_until_.size() + backoff_.size() + etcd_access_.size() +
-         cert_memo_.size();
+         cert_memo_.size() + config_sync_.size();
 }
 
 absl::StatusOr<PostgresClusterReconciler::Prepared>
@@ -154,6 +156,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (!members.primary.empty() && problem.empty()) {
     problem = EnsureUsersOnce(*cluster, members.primary, pods, *stored, prepared->tls.ca_pem);
   }
+  if (problem.empty()) config_sync_.Sync(ctx, dcs, members, rest_);
   const std::optional<api::PostgresSwitchoverStatus> switchover =
       Switchover(*cluster, members, rest_, ctx.rest_auth, recorder_, *stored);
   // Status last, only when it changed; then wait.

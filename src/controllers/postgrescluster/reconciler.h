@@ -17,7 +17,9 @@
 //      accepts writes carries `primary`, the old primary's label goes first
 //      (routing stays right even when the pods cannot reach the API server);
 //   5. make spec.users exist inside PostgreSQL (through the primary, only
-//      when the users, their Secrets or the primary changed);
+//      when the users, their Secrets or the primary changed); bring Patroni's
+//      dynamic configuration in the DCS in line with the spec (timings,
+//      parameters, pg_hba; only when it changed, sync_config.h);
 //   6. act on a new switchover trigger annotation, once;
 //   7. write status last, only when it changed;
 //   8. after a certificate renewal, tell the members to reload for a while;
@@ -30,7 +32,7 @@
 // Reconcile (reconciler.cc) lists these phases; each is its own file:
 // observe.h (1, 4: the DCS, pods, leader key, members' roles), objects.h (2,
 // 3), roles.h (4: role labels), roll_members.h (rolling update, planned by
-// rollout.h), ensure_users.cc (5), switchover.h (6), write_status.h (7, built
+// rollout.h), ensure_users.cc and sync_config.h (5), switchover.h (6), write_status.h (7, built
 // by status.h), next_wait.h (8); deletion.cc for a deleting cluster, setup.cc
 // for the watches.
 // An already-converged cluster costs zero API writes.
@@ -51,6 +53,7 @@
 #include "src/controllers/postgrescluster/leader_watch.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/phase.h"
+#include "src/controllers/postgrescluster/sync_config.h"
 #include "src/patroni/rest_client.h"
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
@@ -134,8 +137,9 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   runtime::Cache& cache_;
   runtime::EventRecorder& recorder_;
   MemberUrlFunc member_url_;
-  patroni::RestClient rest_;   // switchovers, failovers
-  patroni::RestClient probe_;  // the members' roles: short timeouts
+  patroni::RestClient rest_;       // switchovers, failovers
+  patroni::RestClient probe_;      // the members' roles: short timeouts
+  DynamicConfigSync config_sync_;  // the spec's dynamic configuration, in the DCS
   // What spec.users was last applied inside PostgreSQL (primary, users,
   // Secret versions, uid), so unchanged users cost no SQL.
   mutable absl::Mutex mu_;

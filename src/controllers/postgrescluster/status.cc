@@ -67,8 +67,12 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
     desired += want;
     ready += std::min(have_ready, want);
     updated += have_updated;
-    rolled &= !sts.is_null() && IntAt(sts, {"status", "observedGeneration"}) >=
-                                    IntAt(sts, {"metadata", "generation"});
+    // The members are rolled by the operator (OnDelete): the StatefulSet
+    // having seen the template is not enough, every pod must run it.
+    rolled &=
+        !sts.is_null() &&
+        IntAt(sts, {"status", "observedGeneration"}) >= IntAt(sts, {"metadata", "generation"}) &&
+        have_updated >= want;
   }
 
   const DcsResolution& dcs = *in.dcs;

@@ -56,5 +56,44 @@ TEST(StatusTest, ReadyFollowsTheWritablePrimary) {
   }
 }
 
+// Progressing stays True until every member runs the current template: the
+// operator rolls the pods itself (OnDelete), so the StatefulSet having seen
+// the new template is not the end of a rollout.
+TEST(BuildStatusTest, ProgressingUntilEveryMemberRunsTheTemplate) {
+  struct Case {
+    const char* name;
+    int observed, ready, updated;
+    const char* want_status;
+  };
+  const Case cases[] = {
+      {"stable", 2, 2, 2, "False"},
+      {"template not seen yet", 1, 2, 2, "True"},
+      {"one member still on the old template", 2, 2, 1, "True"},
+      {"no member updated yet", 2, 2, 0, "True"},
+      {"a member not ready", 2, 1, 2, "True"},
+  };
+  for (const Case& c : cases) {
+    PostgresCluster cluster;
+    cluster.metadata = {.name = "pg", .ns = "db", .generation = 1};
+    cluster.spec.instances = {{.name = "main", .replicas = 2}};
+    DcsResolution dcs{.ready = true, .reason = "r", .message = "m"};
+    const Json sts = {{"metadata", {{"generation", 2}}},
+                      {"status",
+                       {{"observedGeneration", c.observed},
+                        {"replicas", 2},
+                        {"readyReplicas", c.ready},
+                        {"updatedReplicas", c.updated}}}};
+    const api::PostgresClusterStatus s = BuildStatus({.cluster = &cluster,
+                                                      .dcs = &dcs,
+                                                      .statefulsets = {{"main", sts}},
+                                                      .primary = "pg-main-0",
+                                                      .primary_ready = true,
+                                                      .now = absl::Now()});
+    const api::Condition* progressing = api::FindCondition(s, "Progressing");
+    ASSERT_NE(progressing, nullptr) << c.name;
+    EXPECT_EQ(progressing->status, c.want_status) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace quorum::postgrescluster
