@@ -251,7 +251,11 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
                      // on it (found on a real kubelet, re-creating a member pod).
                      {"fsGroupChangePolicy", "OnRootMismatch"},
                      {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
-  if (api_access) pod_spec["serviceAccountName"] = n.service_account;
+  // Named even without API access: the API server keeps the deprecated
+  // `serviceAccount` field in step with `serviceAccountName`, so an apply that
+  // merely drops the name (podAPIAccess turned off) gets the old one copied
+  // back, and the StatefulSet cannot create pods once that account is gone.
+  pod_spec["serviceAccountName"] = api_access ? n.service_account : "default";
   for (const auto& [field, value] :
        {std::pair{"affinity", &set.affinity},
         {"tolerations", &set.tolerations},

@@ -82,8 +82,7 @@ absl::StatusOr<bool> PrepareInstanceSet(const Phase& p, Json& obj, const ObjectP
 // the members' configuration cannot be written, and members already running
 // keep theirs. The pods' API rights go when the spec turns them off (or the
 // DCS changes what they need): what BuildRbac no longer wants is deleted.
-absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
-                               controllers::ClaimTemplateOutcome* claims) {
+absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs, AppliedObjects* applied) {
   std::vector<std::pair<kube::GroupVersionResource, Json>> desired;
   for (Json& s : BuildServices(p.cluster)) desired.emplace_back(kServices, std::move(s));
   const std::vector<Json> rbac = BuildRbac(p.cluster);
@@ -100,12 +99,13 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
   for (auto& [gvr, obj] : desired) {
     ObjectPtr cached = p.cache.Get(gvr, p.n.ns, obj["metadata"]["name"].get<std::string>());
     if (gvr == kStatefulSets) {  // a changed claim template must not fail the apply
-      absl::StatusOr<bool> apply = PrepareInstanceSet(p, obj, cached, claims);
+      absl::StatusOr<bool> apply = PrepareInstanceSet(p, obj, cached, &applied->claims);
       if (!apply.ok()) return apply.status();
       if (!*apply) continue;
     }
     absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(p.client, gvr, obj, cached, kFieldManager);
     if (!wrote.ok()) return wrote.status();
+    if (gvr == kStatefulSets && *wrote) applied->statefulset_written = true;
   }
   if (!policy.has_value() && p.cache.Get(kNetworkPolicies, p.n.ns, p.n.network_policy)) {
     absl::Status s = p.client.Delete(kNetworkPolicies, p.n.ns, p.n.network_policy);

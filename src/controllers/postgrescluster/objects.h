@@ -20,9 +20,14 @@ absl::Status EnsureCredentials(const Phase& p, const std::string& ca_pem);
 // the members' configuration cannot be written, and members already running
 // keep theirs. The pods' API rights go when the spec turns them off (or the
 // DCS changes what they need): what BuildRbac no longer wants is deleted.
-// The first storage outcome with something to say goes to `claims`.
-absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
-                               controllers::ClaimTemplateOutcome* claims);
+// What it found and did goes to `applied`.
+struct AppliedObjects {
+  controllers::ClaimTemplateOutcome claims;  // the first storage outcome with something to say
+  // A StatefulSet was written: its status (and the cache) trail the new
+  // template until the StatefulSet controller has seen it.
+  bool statefulset_written = false;
+};
+absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs, AppliedObjects* applied);
 
 }  // namespace quorum::postgrescluster
 

@@ -145,8 +145,8 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   absl::StatusOr<Prepared> prepared = ObserveDcsAndCredentials(req, ctx);
   if (!prepared.ok()) return prepared.status();
   const DcsResolution& dcs = prepared->dcs;
-  controllers::ClaimTemplateOutcome claims;
-  if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &claims); !s.ok()) return s;
+  AppliedObjects applied;
+  if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &applied); !s.ok()) return s;
   // Observe the members; act on them.
   const std::vector<ObjectPtr> pods = ObservePods(ctx);
   const Members members = Observe(probe_, cache_, pods, member_url_, *cluster, prepared->tls.ca_pem,
@@ -160,7 +160,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   const std::optional<api::PostgresSwitchoverStatus> switchover =
       Switchover(*cluster, members, rest_, ctx.rest_auth, recorder_, *stored);
   // Status last, only when it changed; then wait.
-  absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, problem, claims);
+  absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, problem, applied);
   if (!wrote.ok()) return wrote;
   runtime::Result wait = NextWait(backoff_, req, dcs, members);
   if (std::optional<absl::Duration> tls_wait = ReloadAfterRenewal(ctx, members, prepared->tls)) {

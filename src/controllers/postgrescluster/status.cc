@@ -82,7 +82,7 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
   const ReadyVerdict v = ReadyOf(in, ready, desired);
   status.conditions.push_back(
       MakeCondition(cluster, "Ready", v.ready, v.reason, v.message, in.now));
-  const bool progressing = !rolled || ready < desired;
+  const bool progressing = in.statefulset_written || !rolled || ready < desired;
   status.conditions.push_back(MakeCondition(
       cluster, "Progressing", progressing, progressing ? "Reconciling" : "Stable",
       progressing ? "members are being created or updated" : "every member runs the current spec",

@@ -34,6 +34,9 @@ struct StatusInput {
   std::optional<api::PostgresSwitchoverStatus> switchover;  // a new record; nullopt keeps the old
   std::string problem;  // blocks Ready (e.g. a failed step); "" none
   StorageState storage;
+  // A StatefulSet was just written: Progressing whatever the (older) cached
+  // StatefulSets say.
+  bool statefulset_written = false;
   absl::Time now;
 };
 

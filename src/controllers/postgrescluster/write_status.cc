@@ -12,8 +12,8 @@ using runtime::ObjectPtr;
 
 absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members& members,
                          const std::optional<api::PostgresSwitchoverStatus>& switchover,
-                         const std::string& problem,
-                         const controllers::ClaimTemplateOutcome& claims) {
+                         const std::string& problem, const AppliedObjects& applied) {
+  const controllers::ClaimTemplateOutcome& claims = applied.claims;
   std::map<std::string, Json> statefulsets;
   std::vector<ObjectPtr> pvcs;
   std::string recreating;  // a StatefulSet missing while a resize is followed
@@ -52,6 +52,7 @@ absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members
                                                .switchover = switchover,
                                                .problem = problem,
                                                .storage = storage,
+                                               .statefulset_written = applied.statefulset_written,
                                                .now = absl::Now()}));
   const Json old = p.stored.value("status", Json::object());
   if (runtime::IsSubset(status, old) && runtime::IsSubset(old, status)) return absl::OkStatus();

@@ -11,6 +11,7 @@
 #include "api/postgrescluster_types.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/postgrescluster/dcs.h"
+#include "src/controllers/postgrescluster/objects.h"
 #include "src/controllers/postgrescluster/phase.h"
 
 namespace quorum::postgrescluster {
@@ -19,8 +20,7 @@ namespace quorum::postgrescluster {
 // cluster went) is OK; other errors are the client's.
 absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members& members,
                          const std::optional<api::PostgresSwitchoverStatus>& switchover,
-                         const std::string& problem,
-                         const controllers::ClaimTemplateOutcome& claims);
+                         const std::string& problem, const AppliedObjects& applied);
 
 }  // namespace quorum::postgrescluster
 

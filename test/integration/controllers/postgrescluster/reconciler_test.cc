@@ -240,7 +240,7 @@ TEST_F(PostgresClusterControllerTest, EtcdDcsSecretProblemsAreReportedAndClearWh
   auto sts = client().Get(kStatefulSets, ns(), "pg-main");
   EXPECT_TRUE(absl::StrContains(sts->dump(), "\"secretName\":\"etcd-tls\""));
   EXPECT_EQ((*sts)["spec"]["template"]["spec"]["automountServiceAccountToken"], false);
-  EXPECT_FALSE((*sts)["spec"]["template"]["spec"].contains("serviceAccountName"));
+  EXPECT_EQ((*sts)["spec"]["template"]["spec"]["serviceAccountName"], "default");
   auto config = client().Get(kConfigMaps, ns(), "pg-patroni");
   EXPECT_FALSE(
       absl::StrContains((*config)["data"]["patroni.yaml"].get<std::string>(), "on_role_change"))
@@ -251,8 +251,13 @@ TEST_F(PostgresClusterControllerTest, EtcdDcsSecretProblemsAreReportedAndClearWh
                   .Patch(kPostgresClusters, ns(), "pg", kube::PatchType::kMerge,
                          {{"spec", {{"patroni", {{"podAPIAccess", true}}}}}})
                   .ok());
-  ASSERT_TRUE(Eventually([&] { return client().Get(kRoles, ns(), "pg-instance").ok(); },
-                         absl::Seconds(30)));
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto sts = client().Get(kStatefulSets, ns(), "pg-main");
+        return client().Get(kRoles, ns(), "pg-instance").ok() && sts.ok() &&
+               (*sts)["spec"]["template"]["spec"].value("serviceAccountName", "") == "pg-instance";
+      },
+      absl::Seconds(30)));
   auto role = client().Get(kRoles, ns(), "pg-instance");
   EXPECT_FALSE(absl::StrContains(role->dump(), "endpoints")) << role->dump();
 
@@ -268,8 +273,21 @@ TEST_F(PostgresClusterControllerTest, EtcdDcsSecretProblemsAreReportedAndClearWh
                absl::IsNotFound(client().Get(kServiceAccounts, ns(), "pg-instance").status());
       },
       absl::Seconds(30)));
-  auto closed = client().Get(kStatefulSets, ns(), "pg-main");
-  EXPECT_EQ((*closed)["spec"]["template"]["spec"]["automountServiceAccountToken"], false);
+  // The pods no longer name the account that is gone: the API server keeps
+  // the deprecated serviceAccount field in step and would copy a dropped
+  // name back, and the StatefulSet could not create pods (seen on a real
+  // node: a rolling update wedged).
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto sts = client().Get(kStatefulSets, ns(), "pg-main");
+        if (!sts.ok()) return false;
+        const Json& spec = (*sts)["spec"]["template"]["spec"];
+        return spec.value("serviceAccountName", "") == "default" &&
+               spec.value("serviceAccount", "default") == "default" &&
+               spec.value("automountServiceAccountToken", true) == false;
+      },
+      absl::Seconds(30)))
+      << client().Get(kStatefulSets, ns(), "pg-main")->dump();
 }
 
 TEST_F(PostgresClusterControllerTest, ClusterRefWaitsForTheEtcdCluster) {

@@ -197,7 +197,7 @@ TEST(PostgresBuildersTest, RbacPerDcsAndPodApiAccess) {
   const Json sts =
       BuildStatefulSet(closed, closed.spec.instances[0], BuildPatroniInput(closed, dcs), dcs);
   EXPECT_EQ(sts["spec"]["template"]["spec"]["automountServiceAccountToken"], false);
-  EXPECT_FALSE(sts["spec"]["template"]["spec"].contains("serviceAccountName"));
+  EXPECT_EQ(sts["spec"]["template"]["spec"]["serviceAccountName"], "default");
   EXPECT_FALSE(absl::StrContains(
       BuildConfigMap(closed, BuildPatroniInput(closed, dcs))["data"]["patroni.yaml"]
           .get<std::string>(),

@@ -63,14 +63,16 @@ TEST(BuildStatusTest, ProgressingUntilEveryMemberRunsTheTemplate) {
   struct Case {
     const char* name;
     int observed, ready, updated;
+    bool written;  // this reconcile wrote the StatefulSet; the cached one is older
     const char* want_status;
   };
   const Case cases[] = {
-      {"stable", 2, 2, 2, "False"},
-      {"template not seen yet", 1, 2, 2, "True"},
-      {"one member still on the old template", 2, 2, 1, "True"},
-      {"no member updated yet", 2, 2, 0, "True"},
-      {"a member not ready", 2, 1, 2, "True"},
+      {"stable", 2, 2, 2, false, "False"},
+      {"template not seen yet", 1, 2, 2, false, "True"},
+      {"one member still on the old template", 2, 2, 1, false, "True"},
+      {"no member updated yet", 2, 2, 0, false, "True"},
+      {"a member not ready", 2, 1, 2, false, "True"},
+      {"just written: the cache has the old, settled StatefulSet", 2, 2, 2, true, "True"},
   };
   for (const Case& c : cases) {
     PostgresCluster cluster;
@@ -88,6 +90,7 @@ TEST(BuildStatusTest, ProgressingUntilEveryMemberRunsTheTemplate) {
                                                       .statefulsets = {{"main", sts}},
                                                       .primary = "pg-main-0",
                                                       .primary_ready = true,
+                                                      .statefulset_written = c.written,
                                                       .now = absl::Now()});
     const api::Condition* progressing = api::FindCondition(s, "Progressing");
     ASSERT_NE(progressing, nullptr) << c.name;
