@@ -19,34 +19,45 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 die() { echo "faults.sh: $*" >&2; exit 1; }
 usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-# The network namespace name (under /run/netns) of pod NS/POD.
-pod_netns() {
-  local cp="$1" ns="$2" pod="$3" id path
+# The pid of pod NS/POD's sandbox (its pause process). Namespaces are reached
+# through /proc/PID/ns, not /run/netns: the fault table runs in a private
+# mount namespace (node.sh exec), where the netns mounts of pods created after
+# it started do not appear.
+pod_sandbox_pid() {
+  local cp="$1" ns="$2" pod="$3" id pid uid
   [[ -f "$cp/node/env" ]] || die "no node in $cp (hack/node.sh start $cp)"
   # shellcheck disable=SC1091
   source "$cp/node/env"
-  id="$("$QUORUM_NODE_BIN/crictl" pods --namespace "$ns" --name "^$pod\$" --state ready -q | head -n1)"
-  [[ -n "$id" ]] || die "no ready sandbox for pod $ns/$pod"
-  path="$("$QUORUM_NODE_BIN/crictl" inspectp "$id" |
-    jq -r '.info.runtimeSpec.linux.namespaces[] | select(.type == "network") | .path')"
-  [[ -n "$path" && "$path" != null ]] || die "sandbox $id of $ns/$pod has no network namespace"
-  basename "$path"
+  # The sandbox of the pod object that exists now: right after a pod was
+  # replaced under the same name, its predecessor's sandbox may still be
+  # listed as ready (and has no processes left).
+  uid="$(KUBECONFIG="$cp/kubeconfig" "$QUORUM_NODE_BIN/kubectl" -n "$ns" get pod "$pod" \
+    -o 'jsonpath={.metadata.uid}' 2>/dev/null)" || die "no pod $ns/$pod"
+  [[ -n "$uid" ]] || die "no pod $ns/$pod"
+  id="$("$QUORUM_NODE_BIN/crictl" pods --label "io.kubernetes.pod.uid=$uid" --state ready -q \
+    2>/dev/null | head -n1)"
+  [[ -n "$id" ]] || die "no ready sandbox for pod $ns/$pod (uid $uid)"
+  pid="$("$QUORUM_NODE_BIN/crictl" inspectp "$id" 2>/dev/null | jq -r '.info.pid // empty')"
+  [[ "$pid" =~ ^[0-9]+$ && -e "/proc/$pid/ns/net" ]] || die "sandbox $id of $ns/$pod has no process"
+  echo "$pid"
 }
 
-pod_pids() {
-  local netns pid comm
-  netns="$(pod_netns "$@")"
-  for pid in $(ip netns pids "$netns"); do
-    comm="$(cat "/proc/$pid/comm" 2>/dev/null || true)"
-    case "$comm" in pause | catatonit | "") ;; *) echo "$pid" ;; esac
+pod_pids() {  # the processes in the sandbox's network namespace, but the pause process
+  local sandbox netns p comm
+  sandbox="$(pod_sandbox_pid "$@")"
+  netns="$(readlink "/proc/$sandbox/ns/net")"
+  for p in /proc/[0-9]*; do
+    [[ "$(readlink "$p/ns/net" 2>/dev/null)" == "$netns" ]] || continue
+    comm="$(cat "$p/comm" 2>/dev/null || true)"
+    case "$comm" in pause | catatonit | "") ;; *) echo "${p#/proc/}" ;; esac
   done
 }
 
 # nft table in the pod's namespace dropping everything but loopback.
 cut_pod() {
-  local netns
-  netns="$(pod_netns "$@")"
-  ip netns exec "$netns" nft -f - <<'EOF'
+  local sandbox
+  sandbox="$(pod_sandbox_pid "$@")"
+  nsenter --net="/proc/$sandbox/ns/net" nft -f - <<'EOF'
 table inet quorum_fault {
   chain in { type filter hook input priority -300; policy drop; iifname "lo" accept; }
   chain out { type filter hook output priority -300; policy drop; oifname "lo" accept; }
@@ -55,9 +66,9 @@ EOF
 }
 
 heal_pod() {
-  local netns
-  netns="$(pod_netns "$@")"
-  ip netns exec "$netns" nft delete table inet quorum_fault 2>/dev/null || true
+  local sandbox
+  sandbox="$(pod_sandbox_pid "$@")"
+  nsenter --net="/proc/$sandbox/ns/net" nft delete table inet quorum_fault 2>/dev/null || true
 }
 
 operator_kill() {

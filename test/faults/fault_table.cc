@@ -61,7 +61,11 @@ class Bed {
     Log("fault: " + args);
     if (args.starts_with("operator-kill")) operator_down_from = absl::Now();
     if (args.starts_with("operator-start")) operator_down_to = absl::Now();
-    if (std::system(cmd.c_str()) != 0) Log("  (fault command failed)");
+    if (std::system(cmd.c_str()) != 0) {
+      Log("  (fault command failed)");
+    } else {
+      ++injected;
+    }
   }
   void PodFault(const std::string& verb, const std::string& pod, const std::string& extra = "") {
     Fault(absl::StrCat(verb, " ", f_.cp, " ", f_.ns, " ", pod, extra.empty() ? "" : " ", extra));
@@ -86,6 +90,9 @@ class Bed {
   const Flags& flags() const { return f_; }
   // While the operator is down nobody updates status: its samples are not
   // held against it (nor the first 10 s after it is back).
+  // Fault commands that succeeded since the run began: a run whose fault
+  // never took (e.g. the pod had no process to kill) proves nothing.
+  int injected = 0;
   absl::Time operator_down_from = absl::InfiniteFuture();
   absl::Time operator_down_to = absl::InfiniteFuture();
 
@@ -192,13 +199,13 @@ std::vector<Row> Rows() {
 struct Run {
   absl::Duration outage;
   int64_t acknowledged = 0, lost = 0, read_only = 0;
-  int max_primaries = 0, ready_lies = 0, etcd_lies = 0;
+  int max_primaries = 0, ready_lies = 0, etcd_lies = 0, injected = 0;
   absl::Duration two_primaries, etcd_outage;
   std::string etcd_problem;  // what the etcd read-back found; "" when all there in order
   bool recovered = false;
   bool ok() const {
-    return recovered && lost == 0 && max_primaries <= 1 && read_only == 0 && ready_lies == 0 &&
-           etcd_lies == 0 && etcd_problem.empty();
+    return injected > 0 && recovered && lost == 0 && max_primaries <= 1 && read_only == 0 &&
+           ready_lies == 0 && etcd_lies == 0 && etcd_problem.empty();
   }
 };
 
@@ -299,7 +306,9 @@ Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const s
     Log("not settled before the fault: writes or Ready never held for 5 s");
   }
   bed.operator_down_from = bed.operator_down_to = absl::InfiniteFuture();
+  bed.injected = 0;
   row.inject(bed);
+  run.injected = bed.injected;
   // A fault may take effect a little later (a restart, a lease running out):
   // only writes from 5 s after it count towards recovery.
   run.recovered = Settled(writer, pg, absl::Now() + absl::Seconds(5), absl::Minutes(4));
@@ -341,10 +350,11 @@ Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const s
   run.etcd_problem = etcd_writer.ReadBack(absl::Minutes(1));
   if (!run.etcd_problem.empty()) Log("etcd read-back: " + run.etcd_problem);
   Log(absl::StrFormat(
-      "row %d run %d: outage %s, acknowledged %d, lost %d, primaries at once %d (%s), "
+      "row %d run %d: faults injected %d, outage %s, acknowledged %d, lost %d, primaries at once "
+      "%d (%s), "
       "read-only refusals %d, Ready during outage %d, etcd outage %s, etcd Ready without "
       "quorum %d, etcd read-back %s, %s",
-      row.id, attempt, absl::FormatDuration(run.outage), run.acknowledged, run.lost,
+      row.id, attempt, run.injected, absl::FormatDuration(run.outage), run.acknowledged, run.lost,
       run.max_primaries, absl::FormatDuration(run.two_primaries), run.read_only, run.ready_lies,
       absl::FormatDuration(run.etcd_outage), run.etcd_lies,
       run.etcd_problem.empty() ? "ok" : "FAILED", run.recovered ? "recovered" : "NOT RECOVERED"));
@@ -367,7 +377,8 @@ std::string Markdown(const Flags& f, const std::vector<Row>& rows,
       "an etcd key every 200 ms through the EtcdCluster's Service (its failures are the windows "
       "without quorum); a watch counts pods labelled role=primary; the resources' Ready "
       "condition is read every second.\n\n"
-      "A run passes when every acknowledged row is there afterwards, never two pods carry "
+      "A run passes when its fault was injected (a fault command succeeded), every "
+      "acknowledged row is there afterwards, never two pods carry "
       "role=primary, no write reaches a read-only member (SQLSTATE 25006), the PostgresCluster "
       "does not say Ready while writes have failed for longer than the row's Ready grace (2 s; "
       "35 s for a network cut, which no Kubernetes object shows before Patroni's leader lock "
