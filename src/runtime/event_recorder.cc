@@ -57,7 +57,6 @@ bool Unreachable(const absl::Status& s) {
 // ---------------------------------------------------------------- pure part
 
 EventCorrelator::Decision EventCorrelator::Observe(const EventKey& key, absl::Time now) {
-  if (!TakeToken(key.object, now)) return {.action = Action::kDrop};
   auto it = entries_.find(key);
   if (it != entries_.end() && !it->second.name.empty() &&
       now - it->second.last <= options_.aggregation_window) {
@@ -66,6 +65,7 @@ EventCorrelator::Decision EventCorrelator::Observe(const EventKey& key, absl::Ti
     e.last = std::max(e.last, now);
     return {.action = Action::kPatch, .name = e.name, .count = e.count, .first_timestamp = e.first};
   }
+  if (!TakeToken(key.object, now)) return {.action = Action::kDrop};
   entries_[key] = Entry{.name = "", .count = 1, .first = now, .last = now};
   TrimEntries(now);
   return {.action = Action::kCreate, .count = 1, .first_timestamp = now};

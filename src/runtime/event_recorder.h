@@ -5,8 +5,12 @@
 // Like client-go's EventCorrelator (simplified): a repeat of the same
 // (object, type, reason, message) within the aggregation window increments
 // the existing Event's count and lastTimestamp instead of creating a new
-// Event, and a token bucket per involved object drops floods (burst 25, then
-// one per 5 minutes by default).
+// Event, and a token bucket per involved object drops floods of distinct
+// events (burst 25, then one per 5 minutes by default). A repeat spends no
+// token: a retry loop repeating one warning must not silence the object's
+// later events (it did: a NOSPACE recovery's last event was dropped after a
+// burst of identical AddLearnerFailed). Repeats are paced by their callers'
+// backoff (rate-limited requeues) and bounded by the recorder's queue.
 //
 // Events are readable by anyone who can read the namespace: callers must never
 // put secret data in a reason or message. The recorder never logs messages.

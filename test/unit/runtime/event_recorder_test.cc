@@ -87,18 +87,22 @@ TEST(EventCorrelatorTest, ABurstPerObjectThenOneEventPerFiveMinutes) {
   EXPECT_EQ(c.Observe(Key("later still"), kT0 + absl::Seconds(301)).action, Action::kDrop);
 }
 
-TEST(EventCorrelatorTest, RepeatsAlsoSpendTokens) {
+// A retry loop repeating one warning (e.g. AddLearnerFailed while etcd
+// settles) must not spend the object's tokens: the events that follow (the
+// NOSPACE recovery's NoSpaceAlarmDisarmed) are still written.
+TEST(EventCorrelatorTest, RepeatsDoNotSilenceTheObjectsOtherEvents) {
   EventCorrelator c({.aggregation_window = absl::Minutes(10),
                      .qps_per_object = 1.0 / 300,
                      .burst_per_object = 3});
   ASSERT_EQ(c.Observe(Key("boom"), kT0).action, Action::kCreate);
   c.Created(Key("boom"), "e1");
-  EXPECT_EQ(c.Observe(Key("boom"), kT0).action, Action::kPatch);
-  EXPECT_EQ(c.Observe(Key("boom"), kT0).action, Action::kPatch);
-  EXPECT_EQ(c.Observe(Key("boom"), kT0).action, Action::kDrop);
-  const EventCorrelator::Decision d = c.Observe(Key("boom"), kT0 + absl::Minutes(5));
-  EXPECT_EQ(d.action, Action::kPatch);
-  EXPECT_EQ(d.count, 4) << "dropped repeats are not counted";
+  for (int i = 1; i <= 20; ++i) {
+    EXPECT_EQ(c.Observe(Key("boom"), kT0 + absl::Milliseconds(300 * i)).action, Action::kPatch);
+  }
+  EXPECT_EQ(c.Observe(Key("next"), kT0 + absl::Seconds(7)).action, Action::kCreate);
+  EXPECT_EQ(c.Observe(Key("and next"), kT0 + absl::Seconds(7)).action, Action::kCreate);
+  EXPECT_EQ(c.Observe(Key("one too many"), kT0 + absl::Seconds(7)).action, Action::kDrop)
+      << "distinct events still spend the burst";
 }
 
 TEST(EventCorrelatorTest, MemoryStaysBounded) {
