@@ -88,11 +88,11 @@ class Bed {
     return names;
   }
   const Flags& flags() const { return f_; }
-  // While the operator is down nobody updates status: its samples are not
-  // held against it (nor the first 10 s after it is back).
   // Fault commands that succeeded since the run began: a run whose fault
   // never took (e.g. the pod had no process to kill) proves nothing.
   int injected = 0;
+  // While the operator is down nobody updates status: its samples are not
+  // held against it (nor the first 10 s after it is back).
   absl::Time operator_down_from = absl::InfiniteFuture();
   absl::Time operator_down_to = absl::InfiniteFuture();
 
