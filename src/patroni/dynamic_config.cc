@@ -15,15 +15,14 @@ json DynamicConfigPatch(const json& desired, const json& current) {
       if (has) patch[key] = nullptr;
       continue;
     }
-    if (want.is_object() && has && current[key].is_object()) {
-      json inner = DynamicConfigPatch(want, current[key]);
-      if (!inner.empty()) patch[key] = std::move(inner);
-      continue;
-    }
-    // A new object is sent without its nulls (nothing to remove there).
-    if (!has || current[key] != want) {
-      patch[key] = want.is_object() ? DynamicConfigPatch(want, json::object()) : want;
-      if (patch[key].is_object() && patch[key].empty() && !want.empty()) patch.erase(key);
+    const bool has_object = has && current[key].is_object();
+    if (want.is_object()) {
+      // Compared key by key; an object that is new (or replaces a scalar) is
+      // sent without its nulls: there is nothing to remove in it.
+      json inner = DynamicConfigPatch(want, has_object ? current[key] : json::object());
+      if (!inner.empty() || (want.empty() && !has_object)) patch[key] = std::move(inner);
+    } else if (!has || current[key] != want) {
+      patch[key] = want;
     }
   }
   return patch;
