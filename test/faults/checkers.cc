@@ -329,8 +329,10 @@ ReadySampler::ReadySampler(kube::Client& client, kube::GroupVersionResource gvr,
 void ReadySampler::Start() {
   thread_ = std::thread([this] {
     do {
+      // Stamped before the read: the answer shows the state at that time or later.
+      const absl::Time at = absl::Now();
       absl::StatusOr<kube::Json> obj = client_.Get(gvr_, ns_, name_);
-      ReadySample s{.at = absl::Now(), .ready = obj.ok() && Ready(*obj)};
+      ReadySample s{.at = at, .ready = obj.ok() && Ready(*obj)};
       absl::MutexLock lock(&mu_);
       samples_.push_back(s);
     } while (!stop_.WaitFor(interval_));
