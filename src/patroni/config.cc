@@ -168,6 +168,7 @@ std::vector<EnvVar> PodEnv(const ConfigInput& in) {
     env.push_back({"PATRONI_ETCD3_USERNAME", EnvSource::kEtcdUsername, ""});
     env.push_back({"PATRONI_ETCD3_PASSWORD", EnvSource::kEtcdPassword, ""});
   }
+  if (!in.python_path.empty()) env.push_back({"PYTHONPATH", EnvSource::kLiteral, in.python_path});
   if (in.restapi_auth) {
     env.push_back({"PATRONI_RESTAPI_USERNAME", EnvSource::kRestApiUsername, ""});
     env.push_back({"PATRONI_RESTAPI_PASSWORD", EnvSource::kRestApiPassword, ""});

@@ -115,6 +115,10 @@ struct ConfigInput {
   // on_start, on_role_change, on_stop (RoleCallbackScript(), mounted
   // executable); "" = none.
   std::string callback_script;
+  // PYTHONPATH (PodEnv): the directory where the start-up hook
+  // (StartHookScript(), start_hook.h) is mounted as sitecustomize.py; "" =
+  // none.
+  std::string python_path;
   std::string superuser_username = "postgres";
   std::string replication_username = "replicator";
   std::string rewind_username = "rewinder";    // used when use_pg_rewind

@@ -7,6 +7,7 @@
 #include "src/patroni/readiness.h"
 #include "src/patroni/role.h"
 #include "src/patroni/role_callback.h"
+#include "src/patroni/start_hook.h"
 
 namespace quorum::postgrescluster {
 namespace {
@@ -141,6 +142,8 @@ patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const Dcs
   // The callback labels the pod through the API; the kubernetes DCS labels
   // it itself, and pods without API access leave labels to the operator.
   if (UsesEtcd(cluster) && PodsHaveApiAccess(cluster)) in.callback_script = kCallbackFile;
+  // Patroni's etcd module caches names for ten minutes (start_hook.h).
+  if (UsesEtcd(cluster)) in.python_path = kConfigDir;
   in.superuser_username = std::string(api::kSuperuserName);
   in.replication_username = std::string(api::kReplicationUserName);
   in.rewind_username = std::string(api::kSuperuserName);
@@ -160,13 +163,16 @@ patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const Dcs
 }
 
 Json BuildConfigMap(const PostgresCluster& cluster, const patroni::ConfigInput& input) {
+  Json data = {
+      {"patroni.yaml", patroni::RenderConfig(input)},
+      {std::string(patroni::kRoleCallbackFileName), std::string(patroni::RoleCallbackScript())}};
+  if (!input.python_path.empty()) {
+    data[std::string(patroni::kStartHookFileName)] = std::string(patroni::StartHookScript());
+  }
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
           {"metadata", Metadata(cluster, NamesOf(cluster).config_map)},
-          {"data",
-           {{"patroni.yaml", patroni::RenderConfig(input)},
-            {std::string(patroni::kRoleCallbackFileName),
-             std::string(patroni::RoleCallbackScript())}}}};
+          {"data", data}};
 }
 
 // NOLINTNEXTLINE(readability-function-size): one StatefulSet literal, like its manifest
