@@ -13,10 +13,13 @@
 // latency, threads. With --unrelated K, K ConfigMaps and K Secrets (2 KiB
 // each) exist in another namespace before the operator starts.
 //
-// "Settled": every cluster's StatefulSet exists and the operator made no API
-// write for 10 s. Needs the CRDs installed. Figures only, nothing asserted.
-// QUORUM_BENCH_PERF=settle|idle: records `perf record --call-graph dwarf` of that phase into
-// scale-bench.perf.data (in the current folder).
+// "Settled": every cluster's StatefulSet exists, and for 10 s the operator
+// made no API write and received no watch event: the control plane has
+// caught up too (kube-controller-manager creates pods and writes StatefulSet
+// status for minutes after the operator's last write at N=1,000), so the idle
+// window that follows is one where nothing changes. Needs the CRDs installed. Figures only, nothing
+// asserted. QUORUM_BENCH_PERF=settle|idle: records `perf record --call-graph dwarf` of that phase
+// into scale-bench.perf.data (in the current folder).
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -391,15 +394,17 @@ int Main(int argc, char** argv) {
   for (std::thread& t : creators) t.join();
   const absl::Time last_create = absl::Now();
 
-  // Settle: all applied, then no write for 10 s.
+  // Settle: all applied, then no write and no watch event for 10 s.
   double last_writes = metrics.Writes();
-  absl::Time last_change = absl::Now();
+  double last_events = metrics.Sum("informer_events_total");
+  absl::Time last_change = absl::Now(), last_write_at = last_change, last_event_at = last_change;
   ProcSample at_change = Sample(op);
   ProcSample peak = at_change;
   const absl::Time settle_deadline = absl::Now() + absl::Minutes(20);
   for (;;) {
     absl::SleepFor(absl::Seconds(1));
     const double w = metrics.Writes();
+    const double e = metrics.Sum("informer_events_total");
     const ProcSample s = Sample(op);
     peak.hwm_mib = std::max(peak.hwm_mib, s.hwm_mib);
     peak.threads = std::max(peak.threads, s.threads);
@@ -410,7 +415,14 @@ int Main(int argc, char** argv) {
     }
     if (w != last_writes) {
       last_writes = w;
-      last_change = absl::Now();
+      last_write_at = absl::Now();
+    }
+    if (e != last_events) {
+      last_events = e;
+      last_event_at = absl::Now();
+    }
+    if (std::max(last_write_at, last_event_at) != last_change) {
+      last_change = std::max(last_write_at, last_event_at);
       at_change = s;
     }
     if (done >= static_cast<size_t>(total - failed) &&
@@ -513,6 +525,9 @@ int Main(int argc, char** argv) {
               idle_events.empty() ? "none" : idle_events.c_str());
   std::printf("idle reconciles by result               %s\n",
               idle_results.empty() ? "none" : idle_results.c_str());
+  std::printf("first create -> last write / last event  %.1f s / %.1f s\n",
+              absl::ToDoubleSeconds(last_write_at - first_create),
+              absl::ToDoubleSeconds(last_event_at - first_create));
   std::printf("creating all clusters took              %.1f s\n",
               absl::ToDoubleSeconds(last_create - first_create));
   std::printf("first create -> all StatefulSets        %.1f s (%zu of %d)\n",

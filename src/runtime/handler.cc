@@ -80,6 +80,27 @@ Predicate LabelChangedPredicate() {
   }};
 }
 
+Predicate ContentChangedPredicate() {
+  return {.update = [](const Json& o, const Json& n) {
+    if (!o.is_object() || !n.is_object() || o.size() != n.size()) return o != n;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      auto old_it = o.find(it.key());
+      if (old_it == o.end()) return true;
+      if (it.key() != "metadata" || !it->is_object() || !old_it->is_object()) {
+        if (*it != *old_it) return true;
+        continue;
+      }
+      if (old_it->size() != it->size()) return true;
+      for (auto m = it->begin(); m != it->end(); ++m) {
+        if (m.key() == "resourceVersion") continue;
+        auto om = old_it->find(m.key());
+        if (om == old_it->end() || *om != *m) return true;
+      }
+    }
+    return false;
+  }};
+}
+
 Predicate IgnoreStatusOnlyChangesPredicate() {
   return {.update = [](const Json& o, const Json& n) {
     if (!o.is_object() || !n.is_object()) return o != n;

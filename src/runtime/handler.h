@@ -49,6 +49,12 @@ Predicate LabelChangedPredicate();
 // references, finalizers and a deletion pass. For watchers that never read
 // the object's status.
 Predicate IgnoreStatusOnlyChangesPredicate();
+// Updates only when the object differs in anything but
+// metadata.resourceVersion. With a cache transform (transforms.h) both
+// versions are the stripped ones, so an update that only touched what the
+// controllers do not read (a pod's annotations, a condition's timestamps, a
+// StatefulSet's status counters nobody reads) is dropped.
+Predicate ContentChangedPredicate();
 
 }  // namespace quorum::runtime
 

@@ -38,6 +38,14 @@ void StripPod(Json& pod) {
   }
 }
 
+void StripStatefulSetStatus(Json& sts) {
+  if (!sts.is_object()) return;
+  if (auto status = sts.find("status"); status != sts.end()) {
+    KeepOnly(*status, {"replicas", "readyReplicas", "updatedReplicas", "observedGeneration",
+                       "currentRevision", "updateRevision"});
+  }
+}
+
 void DropStatus(Json& object) {
   if (object.is_object()) object.erase("status");
 }

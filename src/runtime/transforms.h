@@ -19,6 +19,13 @@ using kube::Json;
 // must add it here.
 void StripPod(Json& pod);
 
+// A StatefulSet with only the status fields a controller reads: replicas,
+// readyReplicas, updatedReplicas, observedGeneration, currentRevision and
+// updateRevision (the PostgresCluster's status and rollout). The rest of the
+// status (availableReplicas, currentReplicas, conditions, collisionCount)
+// changes while pods start, and nothing reads it.
+void StripStatefulSetStatus(Json& sts);
+
 // Drops status: for owned objects whose status no controller reads
 // (Services, PodDisruptionBudgets).
 void DropStatus(Json& object);

@@ -8,9 +8,10 @@ std::map<std::string, runtime::ResourceScope> CacheScopes() {
   const std::string owned = "app.kubernetes.io/managed-by=quorum-operator";
   const std::string members = "app.kubernetes.io/name in (etcd,postgres)";
   std::map<std::string, runtime::ResourceScope> scopes;
+  scopes[runtime::ResourceKey({"apps", "v1", "statefulsets"})] = {
+      .label_selector = owned, .transform = runtime::StripStatefulSetStatus};
   for (const kube::GroupVersionResource& gvr :
-       {kube::GroupVersionResource{"apps", "v1", "statefulsets"},
-        kube::GroupVersionResource{"", "v1", "configmaps"},
+       {kube::GroupVersionResource{"", "v1", "configmaps"},
         kube::GroupVersionResource{"", "v1", "serviceaccounts"},
         kube::GroupVersionResource{"batch", "v1", "jobs"},
         kube::GroupVersionResource{"rbac.authorization.k8s.io", "v1", "roles"},

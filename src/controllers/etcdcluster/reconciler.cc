@@ -271,7 +271,8 @@ runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
             return std::vector<runtime::Request>{{pod["metadata"].value("namespace", ""),
                                                   labels.value("app.kubernetes.io/instance", "")}};
           },
-          {runtime::ResourceVersionChangedPredicate()});
+          // Only what the cache keeps of a pod (StripPod) counts.
+          {runtime::ContentChangedPredicate()});
   // A Secret the operator reads (TLS material, the root credentials) that
   // appears or changes reconciles the clusters that name it: a missing
   // Secret is waited for, not polled.

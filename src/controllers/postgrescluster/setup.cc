@@ -43,8 +43,13 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
           {runtime::ResourceVersionChangedPredicate()});
   auto owner = runtime::EnqueueRequestForOwner(std::string(api::kPostgresGroup),
                                                std::string(api::kPostgresClusterKind));
-  for (const auto& gvr : {kStatefulSets, kServices, kConfigMaps, kPdbs, kServiceAccounts, kRoles,
-                          kRoleBindings, kNetworkPolicies}) {
+  // The cache keeps only what the controllers read of StatefulSets and pods
+  // (cache_scopes.h): an update that changed none of it (the StatefulSet
+  // controller's other counters, Patroni's pod annotations on the kubernetes
+  // DCS, a condition's timestamps) does not reconcile.
+  c.Watch(cache.Informer(kStatefulSets), owner, {runtime::ContentChangedPredicate()});
+  for (const auto& gvr :
+       {kServices, kConfigMaps, kPdbs, kServiceAccounts, kRoles, kRoleBindings, kNetworkPolicies}) {
     c.Watch(cache.Informer(gvr), owner, {runtime::ResourceVersionChangedPredicate()});
   }
   // A referenced Secret or EtcdCluster that changes (or appears) reconciles
@@ -74,7 +79,7 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
   // condition changes with the node, and that reconciles).
   cache.Informer(kNodes, /*cluster_scoped=*/true);
   // Member pods (owned by StatefulSets) map by their cluster label.
-  c.Watch(cache.Informer(kPods), by_cluster_label, {runtime::ResourceVersionChangedPredicate()});
+  c.Watch(cache.Informer(kPods), by_cluster_label, {runtime::ContentChangedPredicate()});
   return c;
 }
 

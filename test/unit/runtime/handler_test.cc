@@ -5,6 +5,8 @@
 #include <functional>
 #include <vector>
 
+#include "src/runtime/transforms.h"
+
 namespace quorum::runtime {
 namespace {
 
@@ -125,6 +127,59 @@ TEST(ReconcilerTest, TerminalErrorsAreMarked) {
   EXPECT_TRUE(absl::IsInvalidArgument(s));
   EXPECT_FALSE(IsTerminal(absl::UnavailableError("x")));
   EXPECT_TRUE(IsTerminal(TerminalError(absl::OkStatus())));
+}
+
+TEST(PredicateTest, ContentChanged) {
+  Predicate p = ContentChangedPredicate();
+  const Json base = {
+      {"metadata", {{"name", "p"}, {"resourceVersion", "1"}, {"labels", {{"role", "replica"}}}}},
+      {"spec", {{"nodeName", "n1"}}},
+      {"status", {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+  struct Case {
+    const char* name;
+    std::function<void(Json&)> change;
+    bool passes;
+  };
+  const std::vector<Case> cases = {
+      {"resync", [](Json&) {}, false},
+      {"only resourceVersion", [](Json& j) { j["metadata"]["resourceVersion"] = "2"; }, false},
+      {"label", [](Json& j) { j["metadata"]["labels"]["role"] = "primary"; }, true},
+      {"label removed", [](Json& j) { j["metadata"].erase("labels"); }, true},
+      {"deletion", [](Json& j) { j["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"; },
+       true},
+      {"status", [](Json& j) { j["status"]["conditions"][0]["status"] = "False"; }, true},
+      {"status appears", [](Json& j) { j["status"]["podIP"] = "10.0.0.1"; }, true},
+      {"status gone", [](Json& j) { j.erase("status"); }, true},
+      {"spec", [](Json& j) { j["spec"]["nodeName"] = "n2"; }, true},
+  };
+  for (const Case& c : cases) {
+    Json changed = base;
+    c.change(changed);
+    EXPECT_EQ(p.update(base, changed), c.passes) << c.name;
+  }
+  EXPECT_FALSE(p.create) << "creates pass";
+  EXPECT_FALSE(p.del) << "deletes pass";
+}
+
+TEST(PredicateTest, ContentChangedSeesOnlyWhatTheCacheKeepsOfAPod) {
+  // Patroni's kubernetes DCS rewrites a pod's status annotation as its
+  // member moves on; the cache drops annotations (StripPod), so such an
+  // update reaches the predicate as a new resourceVersion only.
+  Json old_pod = {
+      {"metadata",
+       {{"name", "pg-0"},
+        {"resourceVersion", "1"},
+        {"annotations", {{"status", "{\"xlog_location\": 1}"}}}}},
+      {"status",
+       {{"conditions", {{{"type", "Ready"}, {"status", "True"}, {"lastProbeTime", "t1"}}}}}}};
+  Json new_pod = old_pod;
+  new_pod["metadata"]["resourceVersion"] = "2";
+  new_pod["metadata"]["annotations"]["status"] = "{\"xlog_location\": 2}";
+  new_pod["status"]["conditions"][0]["lastProbeTime"] = "t2";
+  EXPECT_TRUE(ContentChangedPredicate().update(old_pod, new_pod)) << "unstripped, it differs";
+  StripPod(old_pod);
+  StripPod(new_pod);
+  EXPECT_FALSE(ContentChangedPredicate().update(old_pod, new_pod));
 }
 
 }  // namespace

@@ -37,6 +37,24 @@ TEST(TransformsTest, StripPodKeepsWhatControllersRead) {
   EXPECT_EQ(pod, want) << pod.dump(2);
 }
 
+TEST(TransformsTest, StripStatefulSetStatusKeepsWhatControllersRead) {
+  Json sts = Json::parse(R"({
+    "metadata": {"name": "pg-main", "generation": 4, "labels": {"a": "b"}},
+    "spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "postgres"}]}}},
+    "status": {"replicas": 3, "readyReplicas": 2, "updatedReplicas": 1, "availableReplicas": 2,
+      "currentReplicas": 2, "observedGeneration": 4, "currentRevision": "r1",
+      "updateRevision": "r2", "collisionCount": 0,
+      "conditions": [{"type": "X", "status": "True"}]}})");
+  Json want = sts;
+  want["status"] = Json::parse(R"({"replicas": 3, "readyReplicas": 2, "updatedReplicas": 1,
+      "observedGeneration": 4, "currentRevision": "r1", "updateRevision": "r2"})");
+  StripStatefulSetStatus(sts);
+  EXPECT_EQ(sts, want) << sts.dump(2);
+  Json no_status = {{"metadata", {{"name", "x"}}}};
+  StripStatefulSetStatus(no_status);
+  EXPECT_EQ(no_status, (Json{{"metadata", {{"name", "x"}}}}));
+}
+
 TEST(TransformsTest, OddShapesAreLeftAlone) {
   Json not_object = Json::array({1, 2});
   StripPod(not_object);
