@@ -24,6 +24,37 @@ Json MetaValue(const Json& object, const char* field) {
   return it != meta.end() ? *it : Json();
 }
 
+// Whether two versions of an object differ in anything but
+// metadata.resourceVersion (which every write bumps) and, when
+// `ignore_status`, their status.
+bool Differs(const Json& o, const Json& n, bool ignore_status) {
+  if (!o.is_object() || !n.is_object()) return o != n;
+  auto counted = [&](const Json& j) {
+    return j.size() - (ignore_status && j.contains("status") ? 1 : 0);
+  };
+  if (counted(o) != counted(n)) return true;
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    if (ignore_status && it.key() == "status") continue;
+    auto old_it = o.find(it.key());
+    if (old_it == o.end()) return true;
+    if (it.key() != "metadata" || !it->is_object() || !old_it->is_object()) {
+      if (*it != *old_it) return true;
+      continue;
+    }
+    const Json& om = *old_it;
+    auto counted_meta = [](const Json& m) {
+      return m.size() - (m.contains("resourceVersion") ? 1 : 0);
+    };
+    if (counted_meta(om) != counted_meta(*it)) return true;
+    for (auto m = it->begin(); m != it->end(); ++m) {
+      if (m.key() == "resourceVersion") continue;
+      auto om_it = om.find(m.key());
+      if (om_it == om.end() || *om_it != *m) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 MapFunc EnqueueRequestForObject() {
@@ -81,54 +112,11 @@ Predicate LabelChangedPredicate() {
 }
 
 Predicate ContentChangedPredicate() {
-  return {.update = [](const Json& o, const Json& n) {
-    if (!o.is_object() || !n.is_object() || o.size() != n.size()) return o != n;
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      auto old_it = o.find(it.key());
-      if (old_it == o.end()) return true;
-      if (it.key() != "metadata" || !it->is_object() || !old_it->is_object()) {
-        if (*it != *old_it) return true;
-        continue;
-      }
-      if (old_it->size() != it->size()) return true;
-      for (auto m = it->begin(); m != it->end(); ++m) {
-        if (m.key() == "resourceVersion") continue;
-        auto om = old_it->find(m.key());
-        if (om == old_it->end() || *om != *m) return true;
-      }
-    }
-    return false;
-  }};
+  return {.update = [](const Json& o, const Json& n) { return Differs(o, n, false); }};
 }
 
 Predicate IgnoreStatusOnlyChangesPredicate() {
-  return {.update = [](const Json& o, const Json& n) {
-    if (!o.is_object() || !n.is_object()) return o != n;
-    // The same keys besides status, each equal; metadata without its
-    // resourceVersion (which every write bumps).
-    auto counted = [](const Json& j) { return j.size() - (j.contains("status") ? 1 : 0); };
-    if (counted(o) != counted(n)) return true;
-    for (auto it = n.begin(); it != n.end(); ++it) {
-      if (it.key() == "status") continue;
-      auto old_it = o.find(it.key());
-      if (old_it == o.end()) return true;
-      if (it.key() != "metadata" || !it->is_object() || !old_it->is_object()) {
-        if (*it != *old_it) return true;
-        continue;
-      }
-      const Json& om = *old_it;
-      auto counted_meta = [](const Json& m) {
-        return m.size() - (m.contains("resourceVersion") ? 1 : 0);
-      };
-      if (counted_meta(om) != counted_meta(*it)) return true;
-      for (auto m = it->begin(); m != it->end(); ++m) {
-        if (m.key() == "resourceVersion") continue;
-        auto om_it = om.find(m.key());
-        if (om_it == om.end() || *om_it != *m) return true;
-      }
-    }
-    return false;
-  }};
+  return {.update = [](const Json& o, const Json& n) { return Differs(o, n, true); }};
 }
 
 }  // namespace quorum::runtime
