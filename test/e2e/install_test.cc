@@ -60,6 +60,12 @@ class InstallE2E : public E2ETest {
     if (!install_ns_.empty()) {
       auto s = client().Delete(kNamespaces, "", install_ns_);
       (void)s;
+      // The next test may use the same namespace (quorum-system): leave it
+      // gone, not Terminating.
+      const bool gone = testenv::Eventually(
+          [&] { return absl::IsNotFound(client().Get(kNamespaces, "", install_ns_).status()); },
+          absl::Minutes(3));
+      if (!gone) std::cerr << "namespace " << install_ns_ << " still there after 3 min\n";
     }
     E2ETest::TearDown();
   }

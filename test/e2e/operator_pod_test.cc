@@ -28,10 +28,26 @@ class OperatorPodE2E : public E2ETest {
 
 TEST_F(OperatorPodE2E, InClusterOperatorReconciles) {
   const testenv::ControlPlane* cp = testenv::GetControlPlane();
-  auto sys_ns = client().Create(
-      kNamespaces, "",
-      {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kSystem}}}});
-  ASSERT_TRUE(sys_ns.ok() || absl::IsAlreadyExists(sys_ns.status())) << sys_ns.status();
+  // Another test (the install test) may have just deleted quorum-system:
+  // wait until it is gone before making it again.
+  absl::Status sys_ns;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        auto existing = client().Get(kNamespaces, "", kSystem);
+        if (existing.ok()) {
+          sys_ns = absl::OkStatus();
+          return (*existing)["status"].value("phase", "") != "Terminating";
+        }
+        sys_ns = client()
+                     .Create(kNamespaces, "",
+                             {{"apiVersion", "v1"},
+                              {"kind", "Namespace"},
+                              {"metadata", {{"name", kSystem}}}})
+                     .status();
+        return sys_ns.ok();
+      },
+      absl::Minutes(3)))
+      << "namespace " << kSystem << " not usable: " << sys_ns;
   CommandResult rbac = RunCommand({cp->bin_dir + "/kubectl", "--kubeconfig=" + cp->kubeconfig,
                                    "apply", "--server-side", "--force-conflicts", "-f",
                                    std::string(QUORUM_SOURCE_DIR) + "/deploy/rbac/", "-f",
