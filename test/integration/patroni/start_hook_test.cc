@@ -6,8 +6,8 @@
 #include "src/patroni/start_hook.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
