@@ -403,10 +403,17 @@ TEST_F(MembershipTest, RefusesToShrinkWhenTheRemainingMembersWouldLackQuorum) {
   ASSERT_TRUE(list.ok()) << list.status();
   EXPECT_EQ(list->members.size(), 3u);
 
-  // Once the member is back, the shrink goes through.
+  // Once the member is back, the shrink goes through. etcd refuses a removal
+  // ("unhealthy cluster") until the restarted member has been connected for
+  // 5 s, and a removal sent to the member being removed can be applied while
+  // its answer is an error ("server stopped"): then only the scale-down is
+  // left to do. Either way the cluster ends with test-0 and test-1.
   ASSERT_TRUE(exec_->StartExisting(1).ok());
   r = exec_->Converge(2);
-  EXPECT_EQ(Kinds(r.steps), (Strings{"RemoveMember", "ScaleStatefulSet"}));
+  const Strings kinds = Kinds(r.steps);
+  EXPECT_TRUE(kinds == (Strings{"RemoveMember", "ScaleStatefulSet"}) ||
+              kinds == (Strings{"ScaleStatefulSet"}))
+      << absl::StrJoin(kinds, ", ");
   ExpectHealthyVoters(2);
 }
 
