@@ -17,9 +17,10 @@
 // made no API write and received no watch event: the control plane has
 // caught up too (kube-controller-manager creates pods and writes StatefulSet
 // status for minutes after the operator's last write at N=1,000), so the idle
-// window that follows is one where nothing changes. Needs the CRDs installed. Figures only, nothing
-// asserted. QUORUM_BENCH_PERF=settle|idle: records `perf record --call-graph dwarf` of that phase
-// into scale-bench.perf.data (in the current folder).
+// window that follows is one where nothing changes. Needs the CRDs
+// installed. Figures only, nothing asserted.
+// QUORUM_BENCH_PERF=settle|idle: records `perf record --call-graph dwarf` of
+// that phase into scale-bench.perf.data (in the current folder).
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
