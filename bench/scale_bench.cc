@@ -400,6 +400,7 @@ int Main(int argc, char** argv) {
   double last_events = metrics.Sum("informer_events_total");
   absl::Time last_change = absl::Now(), last_write_at = last_change, last_event_at = last_change;
   ProcSample at_change = Sample(op);
+  ProcSample at_last_write = at_change;
   ProcSample peak = at_change;
   const absl::Time settle_deadline = absl::Now() + absl::Minutes(20);
   for (;;) {
@@ -417,6 +418,7 @@ int Main(int argc, char** argv) {
     if (w != last_writes) {
       last_writes = w;
       last_write_at = absl::Now();
+      at_last_write = s;
     }
     if (e != last_events) {
       last_events = e;
@@ -512,6 +514,8 @@ int Main(int argc, char** argv) {
               std::max(peak.hwm_mib, idle_end.hwm_mib));
   std::printf("CPU first create -> settled             %.2f s\n",
               at_change.cpu_seconds - before.cpu_seconds);
+  std::printf("CPU first create -> last operator write  %.2f s\n",
+              at_last_write.cpu_seconds - before.cpu_seconds);
   std::printf("CPU idle, %d s window                    %.2f s\n", a.idle_seconds,
               idle_end.cpu_seconds - idle_start.cpu_seconds);
   std::printf("API writes to settle                    %.0f\n", writes_settle);
