@@ -10,6 +10,14 @@
 namespace quorum::runtime {
 namespace {
 
+// One row of a predicate's update table: a change to a base object and
+// whether the update passes.
+struct PredicateCase {
+  const char* name;
+  std::function<void(Json&)> change;
+  bool passes;
+};
+
 Json Owned(const std::string& api_version, const std::string& kind, const std::string& owner,
            bool controller) {
   return {{"metadata",
@@ -84,12 +92,7 @@ TEST(PredicateTest, IgnoreStatusOnlyChanges) {
   const Json base = {{"metadata", {{"name", "s"}, {"resourceVersion", "1"}, {"generation", 1}}},
                      {"spec", {{"replicas", 1}}},
                      {"status", {{"replicas", 0}}}};
-  struct Case {
-    const char* name;
-    std::function<void(Json&)> change;
-    bool passes;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<PredicateCase> cases = {
       {"resync", [](Json&) {}, false},
       {"status only", [](Json& j) { j["status"]["replicas"] = 1; }, false},
       {"status and resourceVersion",
@@ -113,7 +116,7 @@ TEST(PredicateTest, IgnoreStatusOnlyChanges) {
        },
        true},
   };
-  for (const Case& c : cases) {
+  for (const PredicateCase& c : cases) {
     Json changed = base;
     c.change(changed);
     EXPECT_EQ(p.update(base, changed), c.passes) << c.name;
@@ -135,12 +138,7 @@ TEST(PredicateTest, ContentChanged) {
       {"metadata", {{"name", "p"}, {"resourceVersion", "1"}, {"labels", {{"role", "replica"}}}}},
       {"spec", {{"nodeName", "n1"}}},
       {"status", {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
-  struct Case {
-    const char* name;
-    std::function<void(Json&)> change;
-    bool passes;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<PredicateCase> cases = {
       {"resync", [](Json&) {}, false},
       {"only resourceVersion", [](Json& j) { j["metadata"]["resourceVersion"] = "2"; }, false},
       {"label", [](Json& j) { j["metadata"]["labels"]["role"] = "primary"; }, true},
@@ -152,7 +150,7 @@ TEST(PredicateTest, ContentChanged) {
       {"status gone", [](Json& j) { j.erase("status"); }, true},
       {"spec", [](Json& j) { j["spec"]["nodeName"] = "n2"; }, true},
   };
-  for (const Case& c : cases) {
+  for (const PredicateCase& c : cases) {
     Json changed = base;
     c.change(changed);
     EXPECT_EQ(p.update(base, changed), c.passes) << c.name;
