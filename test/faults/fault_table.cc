@@ -105,12 +105,14 @@ struct Row {
   int id;
   std::string fault;
   std::function<void(Bed&)> inject;  // returns when the fault is healed
-  // How long the PostgresCluster may still say Ready once writes fail: what
-  // the fastest signal of this fault takes to reach the operator. For a
-  // process that dies that is the kubelet's: its pod lifecycle relist runs
-  // every second, then the pod's status update, the watch and one reconcile
-  // (measured 1.2 s on a quiet machine, 2.4 s under CI's load).
-  absl::Duration ready_grace = absl::Seconds(3);
+  // How far the PostgresCluster's Ready may trail its writes. Lag: what the
+  // fastest signal of this fault takes to reach the operator; for a process
+  // that dies that is the kubelet's: its pod lifecycle relist runs every
+  // second, then the pod's status update, the watch and one reconcile
+  // (measured 1.2 s on a quiet machine, 2.4 s under CI's load). Lead: once
+  // the member is back, the Service's routing follows the status (the
+  // EndpointSlice, then kube-proxy's rules, synced at most once a second).
+  StatusSlack ready_slack = {.lag = absl::Seconds(3), .lead = absl::Seconds(2)};
   // A merge patch of the PostgresCluster applied (and rolled out) before the
   // row's runs, and the one that undoes it after them; null: none.
   kube::Json setup, undo;
@@ -143,7 +145,8 @@ std::vector<Row> Rows() {
        [](Bed& bed) { KillFor(bed, bed.Primary(), absl::Seconds(45)); }},
       {3, "primary dead for 45 s, operator down until +53 s",
        [](Bed& bed) { OperatorDownWhilePrimaryDead(bed); }},
-      {4, "primary's network cut for 60 s",
+      {4,
+       "primary's network cut for 60 s",
        [](Bed& bed) {
          const std::string primary = bed.Primary();
          bed.PodFault("cut", primary);
@@ -154,7 +157,7 @@ std::vector<Row> Rows() {
        // exec readiness probe still passes and Patroni keeps the leader lock
        // until it expires (ttl 30 s); then a replica takes it and the leader
        // watch tells the operator. One readiness period (5 s) on top.
-       absl::Seconds(35)},
+       {.lag = absl::Seconds(35), .lead = absl::Seconds(2)}},
       {5, "all etcd members frozen (SIGSTOP) for 60 s",
        [](Bed& bed) {
          const std::vector<std::string> pods = bed.EtcdPods();
@@ -178,14 +181,14 @@ std::vector<Row> Rows() {
        "as row 3 (operator down until +53 s), with `podAPIAccess: true`: the role callback "
        "moves the label",
        [](Bed& bed) { OperatorDownWhilePrimaryDead(bed); },
-       absl::Seconds(3),
+       {.lag = absl::Seconds(3), .lead = absl::Seconds(2)},
        {{"spec", {{"patroni", {{"podAPIAccess", true}}}}}},
        {{"spec", {{"patroni", {{"podAPIAccess", nullptr}}}}}}},
       {9,
        "as row 2 (primary dead for 45 s, operator up), with faster timings: ttl 20 s, "
        "loop_wait 5 s, retry_timeout 5 s",
        [](Bed& bed) { KillFor(bed, bed.Primary(), absl::Seconds(45)); },
-       absl::Seconds(3),
+       {.lag = absl::Seconds(3), .lead = absl::Seconds(2)},
        {{"spec",
          {{"patroni",
            {{"leaderLeaseDurationSeconds", 20},
@@ -343,13 +346,22 @@ Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const s
                                            r.at <= bed.operator_down_to + absl::Seconds(10));
     if (!operator_down) samples.push_back(r);
   }
-  run.ready_lies = ReadyDuringOutage(samples, s.outages, row.ready_grace);
+  run.ready_lies = ReadyDuringOutage(samples, s.outages, row.ready_slack);
+  for (const Outage& o : s.outages) {
+    for (const ReadySample& r : samples) {
+      if (r.ready && r.at > o.from && r.at < o.to) {
+        Log(absl::StrFormat("Ready sample %s into a %s outage", absl::FormatDuration(r.at - o.from),
+                            absl::FormatDuration(o.length())));
+      }
+    }
+  }
   // etcd without quorum, as its clients saw it: the runs of failed puts.
   // Detection rides on the members' readiness probes (3 failures 5 s apart,
   // 5 s timeout) and one reconcile.
   const WriteSummary etcd_writes = SummarizeWrites(etcd_writer.attempts());
   run.etcd_outage = etcd_writes.longest;
-  run.etcd_lies = ReadyDuringOutage(etcd.samples(), etcd_writes.outages, absl::Seconds(30));
+  run.etcd_lies = ReadyDuringOutage(etcd.samples(), etcd_writes.outages,
+                                    {.lag = absl::Seconds(30), .lead = absl::Seconds(2)});
   run.etcd_problem = etcd_writer.ReadBack(absl::Minutes(1));
   if (!run.etcd_problem.empty()) Log("etcd read-back: " + run.etcd_problem);
   Log(absl::StrFormat(
@@ -383,10 +395,13 @@ std::string Markdown(const Flags& f, const std::vector<Row>& rows,
       "A run passes when its fault was injected (a fault command succeeded), every "
       "acknowledged row is there afterwards, never two pods carry "
       "role=primary, no write reaches a read-only member (SQLSTATE 25006), the PostgresCluster "
-      "does not say Ready while writes have failed for longer than the row's Ready grace (3 s: the "
+      "does not say Ready while writes have failed for longer than the row's lag (3 s: the "
       "kubelet's relist, a status update and a reconcile; "
       "35 s for a network cut, which no Kubernetes object shows before Patroni's leader lock "
-      "expires) — except while the operator "
+      "expires) and will still fail for more than 2 s (once the status is Ready again, the "
+      "Service's "
+      "EndpointSlice and kube-proxy's rules, synced at most once a second, follow it) — so an "
+      "outage shorter than 5 s cannot be shown — except while the operator "
       "is down and 10 s after it is back: nobody writes status then — the EtcdCluster does not "
       "say Ready 30 s into a quorum loss (its members' readiness probes take up to ~25 s to see "
       "it), every acknowledged etcd put reads back with its revision, in order, and the cluster "

@@ -94,12 +94,12 @@ absl::Duration PrimaryTracker::two_addresses(absl::Time now) const {
 }
 
 int ReadyDuringOutage(const std::vector<ReadySample>& samples, const std::vector<Outage>& outages,
-                      absl::Duration grace) {
+                      StatusSlack slack) {
   int lies = 0;
   for (const ReadySample& s : samples) {
     if (!s.ready) continue;
     for (const Outage& o : outages) {
-      if (s.at > o.from + grace && s.at < o.to) {
+      if (s.at > o.from + slack.lag && s.at < o.to - slack.lead) {
         ++lies;
         break;
       }

@@ -94,10 +94,21 @@ struct ReadySample {
   bool ready = false;
 };
 
-// Samples that said Ready=True while writes had been failing for longer than
-// `grace` (status that hides an outage).
+// How far a resource's Ready condition may trail its data path. `lag`: once
+// writes fail, what the fault's fastest signal takes to reach the status.
+// `lead`: how long before writes succeed again Ready may already be True —
+// the status follows the member, the Service's routing follows the status
+// (the EndpointSlice, then kube-proxy's rules, synced at most once a second).
+struct StatusSlack {
+  absl::Duration lag;
+  absl::Duration lead;
+};
+
+// Samples that said Ready=True while writes failed, more than `slack.lag`
+// after they began and more than `slack.lead` before they succeeded again
+// (status that hides an outage).
 int ReadyDuringOutage(const std::vector<ReadySample>& samples, const std::vector<Outage>& outages,
-                      absl::Duration grace);
+                      StatusSlack slack);
 
 // p-th percentile (0..100) by nearest rank; zero for an empty list. Pure.
 absl::Duration Percentile(std::vector<absl::Duration> values, double p);

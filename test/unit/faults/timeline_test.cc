@@ -62,11 +62,24 @@ TEST(PrimaryTrackerTest, CountsOverlapsOfTheLabelAndOfTheServiceAddresses) {
   EXPECT_EQ(t.two_addresses(At(10)), absl::Seconds(2));
 }
 
-TEST(ReadyDuringOutageTest, ReadyIsALieOnlyPastTheGrace) {
+TEST(ReadyDuringOutageTest, ReadyIsALieOnlyPastTheLagAndBeforeTheLead) {
   const std::vector<Outage> outages = {{.from = At(10), .to = At(20)}};
   const std::vector<ReadySample> samples = {{At(5), true},   {At(11), true}, {At(13), true},
-                                            {At(15), false}, {At(19), true}, {At(21), true}};
-  EXPECT_EQ(ReadyDuringOutage(samples, outages, absl::Seconds(2)), 2);
+                                            {At(15), false}, {At(17), true}, {At(19), true},
+                                            {At(21), true}};
+  EXPECT_EQ(
+      ReadyDuringOutage(samples, outages, {.lag = absl::Seconds(2), .lead = absl::Seconds(0)}), 3);
+  // Ready again 1.5 s before writes reach the member through the Service: the
+  // routing, not the status, is behind.
+  EXPECT_EQ(
+      ReadyDuringOutage(samples, outages, {.lag = absl::Seconds(2), .lead = absl::Seconds(2)}), 2);
+}
+
+TEST(ReadyDuringOutageTest, AnOutageShorterThanTheSlackCannotBeShown) {
+  const std::vector<Outage> outages = {{.from = At(10), .to = At(13)}};
+  const std::vector<ReadySample> samples = {{At(11), true}, {At(12), true}};
+  EXPECT_EQ(
+      ReadyDuringOutage(samples, outages, {.lag = absl::Seconds(2), .lead = absl::Seconds(2)}), 0);
 }
 
 TEST(PercentileTest, NearestRank) {
