@@ -367,6 +367,13 @@ absl::StatusOr<int64_t> Client::DeletePrefix(std::string_view prefix) {
                 &wire::ParseDeleted, "delete prefix");
 }
 
+absl::StatusOr<bool> Client::DeleteIfValue(std::string_view key, std::string_view value) {
+  // Safe to repeat: once deleted, the compare fails and nothing changes.
+  return Parsed(Post("/v3/kv/txn", wire::DeleteIfValueRequest(key, value), "delete if value",
+                     /*idempotent=*/true),
+                &wire::ParseTxnSucceeded, "delete if value");
+}
+
 absl::Status Client::UserAdd(std::string_view name, std::string_view password) {
   return Post("/v3/auth/user/add", wire::UserAddRequest(name, password),
               absl::StrCat("user add ", Absl(name)), /*idempotent=*/false)

@@ -115,6 +115,9 @@ class Client {
   // Deletes every key starting with `prefix`; returns how many there were.
   // InvalidArgument for an empty prefix (that would be every key).
   absl::StatusOr<int64_t> DeletePrefix(std::string_view prefix);
+  // Deletes `key` only while its value is `value` (one transaction); true
+  // when it did, false when the key is absent or holds another value.
+  absl::StatusOr<bool> DeleteIfValue(std::string_view key, std::string_view value);
 
   // --- Auth ---------------------------------------------------------------
   // FailedPrecondition when the user/role already exists or is missing.

@@ -134,6 +134,14 @@ std::string DeletePrefixRequest(std::string_view prefix) {
   return Dump(json{{"key", B64(prefix)}, {"range_end", B64(PrefixRangeEnd(prefix))}});
 }
 
+std::string DeleteIfValueRequest(std::string_view key, std::string_view value) {
+  return Dump(json{
+      {"compare",
+       json::array({json{
+           {"key", B64(key)}, {"target", "VALUE"}, {"result", "EQUAL"}, {"value", B64(value)}}})},
+      {"success", json::array({json{{"request_delete_range", json{{"key", B64(key)}}}}})}});
+}
+
 std::string AuthenticateRequest(std::string_view name, std::string_view password) {
   return Dump(json{{"name", Str(name)}, {"password", Str(password)}});
 }
@@ -233,6 +241,12 @@ absl::StatusOr<int64_t> ParseDeleted(std::string_view body) {
   absl::StatusOr<json> j = Parse(body);
   if (!j.ok()) return j.status();
   return I64(*j, "deleted");
+}
+
+absl::StatusOr<bool> ParseTxnSucceeded(std::string_view body) {
+  absl::StatusOr<json> j = Parse(body);
+  if (!j.ok()) return j.status();
+  return Bool(*j, "succeeded");  // proto3 JSON omits false
 }
 
 absl::StatusOr<GetResponse> ParseRange(std::string_view body) {

@@ -35,6 +35,8 @@ std::string PutRequest(std::string_view key, std::string_view value);
 std::string RangeRequest(std::string_view key);
 // Deletes every key that starts with `prefix` (non-empty).
 std::string DeletePrefixRequest(std::string_view prefix);
+// A transaction that deletes `key` only while its value is `value`.
+std::string DeleteIfValueRequest(std::string_view key, std::string_view value);
 // The range_end that makes [prefix, range_end) every key starting with
 // `prefix`: its last byte incremented (bytes 0xff dropped first); "\0" (every
 // key from `prefix` on) when nothing is left.
@@ -63,6 +65,8 @@ absl::StatusOr<int64_t> ParsePut(std::string_view body);
 absl::StatusOr<GetResponse> ParseRange(std::string_view body);
 // How many keys a delete removed.
 absl::StatusOr<int64_t> ParseDeleted(std::string_view body);
+// Whether a transaction's compares held (its success branch ran).
+absl::StatusOr<bool> ParseTxnSucceeded(std::string_view body);
 absl::StatusOr<AuthStatusResponse> ParseAuthStatus(std::string_view body);
 // The names /v3/auth/user/list and /v3/auth/role/list answer.
 absl::StatusOr<std::vector<std::string>> ParseUserNames(std::string_view body);

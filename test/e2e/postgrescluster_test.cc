@@ -396,7 +396,7 @@ TEST_F(PostgresClusterE2E, DeletedWithItsVolumesAndRecreatedBootstrapsAgain) {
   EXPECT_EQ(absl::StripAsciiWhitespace(r.output), "t") << "not a new database: " << r.output;
 }
 
-TEST_F(PostgresClusterE2E, KubernetesDcsUsersSwitchoverAndConfigEditsThroughTheSpec) {
+TEST_F(PostgresClusterE2E, KubernetesDcsUsersSwitchoverConfigEditsAndACrashLoopingPrimary) {
   OperatorProcess op(ns());
   op.Start();
   Json pg = KubernetesPostgres("kpg", 2);
@@ -483,6 +483,36 @@ TEST_F(PostgresClusterE2E, KubernetesDcsUsersSwitchoverAndConfigEditsThroughTheS
       absl::Seconds(30)));
   EXPECT_TRUE(absl::StrContains(applied, "loop_wait")) << applied;
   EXPECT_TRUE(absl::StrContains(applied, "postgresql.parameters.work_mem")) << applied;
+
+  // Issue 18: a primary that crash-loops. Each start of its container renews
+  // Patroni's leader lock, so without the operator ending it the replica waits
+  // while the kubelet's back-off grows. Kill the primary's processes every
+  // second until the operator has ended its lock.
+  const std::string looping = Primary("kpg");
+  const std::string replica = looping == "kpg-main-0" ? "kpg-main-1" : "kpg-main-0";
+  const testenv::ControlPlane* cp = testenv::GetControlPlane();
+  auto released = [&] {
+    kube::ListOptions o{.field_selector = "involvedObject.name=kpg,reason=LeaderLockReleased"};
+    auto events = client().List({"", "v1", "events"}, ns(), o);
+    return events.ok() && !(*events)["items"].empty();
+  };
+  const absl::Time give_up = absl::Now() + absl::Seconds(90);
+  while (!released() && absl::Now() < give_up) {
+    RunCommand({std::string(QUORUM_SOURCE_DIR) + "/hack/faults.sh", "signal", cp->dir, ns(),
+                looping, "KILL"});  // fails while the container is not running
+    absl::SleepFor(absl::Seconds(1));
+  }
+  ASSERT_TRUE(released()) << "the operator never ended the crash-looping primary's leader lock";
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        if (Primary("kpg") != replica) return false;
+        last =
+            Sql("kpg-user-app", primary_svc, "insert into t values (3); select count(*) from t;");
+        return last.exit_code == 0 && absl::StrContains(last.output, "3");
+      },
+      absl::Minutes(2)))
+      << "the replica " << replica << " did not take over from the crash-looping " << looping
+      << ": " << last.output;
 }
 
 // Issue 18 (failpoints): the operator crashes right before and right after a

@@ -42,4 +42,11 @@ std::string StorageClassName(const Json& pvc) { return Str(At(pvc, {"spec", "sto
 
 std::string PodNodeName(const Json& pod) { return Str(At(pod, {"spec", "nodeName"})); }
 
+bool PodReady(const Json& pod) {
+  for (const Json& c : At(pod, {"status", "conditions"})) {
+    if (Str(At(c, {"type"})) == "Ready") return Str(At(c, {"status"})) == "True";
+  }
+  return false;
+}
+
 }  // namespace quorum::controllers

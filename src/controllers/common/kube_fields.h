@@ -36,6 +36,8 @@ std::string StorageClassName(const nlohmann::json& pvc);
 
 // Pod: spec.nodeName; "" before it is scheduled.
 std::string PodNodeName(const nlohmann::json& pod);
+// Pod: its Ready condition is True.
+bool PodReady(const nlohmann::json& pod);
 
 }  // namespace quorum::controllers
 

@@ -61,14 +61,6 @@ bool OnNotReadyNode(const runtime::Cache& cache, const Json& pod) {
   return false;
 }
 
-// The pod's Ready condition is True.
-bool PodReady(const Json& pod) {
-  for (const Json& c : At(pod, {"status", "conditions"})) {
-    if (Str(At(c, {"type"})) == "Ready") return Str(At(c, {"status"})) == "True";
-  }
-  return false;
-}
-
 }  // namespace
 
 // Asks the members at once (short timeouts), pods on NotReady nodes skipped.
@@ -89,7 +81,7 @@ Members Observe(patroni::RestClient& rest, const runtime::Cache& cache,
   }
   std::set<std::string> ready;
   for (const ObjectPtr& pod : pods) {
-    if (PodReady(*pod)) ready.insert(Str(At(*pod, {"metadata", "name"})));
+    if (controllers::PodReady(*pod)) ready.insert(Str(At(*pod, {"metadata", "name"})));
   }
   for (const auto& [name, s] : patroni::ProbeMembers(rest, ask)) {
     if (!s.ok()) {

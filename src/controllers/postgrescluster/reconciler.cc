@@ -7,6 +7,7 @@
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/common/stale_dependents.h"
+#include "src/controllers/postgrescluster/crash_loop.h"
 #include "src/controllers/postgrescluster/finalizer.h"
 #include "src/controllers/postgrescluster/next_wait.h"
 #include "src/controllers/postgrescluster/objects.h"
@@ -151,6 +152,8 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   const std::vector<ObjectPtr> pods = ObservePods(ctx);
   const Members members = Observe(probe_, cache_, pods, member_url_, *cluster, prepared->tls.ca_pem,
                                   pods.empty() ? std::nullopt : ObserveLeader(ctx, dcs));
+  // A crash-looping leader's lock ended: a healthy replica takes over.
+  ReleaseCrashLoopingLeader(ctx, dcs, pods, members);
   std::string problem = CorrectRoleLabels(ctx, pods, members);
   if (problem.empty()) RollOutdatedMembers(ctx, pods, members, rest_);
   if (!members.primary.empty() && problem.empty()) {

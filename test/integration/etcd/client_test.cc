@@ -64,6 +64,20 @@ class ClientTest : public ::testing::Test {
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_EQ(got->value, std::nullopt);
 
+    // Compare-and-delete: only while the value is the one named.
+    ASSERT_TRUE(c.Put("lock", "m1").ok());
+    absl::StatusOr<bool> deleted = c.DeleteIfValue("lock", "m2");
+    ASSERT_TRUE(deleted.ok()) << deleted.status();
+    EXPECT_FALSE(*deleted);
+    EXPECT_EQ(c.Get("lock")->value, "m1");
+    deleted = c.DeleteIfValue("lock", "m1");
+    ASSERT_TRUE(deleted.ok()) << deleted.status();
+    EXPECT_TRUE(*deleted);
+    EXPECT_EQ(c.Get("lock")->value, std::nullopt);
+    deleted = c.DeleteIfValue("lock", "m1");
+    ASSERT_TRUE(deleted.ok()) << deleted.status();
+    EXPECT_FALSE(*deleted);
+
     absl::StatusOr<StatusResponse> st = c.Status(harness_->ClientUrl(0));
     ASSERT_TRUE(st.ok()) << st.status();
     EXPECT_EQ(st->version, "3.6.16");

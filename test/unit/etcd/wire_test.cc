@@ -30,6 +30,11 @@ TEST(WireTest, RequestsUseDecimalIdsAndBase64Bytes) {
   EXPECT_EQ(AlarmDisarmRequest({.member_id = 5, .type = "NOSPACE"}),
             R"({"action":"DEACTIVATE","alarm":"NOSPACE","memberID":"5"})");
   EXPECT_EQ(PutRequest("a", std::string("\0\xff", 2)), R"({"key":"YQ==","value":"AP8="})");
+  EXPECT_EQ(DeleteIfValueRequest("a", "b"),
+            R"({"compare":[{"key":"YQ==","result":"EQUAL","target":"VALUE","value":"Yg=="}],)"
+            R"("success":[{"request_delete_range":{"key":"YQ=="}}]})");
+  EXPECT_EQ(ParseTxnSucceeded(R"({"header":{},"succeeded":true})").value_or(false), true);
+  EXPECT_EQ(ParseTxnSucceeded(R"({"header":{}})").value_or(true), false);
   EXPECT_EQ(
       RoleGrantPermissionRequest("app", "app/", "app0", Permission::kReadWrite),
       R"({"name":"app","perm":{"key":"YXBwLw==","permType":"READWRITE","range_end":"YXBwMA=="}})");
