@@ -190,8 +190,34 @@ class Metrics {
     return total;
   }
 
+  // rest_client_writes_total by series ("verb=...,resource=..."); empty
+  // when the scrape failed.
+  std::map<std::string, double> WritesByResource() {
+    std::map<std::string, double> out;
+    auto r = transport_->Do({.path = "/metrics", .accept = "text/plain"});
+    if (!r.ok()) return out;
+    constexpr absl::string_view kFamily = "rest_client_writes_total{";
+    for (absl::string_view line : absl::StrSplit(r->body, '\n')) {
+      if (!absl::StartsWith(line, kFamily)) continue;
+      const size_t close = line.find('}');
+      if (close == absl::string_view::npos) continue;
+      double n = 0;
+      if (!absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &n)) continue;
+      std::string labels(line.substr(kFamily.size(), close - kFamily.size()));
+      labels.erase(std::remove(labels.begin(), labels.end(), '"'), labels.end());
+      out[labels] = n;
+    }
+    return out;
+  }
+
  private:
   std::unique_ptr<kube::Transport> transport_;
+};
+
+// Writes per series while settling: how many, and when the last one was.
+struct SeriesWrites {
+  double count = 0;
+  absl::Time last;
 };
 
 double Percentile(std::vector<double> v, double p) {
@@ -398,6 +424,8 @@ int Main(int argc, char** argv) {
   // Settle: all applied, then no write and no watch event for 10 s.
   double last_writes = metrics.Writes();
   double last_events = metrics.Sum("informer_events_total");
+  std::map<std::string, double> series_seen = metrics.WritesByResource();
+  std::map<std::string, SeriesWrites> by_series;
   absl::Time last_change = absl::Now(), last_write_at = last_change, last_event_at = last_change;
   ProcSample at_change = Sample(op);
   ProcSample at_last_write = at_change;
@@ -419,6 +447,13 @@ int Main(int argc, char** argv) {
       last_writes = w;
       last_write_at = absl::Now();
       at_last_write = s;
+      for (const auto& [series, n] : metrics.WritesByResource()) {
+        double& seen = series_seen[series];
+        if (n == seen) continue;
+        by_series[series].count += n - seen;
+        by_series[series].last = last_write_at;
+        seen = n;
+      }
     }
     if (e != last_events) {
       last_events = e;
@@ -541,6 +576,15 @@ int Main(int argc, char** argv) {
               Percentile(latencies, 0.5), Percentile(latencies, 0.99));
   std::printf("threads idle / at end / peak            %d / %d / %d\n", idle0.threads,
               idle_end.threads, peak.threads);
+  // Which writes came last: the settle's tail, by verb and resource.
+  std::vector<std::pair<std::string, SeriesWrites>> series(by_series.begin(), by_series.end());
+  std::sort(series.begin(), series.end(),
+            [](const auto& x, const auto& y) { return x.second.last < y.second.last; });
+  std::printf("writes to settle by verb and resource (count, last at s after first create):\n");
+  for (const auto& [name, w] : series) {
+    std::printf("  %-40s %7.0f  %6.1f s\n", name.c_str(), w.count,
+                absl::ToDoubleSeconds(w.last - first_create));
+  }
   std::fflush(stdout);
 
   sts.Stop();

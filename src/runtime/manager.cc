@@ -48,10 +48,16 @@ Manager::Manager(kube::Client& client, ManagerOptions options)
       "rest_client_requests_total", "API server requests by verb and HTTP code", {"verb", "code"});
   HistogramFamily& latency = metrics_.Histogram("rest_client_request_duration_seconds",
                                                 "API server request latency by verb", {"verb"});
-  client_.set_request_observer([&requests, &latency](const kube::RequestRecord& r) {
+  CounterFamily& writes =
+      metrics_.Counter("rest_client_writes_total",
+                       "API server writes (create, update, patch, delete) by verb and resource",
+                       {"verb", "resource"});
+  client_.set_request_observer([&requests, &latency, &writes](const kube::RequestRecord& r) {
     const std::string verb(r.verb);
     requests.Inc({verb, r.code == 0 ? std::string("<error>") : std::to_string(r.code)});
     if (verb != "watch") latency.Observe({verb}, absl::ToDoubleSeconds(r.latency));
+    if (verb != "get" && verb != "list" && verb != "watch")
+      writes.Inc({verb, std::string(r.resource)});
   });
 }
 

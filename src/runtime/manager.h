@@ -12,7 +12,8 @@
 //   leadership lost: controllers stop; Run returns Aborted (exit the
 //     process, as controller-runtime does, so a restart campaigns afresh).
 //
-// Metrics of the shared client: rest_client_requests_total{verb,code} and
+// Metrics of the shared client: rest_client_requests_total{verb,code},
+// rest_client_writes_total{verb,resource} and
 // rest_client_request_duration_seconds{verb}; leader status from the elector.
 // Thread-safety: configure (AddController, Webhook()->Register) before Run;
 // accessors are safe afterwards.

@@ -156,6 +156,9 @@ TEST_F(ManagerTest, MetricsMoveWithReconcilesAndRequests) {
       absl::Seconds(30)))
       << after;
   EXPECT_GT(Sample(after, "rest_client_requests_total{verb=\"list\",code=\"200\"}"), 0);
+  EXPECT_GE(Sample(after, "rest_client_writes_total{verb=\"create\",resource=\"configmaps\"}"), 3);
+  EXPECT_LT(Sample(after, "rest_client_writes_total{verb=\"list\",resource=\"configmaps\"}"), 0)
+      << "reads are not writes";
   EXPECT_GT(Sample(after, "workqueue_adds_total{name=\"cm\"}"), 0);
   EXPECT_NE(after.find("controller_runtime_reconcile_time_seconds_bucket"), std::string::npos);
   EXPECT_NE(after.find("informer_cached_objects{resource=\"configmaps\"}"), std::string::npos);
