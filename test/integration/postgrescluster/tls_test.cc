@@ -357,6 +357,13 @@ TEST_F(PostgresTlsTest, VerifyFullTlsOnlyReplicationOverTlsRotationAndRestApiAut
       Eventually([&] { return RestSerial(primary) == ServedSerial(primary); }, absl::Seconds(30)))
       << Logs();
   EXPECT_NE(RestSerial(primary), old_rest_serial);
+  // The replica reloads on its own schedule (its HA loop), and a request in
+  // flight while its REST API swaps the TLS context fails: the switchover
+  // below would then be refused (503, the leader could not ask the
+  // candidate). Wait until it serves the new certificate too.
+  EXPECT_TRUE(
+      Eventually([&] { return RestSerial(replica) == RestSerial(primary); }, absl::Seconds(30)))
+      << Logs();
   EXPECT_TRUE(rest.GetPatroni(Member(primary)).ok());
   absl::StatusOr<std::string> after = Psql(primary, "verify-full", "select 1");
   EXPECT_TRUE(after.ok()) << after.status();
