@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -25,6 +26,7 @@ const kube::GroupVersionResource kSchedules{"etcd.aenix.io", "v1alpha1", "etcdba
 const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
 const kube::GroupVersionResource kPvcs{"", "v1", "persistentvolumeclaims"};
 const kube::GroupVersionResource kPods{"", "v1", "pods"};
+const kube::GroupVersionResource kNodes{"", "v1", "nodes"};
 constexpr absl::Duration kConverge = absl::Minutes(5);
 constexpr int kKeys = 1000;
 constexpr char kNodeAddress[] = "10.245.0.1";  // hack/node.sh's bridge: pods reach it
@@ -145,6 +147,20 @@ class EtcdBackupE2E : public E2ETest {
   }
 
   // The reason of the EtcdCluster's Ready condition ("" when absent).
+  // Cordons (true) or uncordons every node: spec.unschedulable, as
+  // `kubectl cordon` sets it. Pods already running stay.
+  void SetNodesUnschedulable(bool unschedulable) {
+    absl::StatusOr<Json> nodes = client().List(kNodes, "");
+    ASSERT_TRUE(nodes.ok()) << nodes.status();
+    for (const Json& node : (*nodes)["items"]) {
+      const std::string name = node["metadata"]["name"].get<std::string>();
+      absl::StatusOr<Json> patched =
+          client().Patch(kNodes, "", name, kube::PatchType::kMerge,
+                         {{"spec", {{"unschedulable", unschedulable ? Json(true) : Json()}}}});
+      ASSERT_TRUE(patched.ok()) << name << ": " << patched.status();
+    }
+  }
+
   std::string ReadyReason(const std::string& name) {
     absl::StatusOr<Json> c = GetEtcdCluster(name);
     if (!c.ok()) return "";
@@ -261,6 +277,12 @@ TEST_F(EtcdBackupE2E, QuorumLossIsRecoveredFromTheLatestSnapshotUnderTheSameName
   ASSERT_NO_FATAL_FAILURE(PutKeys("q", "late/key-", 1));  // after the snapshot: lost
 
   // Two members' pods deleted at once: their emptyDir data goes with them.
+  // The node is cordoned meanwhile, so their new pods stay Pending: etcd lets
+  // a member that lost its data rejoin under its old ID and vote, and a pod
+  // back within seconds could end the quorum loss by itself (it did in a CI
+  // run) before the status had said so.
+  ASSERT_NO_FATAL_FAILURE(SetNodesUnschedulable(true));
+  absl::Cleanup uncordon = [&] { SetNodesUnschedulable(false); };
   for (const char* pod : {"q-1", "q-2"}) {
     ASSERT_TRUE(client().Delete(kPods, ns(), pod, {.grace_period_seconds = 0}).ok()) << pod;
   }
@@ -272,6 +294,7 @@ TEST_F(EtcdBackupE2E, QuorumLossIsRecoveredFromTheLatestSnapshotUnderTheSameName
   ASSERT_TRUE(testenv::Eventually([&] { return !GetEtcdCluster("q").ok(); }, kConverge));
   ASSERT_TRUE(testenv::Eventually([&] { return EtcdPods("q").empty(); }, kConverge))
       << "the old members' pods are still there";
+  std::move(uncordon).Invoke();
   ASSERT_TRUE(
       client().Create(kEtcdClusters, ns(), Cluster(ns(), "q", S3Source(ns() + "/q.db"))).ok());
   ASSERT_TRUE(testenv::Eventually([&] { return EtcdClusterReady("q"); }, kConverge));

@@ -396,12 +396,16 @@ TEST_F(PostgresClusterControllerTest, NetworkPolicyFollowsPostgresFrom) {
 // certificate near its expiry is renewed in place (the same Secret).
 TEST_F(PostgresClusterControllerTest, IssuesTheServerCertificateAndRenewsItBeforeExpiry) {
   ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("sec", Json::object())).ok());
-  absl::StatusOr<Json> tls, ca;
+  // The reconcile writes these one after another: wait for all of them.
+  absl::StatusOr<Json> tls, ca, superuser, api;
   ASSERT_TRUE(Eventually(
       [&] {
         tls = client().Get(kSecrets, ns(), "sec-tls");
         ca = client().Get(kSecrets, ns(), "sec-ca");
-        return tls.ok() && ca.ok();
+        superuser = client().Get(kSecrets, ns(), "sec-superuser");
+        api = client().Get(kSecrets, ns(), "sec-patroni-api");
+        return tls.ok() && ca.ok() && superuser.ok() && api.ok() &&
+               !Decoded(*superuser, "ca.crt").empty();
       },
       absl::Seconds(30)));
   const std::string ca_pem = Decoded(*ca, "ca.crt");
@@ -416,12 +420,8 @@ TEST_F(PostgresClusterControllerTest, IssuesTheServerCertificateAndRenewsItBefor
               info->dns_names.end())
         << name;
   }
-  absl::StatusOr<Json> superuser = client().Get(kSecrets, ns(), "sec-superuser");
-  ASSERT_TRUE(superuser.ok());
   EXPECT_EQ(Decoded(*superuser, "ca.crt"), ca_pem);
   EXPECT_EQ(Decoded(*superuser, "sslmode"), "verify-full");
-  absl::StatusOr<Json> api = client().Get(kSecrets, ns(), "sec-patroni-api");
-  ASSERT_TRUE(api.ok());
   EXPECT_EQ((*api)["type"], "kubernetes.io/basic-auth");
   absl::StatusOr<Json> sts;
   ASSERT_TRUE(Eventually([&] { return (sts = client().Get(kStatefulSets, ns(), "sec-main")).ok(); },
