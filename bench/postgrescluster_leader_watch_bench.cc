@@ -5,6 +5,7 @@
 //
 //   QUORUM_CONTROLPLANE_DIR=DIR postgrescluster_leader_watch_bench
 //       [--clusters N] [--stopped K] [--switchovers S] [--workers W]
+//       [--settle-seconds A] [--idle-seconds B]
 //
 // DIR is a control plane from `hack/controlplane.sh start DIR` (the CRDs are
 // installed here). What is real and what is simulated (printed too):
@@ -27,14 +28,20 @@
 // N clusters (default 100) of 3 members; S switchovers (default 60), one at
 // a time, round-robin over the healthy clusters; each measures from the
 // leader-key put to the watch event showing role=primary on the new leader.
-// Prints p50/p99/max. Figures only: nothing is asserted.
+// Prints p50/p99/max. Then, after A seconds (default 60) for the backoffs
+// the switchovers started to grow, an idle window of B seconds (default 60):
+// the CPU of the whole process and of the controller alone (the process less
+// the stand-in's and the observer's threads, timed per thread), and how many
+// member probes the stand-in answered. Figures only: nothing is asserted.
 #include <httplib.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -146,6 +153,31 @@ class PrimaryLabels {
   std::map<std::string, absl::Time> since_;
 };
 
+// Threads that are not the controller's (the stand-in's, the observer's),
+// each recorded by itself, so their CPU can be told apart.
+class OtherThreads {
+ public:
+  void AddSelf() {
+    clockid_t clock;
+    if (pthread_getcpuclockid(pthread_self(), &clock) != 0) return;
+    absl::MutexLock lock(&mu_);
+    clocks_.emplace(pthread_self(), clock);
+  }
+  double CpuSeconds() {
+    absl::MutexLock lock(&mu_);
+    double sum = 0;
+    for (const auto& [thread, clock] : clocks_) {
+      timespec ts{};
+      if (clock_gettime(clock, &ts) == 0) sum += ts.tv_sec + ts.tv_nsec / 1e9;
+    }
+    return sum;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::map<pthread_t, clockid_t> clocks_;
+};
+
 double ProcessCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -159,7 +191,18 @@ double Percentile(std::vector<double> v, double p) {
   return v[i];
 }
 
-int Run(int clusters, int stopped, int switchovers, int workers) {
+struct Options {
+  int clusters = 100;
+  int stopped = 10;
+  int switchovers = 60;
+  int workers = 2;
+  int settle_seconds = 60;
+  int idle_seconds = 60;
+};
+
+int Run(const Options& o) {
+  const int clusters = o.clusters, stopped = o.stopped, switchovers = o.switchovers,
+            workers = o.workers;
   const testenv::ControlPlane* cp = testenv::GetControlPlane();
   if (cp == nullptr) {
     std::fprintf(stderr, "set QUORUM_CONTROLPLANE_DIR to a started control plane\n");
@@ -190,9 +233,17 @@ int Run(int clusters, int stopped, int switchovers, int workers) {
 
   // Patroni's REST API, simulated.
   Leaders leaders;
+  OtherThreads others;
+  std::atomic<int64_t> probes{0};
   httplib::Server standin;
   standin.Get(
       R"(/m/([^/]+)/([^/]+)/patroni)", [&](const httplib::Request& req, httplib::Response& res) {
+        thread_local bool recorded = false;
+        if (!recorded) {
+          others.AddSelf();
+          recorded = true;
+        }
+        probes.fetch_add(1, std::memory_order_relaxed);
         const bool lead = leaders.Is(req.matches[1], req.matches[2]);
         res.set_content(
             absl::StrCat(R"({"state":"running","role":")", lead ? "primary" : "replica", R"("})"),
@@ -203,7 +254,10 @@ int Run(int clusters, int stopped, int switchovers, int workers) {
   // cluster).
   standin.new_task_queue = [] { return new httplib::ThreadPool(512); };
   const int standin_port = standin.bind_to_any_port("127.0.0.1");
-  std::thread standin_thread([&] { standin.listen_after_bind(); });
+  std::thread standin_thread([&] {
+    others.AddSelf();
+    standin.listen_after_bind();
+  });
   HungPort hung;
   auto cluster_name = [](int i) { return absl::StrCat("pg", i); };
   auto stopped_cluster = [&](const std::string& c) {
@@ -236,6 +290,7 @@ int Run(int clusters, int stopped, int switchovers, int workers) {
   PrimaryLabels primaries;
   kube::Watcher pod_watch(**admin, kPods, ns, {});
   std::thread watch_thread([&] {
+    others.AddSelf();
     (void)pod_watch.Run(
         [&](const kube::WatchEvent& e) {
           if (e.type != kube::WatchEventType::kDeleted) primaries.Observe(e.object);
@@ -318,14 +373,22 @@ int Run(int clusters, int stopped, int switchovers, int workers) {
       ms.size(), missed, Percentile(ms, 0.5), Percentile(ms, 0.99),
       ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()));
 
-  // Idle: no switchover; the stopped-node clusters still re-probe with
-  // backoff, the watch stream waits.
-  const double cpu0 = ProcessCpuSeconds();
-  absl::SleepFor(absl::Seconds(20));
+  // Idle: no switchover; every cluster's periodic look at its members
+  // continues (capped backoff), the stopped-node clusters' probes time out,
+  // the watch stream waits.
+  absl::SleepFor(absl::Seconds(o.settle_seconds));
+  const double cpu0 = ProcessCpuSeconds(), others0 = others.CpuSeconds();
+  const int64_t probes0 = probes.load();
+  absl::SleepFor(absl::Seconds(o.idle_seconds));
+  const double cpu = ProcessCpuSeconds() - cpu0, other = others.CpuSeconds() - others0;
   std::printf(
-      "idle 20 s afterwards: this process (controller + stand-in + observer) used %.2f "
-      "CPU s\n",
-      ProcessCpuSeconds() - cpu0);
+      "idle %d s (starting %d s after the last switchover): process %.2f CPU s, of which the "
+      "stand-in and observer %.2f; controller %.2f CPU s = %.2f %% of a core; member probes "
+      "answered %lld (%.1f/s)\n",
+      o.idle_seconds, o.settle_seconds, cpu, other, cpu - other,
+      100.0 * (cpu - other) / std::max(1, o.idle_seconds),
+      static_cast<long long>(probes.load() - probes0),
+      static_cast<double>(probes.load() - probes0) / std::max(1, o.idle_seconds));
 
   cancel.Cancel();
   runner.join();
@@ -341,15 +404,17 @@ int Run(int clusters, int stopped, int switchovers, int workers) {
 }  // namespace quorum
 
 int main(int argc, char** argv) {
-  int clusters = 100, stopped = 10, switchovers = 60, workers = 2;
+  quorum::Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     int v = 0;
     if (!absl::SimpleAtoi(argv[i + 1], &v)) return 2;
-    if (flag == "--clusters") clusters = v;
-    if (flag == "--stopped") stopped = v;
-    if (flag == "--switchovers") switchovers = v;
-    if (flag == "--workers") workers = v;
+    if (flag == "--clusters") o.clusters = v;
+    if (flag == "--stopped") o.stopped = v;
+    if (flag == "--switchovers") o.switchovers = v;
+    if (flag == "--workers") o.workers = v;
+    if (flag == "--settle-seconds") o.settle_seconds = v;
+    if (flag == "--idle-seconds") o.idle_seconds = v;
   }
-  return quorum::Run(clusters, stopped, switchovers, workers);
+  return quorum::Run(o);
 }

@@ -192,18 +192,22 @@ class Metrics {
 
   // rest_client_writes_total by series ("verb=...,resource=..."); empty
   // when the scrape failed.
-  std::map<std::string, double> WritesByResource() {
+  std::map<std::string, double> WritesByResource() { return BySeries("rest_client_writes_total"); }
+
+  // Every series of `family` by its labels ("a=x,b=y"); empty when the
+  // scrape failed.
+  std::map<std::string, double> BySeries(const std::string& family) {
     std::map<std::string, double> out;
     auto r = transport_->Do({.path = "/metrics", .accept = "text/plain"});
     if (!r.ok()) return out;
-    constexpr absl::string_view kFamily = "rest_client_writes_total{";
+    const std::string prefix = family + "{";
     for (absl::string_view line : absl::StrSplit(r->body, '\n')) {
-      if (!absl::StartsWith(line, kFamily)) continue;
+      if (!absl::StartsWith(line, prefix)) continue;
       const size_t close = line.find('}');
       if (close == absl::string_view::npos) continue;
       double n = 0;
       if (!absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &n)) continue;
-      std::string labels(line.substr(kFamily.size(), close - kFamily.size()));
+      std::string labels(line.substr(prefix.size(), close - prefix.size()));
       labels.erase(std::remove(labels.begin(), labels.end(), '"'), labels.end());
       out[labels] = n;
     }
@@ -584,6 +588,16 @@ int Main(int argc, char** argv) {
   for (const auto& [name, w] : series) {
     std::printf("  %-40s %7.0f  %6.1f s\n", name.c_str(), w.count,
                 absl::ToDoubleSeconds(w.last - first_create));
+  }
+  // What the cache holds at the end, by resource (packed bytes; the RSS
+  // adds the allocator's overhead, the indexes and everything else).
+  const std::map<std::string, double> objects = metrics.BySeries("informer_cached_objects");
+  std::printf("cache at the end by resource (objects, packed KiB, bytes per object):\n");
+  for (const auto& [labels, bytes] : metrics.BySeries("informer_cached_bytes")) {
+    auto n = objects.find(labels);
+    const double count = n == objects.end() ? 0 : n->second;
+    std::printf("  %-40s %7.0f  %8.1f  %6.0f\n", labels.c_str(), count, bytes / 1024,
+                count > 0 ? bytes / count : 0);
   }
   std::fflush(stdout);
 

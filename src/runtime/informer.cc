@@ -39,6 +39,9 @@ SharedInformer::SharedInformer(kube::Client& client, kube::GroupVersionResource 
         "informer_lists_total", "Full lists (first list and relists), by resource", {"resource"});
     objects_metric_ = &options_.metrics->Gauge("informer_cached_objects",
                                                "Objects in the cache, by resource", {"resource"});
+    bytes_metric_ = &options_.metrics->Gauge(
+        "informer_cached_bytes", "Bytes of the packed objects in the cache, by resource",
+        {"resource"});
   }
 }
 
@@ -133,6 +136,7 @@ absl::Status SharedInformer::ListInto(const std::string& ns, std::string& resour
   ++lists_;
   if (lists_metric_ != nullptr) lists_metric_->Inc({ResourceLabel(gvr_)});
   if (objects_metric_ != nullptr) objects_metric_->Set({ResourceLabel(gvr_)}, store_.size());
+  if (bytes_metric_ != nullptr) bytes_metric_->Set({ResourceLabel(gvr_)}, store_.packed_bytes());
   return absl::OkStatus();
 }
 
@@ -191,6 +195,7 @@ void SharedInformer::RunReflector(const std::string& ns) {
             Dispatch(old, obj);
           }
           if (objects_metric_ != nullptr) objects_metric_->Set({resource}, store_.size());
+          if (bytes_metric_ != nullptr) bytes_metric_->Set({resource}, store_.packed_bytes());
           return true;
         },
         cancel_);

@@ -98,6 +98,7 @@ class SharedInformer {
   CounterFamily* events_metric_ = nullptr;
   CounterFamily* lists_metric_ = nullptr;
   GaugeFamily* objects_metric_ = nullptr;
+  GaugeFamily* bytes_metric_ = nullptr;
 };
 
 }  // namespace quorum::runtime

@@ -128,7 +128,11 @@ ObjectPtr Store::UpsertLocked(ObjectPtr object) {
   if (!added) {
     old = Snapshot(it->second);
     UnindexLocked(it->first, it->second);  // before indexing the new entry: values may coincide
+    packed_bytes_ -= it->second.packed.size() + it->second.resource_version.size();
+  } else {
+    packed_bytes_ += it->first.size();
   }
+  packed_bytes_ += entry.packed.size() + entry.resource_version.size();
   IndexLocked(it->first, *object, entry);
   it->second = std::move(entry);
   return old;
@@ -139,6 +143,7 @@ ObjectPtr Store::DeleteLocked(const std::string& key) {
   if (it == items_.end()) return nullptr;
   ObjectPtr old = Snapshot(it->second);
   UnindexLocked(key, it->second);
+  packed_bytes_ -= it->first.size() + it->second.packed.size() + it->second.resource_version.size();
   items_.erase(it);
   return old;
 }
@@ -216,6 +221,11 @@ std::vector<ObjectPtr> Store::ByIndex(const std::string& index, const std::strin
 size_t Store::size() const {
   absl::MutexLock lock(&mu_);
   return items_.size();
+}
+
+size_t Store::packed_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return packed_bytes_;
 }
 
 }  // namespace quorum::runtime

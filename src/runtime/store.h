@@ -76,6 +76,9 @@ class Store {
   // Objects whose index `index` yields `value`; empty for an unknown index.
   std::vector<ObjectPtr> ByIndex(const std::string& index, const std::string& value) const;
   size_t size() const;
+  // Bytes of the packed objects and their keys (what the cache holds, less
+  // the allocator's and the indexes' overhead).
+  size_t packed_bytes() const;
 
  private:
   // Bookkeeping is kept small (it is per object, thousands of them): the
@@ -101,6 +104,7 @@ class Store {
 
   mutable absl::Mutex mu_;
   std::map<std::string, Entry, std::less<>> items_ ABSL_GUARDED_BY(mu_);
+  size_t packed_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, IndexFunc> index_funcs_ ABSL_GUARDED_BY(mu_);
   // index name -> value -> keys (views of the keys of items_)
   std::map<std::string, std::map<std::string, std::set<std::string_view>>> indexes_

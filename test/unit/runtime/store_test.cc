@@ -41,6 +41,24 @@ TEST(StoreTest, UpsertGetDeleteKeepOldSnapshotsIntact) {
   EXPECT_EQ(store.Delete("db/a"), nullptr);
 }
 
+TEST(StoreTest, PackedBytesFollowUpsertsReplacesAndDeletes) {
+  Store store;
+  EXPECT_EQ(store.packed_bytes(), 0u);
+  store.Upsert(Obj("db", "a", "1"));
+  const size_t one = store.packed_bytes();
+  EXPECT_GT(one, 0u);
+  store.Upsert(Obj("db", "a", "2", {{"data", {{"k", std::string(1000, 'x')}}}}));
+  EXPECT_GT(store.packed_bytes(), one + 1000) << "a bigger version replaces the smaller";
+  store.Upsert(Obj("db", "a", "3"));
+  EXPECT_EQ(store.packed_bytes(), one) << "same size as the first version";
+  store.Upsert(Obj("db", "b", "1"));
+  EXPECT_EQ(store.packed_bytes(), 2 * one);
+  store.Replace("db", {Obj("db", "b", "1")});
+  EXPECT_EQ(store.packed_bytes(), one) << "a relist that drops an object frees its bytes";
+  store.Delete("db/b");
+  EXPECT_EQ(store.packed_bytes(), 0u);
+}
+
 TEST(StoreTest, NamespaceAndOwnerIndexesFollowChanges) {
   Store store;
   Json owned = {{"metadata", {{"ownerReferences", Json::array({{{"uid", "u-1"}}})}}}};
