@@ -146,7 +146,6 @@ class EtcdBackupE2E : public E2ETest {
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
 
-  // The reason of the EtcdCluster's Ready condition ("" when absent).
   // Cordons (true) or uncordons every node: spec.unschedulable, as
   // `kubectl cordon` sets it. Pods already running stay.
   void SetNodesUnschedulable(bool unschedulable) {
@@ -161,6 +160,7 @@ class EtcdBackupE2E : public E2ETest {
     }
   }
 
+  // The reason of the EtcdCluster's Ready condition ("" when absent).
   std::string ReadyReason(const std::string& name) {
     absl::StatusOr<Json> c = GetEtcdCluster(name);
     if (!c.ok()) return "";
