@@ -44,6 +44,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
+#include "bench/operator_metrics.h"
 #include "src/kube/client.h"
 #include "src/kube/config.h"
 #include "src/runtime/informer.h"
@@ -145,78 +146,6 @@ pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
   posix_spawn_file_actions_destroy(&fa);
   return rc == 0 ? pid : -1;
 }
-
-// The operator's /metrics, as "name{labels}" -> value.
-class Metrics {
- public:
-  explicit Metrics(int port) {
-    kube::RestConfig rc;
-    rc.server = absl::StrCat("http://127.0.0.1:", port);
-    rc.qps = 0;
-    rc.timeout = absl::Seconds(5);
-    auto t = kube::Transport::Create(rc, RealClock());
-    if (t.ok()) transport_ = *std::move(t);
-  }
-  bool Ready() {
-    auto r = transport_->Do({.path = "/readyz"});
-    return r.ok() && r->code == 200;
-  }
-  // The sum of every series of `family` whose labels contain `match`.
-  double Sum(const std::string& family, const std::string& match = "") {
-    auto r = transport_->Do({.path = "/metrics", .accept = "text/plain"});
-    if (!r.ok()) return -1;
-    double total = 0;
-    for (absl::string_view line : absl::StrSplit(r->body, '\n')) {
-      if (!absl::StartsWith(line, family + "{") || !absl::StrContains(line, match)) continue;
-      double n = 0;
-      if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &n)) total += n;
-    }
-    return total;
-  }
-  // API requests other than get/list/watch (creates, updates, patches, deletes).
-  double Writes() {
-    auto r = transport_->Do({.path = "/metrics", .accept = "text/plain"});
-    if (!r.ok()) return -1;
-    double total = 0;
-    for (absl::string_view line : absl::StrSplit(r->body, '\n')) {
-      if (!absl::StartsWith(line, "rest_client_requests_total{")) continue;
-      const size_t verb = line.find("verb=\"");
-      if (verb == absl::string_view::npos) continue;
-      const absl::string_view v = line.substr(verb + 6, line.find('"', verb + 6) - verb - 6);
-      if (v == "get" || v == "list" || v == "watch") continue;
-      double n = 0;
-      if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &n)) total += n;
-    }
-    return total;
-  }
-
-  // rest_client_writes_total by series ("verb=...,resource=..."); empty
-  // when the scrape failed.
-  std::map<std::string, double> WritesByResource() { return BySeries("rest_client_writes_total"); }
-
-  // Every series of `family` by its labels ("a=x,b=y"); empty when the
-  // scrape failed.
-  std::map<std::string, double> BySeries(const std::string& family) {
-    std::map<std::string, double> out;
-    auto r = transport_->Do({.path = "/metrics", .accept = "text/plain"});
-    if (!r.ok()) return out;
-    const std::string prefix = family + "{";
-    for (absl::string_view line : absl::StrSplit(r->body, '\n')) {
-      if (!absl::StartsWith(line, prefix)) continue;
-      const size_t close = line.find('}');
-      if (close == absl::string_view::npos) continue;
-      double n = 0;
-      if (!absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &n)) continue;
-      std::string labels(line.substr(prefix.size(), close - prefix.size()));
-      labels.erase(std::remove(labels.begin(), labels.end(), '"'), labels.end());
-      out[labels] = n;
-    }
-    return out;
-  }
-
- private:
-  std::unique_ptr<kube::Transport> transport_;
-};
 
 // Writes per series while settling: how many, and when the last one was.
 struct SeriesWrites {
@@ -346,7 +275,7 @@ int Main(int argc, char** argv) {
   std::printf("operator pid %d, log %s, args:", op, log.c_str());
   for (size_t i = 1; i < args.size(); ++i) std::printf(" %s", args[i].c_str());
   std::printf("\n");
-  Metrics metrics(port);
+  bench::OperatorMetrics metrics(port);
   const absl::Time ready_deadline = absl::Now() + absl::Minutes(3);
   while (!metrics.Ready()) {
     if (absl::Now() > ready_deadline || waitpid(op, nullptr, WNOHANG) == op) {
