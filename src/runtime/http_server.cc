@@ -146,8 +146,13 @@ class ProbeServer::Impl {
     server->Get("/readyz", [this](const httplib::Request& req, httplib::Response& res) {
       Probe("readyz", /*ready=*/true, req, res);
     });
+    // One request per connection: httplib waits on an idle keep-alive
+    // connection by polling every ~10 ms, so a scraper that keeps its
+    // connection open would wake the process 100 times a second. Probes and
+    // scrapes are rare; a new connection each costs less.
+    server->set_keep_alive_max_count(1);
     // Probes and scrapes are tiny and rare: two threads (one can sit in a
-    // keep-alive connection while the other answers).
+    // slow connection while the other answers).
     return runner_.Start(std::move(server), options_.bind_address, options_.port, 2);
   }
 

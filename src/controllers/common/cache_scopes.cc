@@ -29,6 +29,11 @@ std::map<std::string, runtime::ResourceScope> CacheScopes() {
   scopes[runtime::ResourceKey({"", "v1", "pods"})] = {.label_selector = members,
                                                       .transform = runtime::StripPod};
   scopes[runtime::ResourceKey({"", "v1", "persistentvolumeclaims"})] = {.label_selector = members};
+  // Only the kubernetes DCS's Endpoints are read (Patroni's leader Endpoints,
+  // labelled with the cluster's common labels); the Endpoints of every other
+  // Service, ours (etcd's) or not, stay out of the cache.
+  scopes[runtime::ResourceKey({"", "v1", "endpoints"})] = {
+      .label_selector = "app.kubernetes.io/name=postgres," + owned};
   return scopes;
 }
 

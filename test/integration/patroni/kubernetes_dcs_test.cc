@@ -135,6 +135,9 @@ TEST_F(KubernetesDcsTest, BootstrapsReplicatesAndSwitchesOverWithLeaderInTheApiS
   absl::StatusOr<kube::Json> ep = client().Get({"", "v1", "endpoints"}, ns(), "pk");
   ASSERT_TRUE(ep.ok()) << ep.status();
   EXPECT_EQ((*ep)["metadata"]["annotations"].value("leader", ""), Pod(primary));
+  // ... labelled with the DCS's labels: the operator caches only Endpoints
+  // carrying its clusters' labels (controllers/common/cache_scopes.cc).
+  EXPECT_EQ((*ep)["metadata"]["labels"].value("app", ""), "pk") << ep->dump();
   // Patroni labels its own pods with this DCS.
   EXPECT_TRUE(Eventually([&] { return LabelsAre(primary); }, absl::Seconds(30))) << Logs();
 
