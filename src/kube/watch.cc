@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/kube/errors.h"
+#include "src/kube/managed_fields.h"
 
 namespace quorum::kube {
 namespace {
@@ -32,9 +33,7 @@ std::string RvOf(const Json& object) {
   return rv.is_string() ? rv.get<std::string>() : "";
 }
 
-}  // namespace
-
-absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
+absl::StatusOr<WatchEvent> ParseEventText(std::string_view line) {
   Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return absl::InternalError(
@@ -55,6 +54,14 @@ absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line) {
   return ev;
 }
 
+}  // namespace
+
+absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line, bool drop_managed_fields) {
+  if (!drop_managed_fields) return ParseEventText(line);
+  std::string scratch;
+  return ParseEventText(WithoutManagedFields(line, scratch));
+}
+
 absl::Status WatchDecoder::Feed(std::string_view chunk,
                                 const std::function<bool(WatchEvent)>& emit) {
   buffer_.append(chunk);
@@ -63,7 +70,8 @@ absl::Status WatchDecoder::Feed(std::string_view chunk,
   for (size_t nl; (nl = buffer_.find('\n', start)) != std::string::npos; start = nl + 1) {
     std::string_view line(buffer_.data() + start, nl - start);
     if (line.find_first_not_of(" \r\t") == std::string_view::npos) continue;
-    absl::StatusOr<WatchEvent> ev = ParseWatchEvent(line);
+    absl::StatusOr<WatchEvent> ev =
+        ParseEventText(drop_managed_fields_ ? WithoutManagedFields(line, scratch_) : line);
     if (!ev.ok()) {
       status = ev.status();
       start = nl + 1;
@@ -116,7 +124,7 @@ absl::Status Watcher::WatchOnce(const std::function<bool(WatchEvent&)>& handler,
 
   HttpRequest req{.path = ResourcePath(gvr_, ns_) + EncodeQuery(ListQuery(list, true)),
                   .timeout = absl::Seconds(timeout + 30)};
-  WatchDecoder decoder;
+  WatchDecoder decoder(options_.drop_managed_fields);
   absl::Status stream_status = absl::OkStatus();
   auto on_event = [&](WatchEvent ev) {
     got_events = true;

@@ -28,14 +28,18 @@ struct WatchEvent {
   Json object;  // the object; for kError, the API Status
 };
 
-// Parses one event line. Errors: Internal naming the problem (bad JSON,
-// unknown type, missing object).
-absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line);
+// Parses one event line; with `drop_managed_fields` the object comes without
+// metadata.managedFields (left out before parsing: managed_fields.h).
+// Errors: Internal naming the problem (bad JSON, unknown type, missing object).
+absl::StatusOr<WatchEvent> ParseWatchEvent(std::string_view line, bool drop_managed_fields = false);
 
 // Splits a byte stream into event lines, whatever the chunk boundaries.
 // Thread-compatible.
 class WatchDecoder {
  public:
+  explicit WatchDecoder(bool drop_managed_fields = false)
+      : drop_managed_fields_(drop_managed_fields) {}
+
   // Emits every complete event in `chunk`; stops early (returning OK) when
   // `emit` returns false. Errors: as ParseWatchEvent.
   absl::Status Feed(std::string_view chunk, const std::function<bool(WatchEvent)>& emit);
@@ -43,7 +47,9 @@ class WatchDecoder {
   size_t buffered() const { return buffer_.size(); }
 
  private:
+  const bool drop_managed_fields_;
   std::string buffer_;
+  std::string scratch_;  // a line without its managedFields
 };
 
 // Keeps one watch alive. Thread-compatible: one thread calls Run at a time;
@@ -57,6 +63,8 @@ class Watcher {
     // Each request asks the server to end it after a random time in
     // [min_timeout, 2*min_timeout), spreading reconnects like client-go.
     absl::Duration min_timeout = absl::Minutes(5);
+    // Objects come without metadata.managedFields (for caches that drop it).
+    bool drop_managed_fields = false;
     // Told of every failed attempt before the backoff sleep (for logs).
     std::function<void(const absl::Status&, absl::Duration backoff)> on_error;
   };

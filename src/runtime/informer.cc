@@ -171,6 +171,7 @@ void SharedInformer::RunReflector(const std::string& ns) {
     wopts.list = {.label_selector = options_.label_selector,
                   .field_selector = options_.field_selector,
                   .resource_version = rv};
+    wopts.drop_managed_fields = true;  // every transform starts with StripManagedFields
     wopts.initial_backoff = options_.initial_backoff;
     wopts.max_backoff = options_.max_backoff;
     wopts.on_error = [&](const absl::Status& s, absl::Duration wait) {

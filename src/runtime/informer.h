@@ -44,8 +44,10 @@ struct InformerOptions {
   std::string field_selector;
   absl::Duration resync = absl::ZeroDuration();  // >0: redeliver every object as an update
   int64_t page_size = 500;
-  std::function<void(Json&)> transform = StripManagedFields;  // applied before storing
-  absl::Duration initial_backoff = absl::Milliseconds(800);   // list/watch failures
+  // Applied before storing. Watch events arrive without managedFields (cut
+  // before parsing); list items carry it, which the default strips.
+  std::function<void(Json&)> transform = StripManagedFields;
+  absl::Duration initial_backoff = absl::Milliseconds(800);  // list/watch failures
   absl::Duration max_backoff = absl::Seconds(30);
   Registry* metrics = nullptr;
 };
