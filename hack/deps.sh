@@ -14,7 +14,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 packages=(
   g++ cmake ninja-build make pkg-config git openssl curl iproute2 util-linux
-  libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev
+  libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev libzstd-dev
   libabsl-dev libspdlog-dev libcli11-dev libgtest-dev libgmock-dev clang-format
   postgresql python3-venv libpq-dev jq
 )

@@ -116,4 +116,12 @@ std::vector<ObjectPtr> Cache::ByInstance(const kube::GroupVersionResource& gvr, 
   return ByIndex(gvr, kInstanceIndex, ObjectKey(ns, instance));
 }
 
+std::vector<std::pair<std::string, std::string>> Cache::IndexedValues(
+    const kube::GroupVersionResource& gvr, const std::string& index, const std::string& value,
+    const std::string& of_index) const {
+  const SharedInformer* inf = Find(gvr);
+  return inf == nullptr ? std::vector<std::pair<std::string, std::string>>{}
+                        : inf->store().IndexedValues(index, value, of_index);
+}
+
 }  // namespace quorum::runtime

@@ -73,6 +73,12 @@ class Cache {
   std::vector<ObjectPtr> ByInstance(const kube::GroupVersionResource& gvr, std::string_view ns,
                                     std::string_view instance) const;
 
+  // Store::IndexedValues of gvr's informer: {key, value of `of_index`} of
+  // the objects ByIndex(gvr, index, value) would return, none unpacked.
+  std::vector<std::pair<std::string, std::string>> IndexedValues(
+      const kube::GroupVersionResource& gvr, const std::string& index, const std::string& value,
+      const std::string& of_index) const;
+
   const CacheOptions& options() const { return options_; }
 
  private:

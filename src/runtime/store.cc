@@ -29,17 +29,25 @@ std::vector<std::string> IndexByNamespace(const Json& object) {
   return {StringAt(object, "namespace")};
 }
 
-std::vector<std::string> IndexByOwnerUid(const Json& object) {
-  std::vector<std::string> out;
-  if (!object.is_object() || !object.contains("metadata")) return out;
-  const Json& meta = object["metadata"];
-  if (!meta.is_object() || !meta.contains("ownerReferences")) return out;
-  for (const Json& ref : meta["ownerReferences"]) {
-    if (ref.is_object() && ref.contains("uid") && ref["uid"].is_string()) {
-      out.push_back(ref["uid"].get<std::string>());
-    }
+std::vector<std::string> IndexByController(const Json& object) {
+  if (!object.is_object()) return {};
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return {};
+  auto refs = meta->find("ownerReferences");
+  if (refs == meta->end() || !refs->is_array()) return {};
+  auto str = [](const Json& ref, const char* field) -> std::string_view {
+    auto it = ref.find(field);
+    return it != ref.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
+                                              : std::string_view();
+  };
+  for (const Json& ref : *refs) {
+    if (!ref.is_object()) continue;
+    auto controller = ref.find("controller");
+    if (controller == ref.end() || !controller->is_boolean() || !controller->get<bool>()) continue;
+    return {absl::StrCat(Absl(str(ref, "kind")), "/", Absl(str(ref, "name")), "/",
+                         Absl(str(ref, "uid")))};
   }
-  return out;
+  return {};
 }
 
 std::vector<std::string> IndexByInstanceLabel(const Json& object) {
@@ -55,18 +63,23 @@ std::vector<std::string> IndexByInstanceLabel(const Json& object) {
 
 Store::Store() {
   index_funcs_[kNamespaceIndex] = IndexByNamespace;
-  index_funcs_[kOwnerIndex] = IndexByOwnerUid;
+  index_funcs_[kControllerIndex] = IndexByController;
   index_funcs_[kInstanceIndex] = IndexByInstanceLabel;
 }
 
-ObjectPtr Store::Unpack(const Entry& e) {
+ObjectPtr Store::Unpack(const Entry& e) const {
+  std::string scratch;
+  const std::optional<std::string_view> plain = codec_.Decode(e.packed, scratch);
   // Not make_shared: the weak reference in the entry would keep the whole
   // block allocated; this way only the small control block outlives readers.
-  return ObjectPtr(
-      new Json(Json::from_msgpack(e.packed, /*strict=*/true, /*allow_exceptions=*/false)));
+  // Bytes that do not decode (never: the codec made them) read as a
+  // discarded value, as a malformed MessagePack would.
+  return ObjectPtr(new Json(plain ? Json::from_msgpack(*plain, /*strict=*/true,
+                                                       /*allow_exceptions=*/false)
+                                  : Json(Json::value_t::discarded)));
 }
 
-ObjectPtr Store::Snapshot(const Entry& e) {
+ObjectPtr Store::Snapshot(const Entry& e) const {
   if (ObjectPtr held = e.decoded.lock()) return held;
   ObjectPtr fresh = Unpack(e);
   e.decoded = fresh;
@@ -119,8 +132,9 @@ void Store::UnindexLocked(std::string_view key, const Entry& entry) {
 
 ObjectPtr Store::UpsertLocked(ObjectPtr object) {
   Entry entry;
-  Json::to_msgpack(*object, entry.packed);
-  entry.packed.shrink_to_fit();
+  std::string plain;
+  Json::to_msgpack(*object, plain);
+  entry.packed = codec_.Encode(plain);
   entry.resource_version = StringAt(*object, "resourceVersion");
   entry.decoded = object;  // the caller's object is the snapshot while anyone holds it
   ObjectPtr old;
@@ -214,6 +228,24 @@ std::vector<ObjectPtr> Store::ByIndex(const std::string& index, const std::strin
   if (it == idx->second.end()) return out;
   for (std::string_view key : it->second) {
     if (auto e = items_.find(key); e != items_.end()) out.push_back(Snapshot(e->second));
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> Store::IndexedValues(
+    const std::string& index, const std::string& value, const std::string& of_index) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::pair<std::string, std::string>> out;
+  auto idx = indexes_.find(index);
+  if (idx == indexes_.end()) return out;
+  auto it = idx->second.find(value);
+  if (it == idx->second.end()) return out;
+  for (std::string_view key : it->second) {
+    auto e = items_.find(key);
+    if (e == items_.end()) continue;
+    for (const auto& [name, v] : e->second.indexed) {
+      if (*name == of_index) out.emplace_back(e->first, *v);
+    }
   }
   return out;
 }

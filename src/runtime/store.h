@@ -2,7 +2,8 @@
 // ("namespace/name", or "name" when cluster-scoped) with indexes.
 //
 // Memory: objects are kept packed (MessagePack, about the size of their
-// compact JSON) rather than as a JSON tree, which costs several times the
+// compact JSON, then compressed against one earlier object of the store:
+// packed_codec.h) rather than as a JSON tree, which costs several times the
 // JSON size; a read unpacks the object into an immutable snapshot
 // (ObjectPtr), so readers never see later changes and never share mutable
 // state. Reads by key or index unpack only what they return, and an object
@@ -24,6 +25,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "src/kube/client.h"
+#include "src/runtime/packed_codec.h"
 
 namespace quorum::runtime {
 
@@ -39,13 +41,14 @@ std::string ObjectKey(std::string_view ns, std::string_view name);
 
 // Index functions every informer offers.
 inline constexpr char kNamespaceIndex[] = "namespace";
-inline constexpr char kOwnerIndex[] = "owner";  // values: the UIDs in metadata.ownerReferences
+// values: "<kind>/<name>/<uid>" of the controller owner reference (none without one)
+inline constexpr char kControllerIndex[] = "controller";
 // values: "namespace/<app.kubernetes.io/instance label>" — the objects our
 // builders make for one cluster (pods, PVCs) without listing a namespace.
 inline constexpr char kInstanceIndex[] = "instance";
 inline constexpr char kInstanceLabel[] = "app.kubernetes.io/instance";
 std::vector<std::string> IndexByNamespace(const Json& object);
-std::vector<std::string> IndexByOwnerUid(const Json& object);
+std::vector<std::string> IndexByController(const Json& object);
 std::vector<std::string> IndexByInstanceLabel(const Json& object);
 
 // What changed when a whole namespace's content was replaced (relist).
@@ -75,6 +78,12 @@ class Store {
   std::vector<ObjectPtr> ListNamespace(const std::string& ns) const;
   // Objects whose index `index` yields `value`; empty for an unknown index.
   std::vector<ObjectPtr> ByIndex(const std::string& index, const std::string& value) const;
+  // {key, value} of index `of_index` for each object that ByIndex(index,
+  // value) returns, without unpacking the objects (an object with no value
+  // in `of_index` is left out).
+  std::vector<std::pair<std::string, std::string>> IndexedValues(const std::string& index,
+                                                                 const std::string& value,
+                                                                 const std::string& of_index) const;
   size_t size() const;
   // Bytes of the packed objects and their keys (what the cache holds, less
   // the allocator's and the indexes' overhead).
@@ -85,15 +94,15 @@ class Store {
   // indexes hold views of the keys in items_, and an entry points at the
   // index name and value strings it is filed under instead of copying them.
   struct Entry {
-    std::string packed;  // MessagePack of the object
+    std::string packed;  // MessagePack of the object, encoded by codec_
     std::string resource_version;
     // {index name, value}: keys of indexes_ and of its value map, each at most once.
     std::vector<std::pair<const std::string*, const std::string*>> indexed;
     mutable std::weak_ptr<const Json> decoded;  // the last snapshot, while someone holds it
   };
-  static ObjectPtr Unpack(const Entry& e);
+  ObjectPtr Unpack(const Entry& e) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Unpack, reusing a snapshot still held by a reader.
-  static ObjectPtr Snapshot(const Entry& e);
+  ObjectPtr Snapshot(const Entry& e) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // `key` is the key string of the entry's node in items_ (the indexes view it).
   void IndexLocked(const std::string& key, const Json& object, Entry& entry)
@@ -105,6 +114,7 @@ class Store {
   mutable absl::Mutex mu_;
   std::map<std::string, Entry, std::less<>> items_ ABSL_GUARDED_BY(mu_);
   size_t packed_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  PackedCodec codec_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, IndexFunc> index_funcs_ ABSL_GUARDED_BY(mu_);
   // index name -> value -> keys (views of the keys of items_)
   std::map<std::string, std::map<std::string, std::set<std::string_view>>> indexes_

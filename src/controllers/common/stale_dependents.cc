@@ -1,19 +1,26 @@
 #include "src/controllers/common/stale_dependents.h"
 
-#include "src/base/json_access.h"
+#include "absl/strings/str_cat.h"
+#include "src/base/strings.h"
 
 namespace quorum::controllers {
 
-using json_access::At;
-using json_access::Str;
 using Json = nlohmann::json;
 
+namespace {
+
+// True when `controller` ("<kind>/<name>/<uid>", the controller index's value)
+// names `owner`'s kind and name with another uid.
+bool EarlierController(std::string_view controller, const OwnerIdentity& owner) {
+  const std::string same_owner = absl::StrCat(Absl(owner.kind), "/", Absl(owner.name), "/");
+  return controller.starts_with(same_owner) && controller.substr(same_owner.size()) != owner.uid;
+}
+
+}  // namespace
+
 bool OwnedByEarlier(const Json& object, const OwnerIdentity& owner) {
-  for (const Json& ref : At(object, {"metadata", "ownerReferences"})) {
-    const Json& controller = At(ref, {"controller"});
-    if (!controller.is_boolean() || !controller.get<bool>()) continue;
-    return Str(At(ref, {"kind"})) == owner.kind && Str(At(ref, {"name"})) == owner.name &&
-           Str(At(ref, {"uid"})) != owner.uid;
+  for (const std::string& controller : runtime::IndexByController(object)) {
+    if (EarlierController(controller, owner)) return true;
   }
   return false;
 }
@@ -21,10 +28,14 @@ bool OwnedByEarlier(const Json& object, const OwnerIdentity& owner) {
 std::string StaleDependent(const runtime::Cache& cache,
                            std::initializer_list<kube::GroupVersionResource> gvrs,
                            const OwnerIdentity& owner) {
+  // The controller index files each object under "<kind>/<name>/<uid>" of its
+  // controller: no object is unpacked to read its owner references.
   for (const kube::GroupVersionResource& gvr : gvrs) {
-    for (const runtime::ObjectPtr& o : cache.ByInstance(gvr, owner.ns, owner.name)) {
-      if (OwnedByEarlier(*o, owner)) {
-        return gvr.resource + "/" + Str(At(*o, {"metadata", "name"}));
+    for (const auto& [key, controller] :
+         cache.IndexedValues(gvr, runtime::kInstanceIndex, runtime::ObjectKey(owner.ns, owner.name),
+                             runtime::kControllerIndex)) {
+      if (EarlierController(controller, owner)) {
+        return gvr.resource + "/" + key.substr(key.find('/') + 1);
       }
     }
   }

@@ -29,6 +29,7 @@ TEST(StaleDependentsTest, OnlyAControllerReferenceToAnEarlierUidIsStale) {
       {"ours", WithRef("EtcdCluster", "q", "new", true), false},
       {"the earlier q's", WithRef("EtcdCluster", "q", "old", true), true},
       {"another cluster's", WithRef("EtcdCluster", "other", "old", true), false},
+      {"a cluster whose name starts with q's", WithRef("EtcdCluster", "qq", "old", true), false},
       {"another kind's", WithRef("PostgresCluster", "q", "old", true), false},
       {"not a controller reference", WithRef("EtcdCluster", "q", "old", false), false},
       {"orphaned (no references)", Json{{"metadata", {{"name", "x"}}}}, false},
