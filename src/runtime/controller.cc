@@ -139,6 +139,7 @@ void Controller::ReconcileOne(const std::string& key) {
                                     ? start + options_.reconcile_timeout
                                     : absl::InfiniteFuture();
     WorkScope scope(term_.get(), deadline);
+    ReadScope reads;  // each cached object decoded at most once per reconcile
     result = reconciler_.Reconcile(request);
   } catch (const std::exception& e) {
     result = absl::InternalError(std::string("reconciler threw: ") + e.what());

@@ -12,8 +12,12 @@ constexpr char kPlain = 'p';
 constexpr char kZstd = 'z';
 // zstd's fastest regular level: the objects are small and read often.
 constexpr int kLevel = 1;
+// Scratch buffers above this are given back after use.
+constexpr size_t kKeepScratch = 64 << 10;
 
-// One compression and one decompression context for the whole process.
+// One compression and one decompression context for the whole process, and
+// the compression's output buffer (reused: a fresh multi-KiB buffer per call
+// would make glibc consolidate its fast bins each time).
 class Contexts {
  public:
   static Contexts& Get() {
@@ -22,17 +26,22 @@ class Contexts {
   }
   Contexts() : cctx_(ZSTD_createCCtx()), dctx_(ZSTD_createDCtx()) {}
 
-  // Appends `plain` compressed with `dictionary` to `out`; false when zstd fails.
-  bool Compress(std::string_view plain, std::string_view dictionary, std::string& out) {
-    const size_t start = out.size();
-    out.resize(start + ZSTD_compressBound(plain.size()));
+  // `tag` then `plain` compressed with `dictionary`, if that is smaller than
+  // `plain`; nullopt otherwise (or when zstd fails).
+  std::optional<std::string> Compress(std::string_view plain, const ZSTD_CDict* dictionary) {
     absl::MutexLock lock(&mu_);
-    const size_t n =
-        ZSTD_compress_usingDict(cctx_, out.data() + start, out.size() - start, plain.data(),
-                                plain.size(), dictionary.data(), dictionary.size(), kLevel);
-    if (ZSTD_isError(n)) return false;
-    out.resize(start + n);
-    return true;
+    buffer_.resize(ZSTD_compressBound(plain.size()));
+    const size_t n = ZSTD_compress_usingCDict(cctx_, buffer_.data(), buffer_.size(), plain.data(),
+                                              plain.size(), dictionary);
+    std::optional<std::string> out;
+    if (!ZSTD_isError(n) && n < plain.size()) {
+      out.emplace();
+      out->reserve(n + 1);
+      out->push_back(kZstd);
+      out->append(buffer_.data(), n);
+    }
+    if (buffer_.capacity() > kKeepScratch) std::string().swap(buffer_);
+    return out;
   }
 
   bool Decompress(std::string_view frame, std::string_view dictionary, std::string& plain) {
@@ -49,23 +58,24 @@ class Contexts {
   absl::Mutex mu_;
   ZSTD_CCtx* const cctx_ ABSL_GUARDED_BY(mu_);
   ZSTD_DCtx* const dctx_ ABSL_GUARDED_BY(mu_);
+  std::string buffer_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace
 
+void PackedCodec::FreeDictionary::operator()(ZSTD_CDict_s* d) const { ZSTD_freeCDict(d); }
+
 std::string PackedCodec::Encode(std::string_view plain) {
   if (dictionary_.empty() && plain.size() >= kMinDictionary && plain.size() <= kMaxDictionary) {
     dictionary_.assign(plain);
+    compression_dictionary_.reset(ZSTD_createCDict(dictionary_.data(), dictionary_.size(), kLevel));
+  }
+  if (compression_dictionary_ != nullptr) {
+    std::optional<std::string> compressed =
+        Contexts::Get().Compress(plain, compression_dictionary_.get());
+    if (compressed) return *std::move(compressed);
   }
   std::string out;
-  if (!dictionary_.empty()) {
-    out.push_back(kZstd);
-    if (Contexts::Get().Compress(plain, dictionary_, out) && out.size() < plain.size() + 1) {
-      out.shrink_to_fit();
-      return out;
-    }
-    out.clear();
-  }
   out.reserve(plain.size() + 1);
   out.push_back(kPlain);
   out.append(plain);

@@ -14,6 +14,11 @@ std::string StringAt(const Json& object, const char* field) {
   return it != meta->end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// Gives back a scratch buffer that one large object grew.
+void KeepSmall(std::string& buffer) {
+  if (buffer.capacity() > (64 << 10)) std::string().swap(buffer);
+}
+
 }  // namespace
 
 std::string ObjectKey(std::string_view ns, std::string_view name) {
@@ -61,6 +66,20 @@ std::vector<std::string> IndexByInstanceLabel(const Json& object) {
   return {ObjectKey(StringAt(object, "namespace"), it->get_ref<const std::string&>())};
 }
 
+namespace {
+thread_local ReadScope* current_read_scope = nullptr;
+}  // namespace
+
+ReadScope::ReadScope() : outer_(current_read_scope) { current_read_scope = this; }
+
+ReadScope::~ReadScope() { current_read_scope = outer_; }
+
+void ReadScope::Hold(const ObjectPtr& object) {
+  if (current_read_scope != nullptr && object != nullptr) {
+    current_read_scope->held_.push_back(object);
+  }
+}
+
 Store::Store() {
   index_funcs_[kNamespaceIndex] = IndexByNamespace;
   index_funcs_[kControllerIndex] = IndexByController;
@@ -68,21 +87,26 @@ Store::Store() {
 }
 
 ObjectPtr Store::Unpack(const Entry& e) const {
-  std::string scratch;
-  const std::optional<std::string_view> plain = codec_.Decode(e.packed, scratch);
+  const std::optional<std::string_view> plain = codec_.Decode(e.packed, unpack_buffer_);
   // Not make_shared: the weak reference in the entry would keep the whole
   // block allocated; this way only the small control block outlives readers.
   // Bytes that do not decode (never: the codec made them) read as a
   // discarded value, as a malformed MessagePack would.
-  return ObjectPtr(new Json(plain ? Json::from_msgpack(*plain, /*strict=*/true,
+  ObjectPtr object(new Json(plain ? Json::from_msgpack(*plain, /*strict=*/true,
                                                        /*allow_exceptions=*/false)
                                   : Json(Json::value_t::discarded)));
+  KeepSmall(unpack_buffer_);
+  return object;
 }
 
 ObjectPtr Store::Snapshot(const Entry& e) const {
-  if (ObjectPtr held = e.decoded.lock()) return held;
+  if (ObjectPtr held = e.decoded.lock()) {
+    ReadScope::Hold(held);  // its other holders may let go before this reader reads it again
+    return held;
+  }
   ObjectPtr fresh = Unpack(e);
   e.decoded = fresh;
+  ReadScope::Hold(fresh);
   return fresh;
 }
 
@@ -132,9 +156,10 @@ void Store::UnindexLocked(std::string_view key, const Entry& entry) {
 
 ObjectPtr Store::UpsertLocked(ObjectPtr object) {
   Entry entry;
-  std::string plain;
-  Json::to_msgpack(*object, plain);
-  entry.packed = codec_.Encode(plain);
+  pack_buffer_.clear();
+  Json::to_msgpack(*object, pack_buffer_);
+  entry.packed = codec_.Encode(pack_buffer_);
+  KeepSmall(pack_buffer_);
   entry.resource_version = StringAt(*object, "resourceVersion");
   entry.decoded = object;  // the caller's object is the snapshot while anyone holds it
   ObjectPtr old;

@@ -58,6 +58,27 @@ struct ReplaceDelta {
   std::vector<ObjectPtr> deleted;
 };
 
+// While a ReadScope lives on a thread, every object that thread reads from
+// any Store stays decoded until the scope ends, so reading the same object
+// again (one reconcile's phases each reading the StatefulSet) shares the
+// first decode instead of unpacking it again. A reconcile is one scope
+// (Controller::ReconcileOne); scopes nest (the inner one holds its own reads).
+// Not copyable; lives on one thread.
+class ReadScope {
+ public:
+  ReadScope();
+  ~ReadScope();
+  ReadScope(const ReadScope&) = delete;
+  ReadScope& operator=(const ReadScope&) = delete;
+
+  // Keeps `object` decoded while the innermost scope of this thread lives.
+  static void Hold(const ObjectPtr& object);
+
+ private:
+  std::vector<ObjectPtr> held_;
+  ReadScope* const outer_;
+};
+
 class Store {
  public:
   Store();
@@ -115,6 +136,10 @@ class Store {
   std::map<std::string, Entry, std::less<>> items_ ABSL_GUARDED_BY(mu_);
   size_t packed_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   PackedCodec codec_ ABSL_GUARDED_BY(mu_);
+  // Reused for each object's MessagePack and decompressed bytes (a fresh
+  // multi-KiB buffer per event would make glibc consolidate its fast bins).
+  std::string pack_buffer_ ABSL_GUARDED_BY(mu_);
+  mutable std::string unpack_buffer_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, IndexFunc> index_funcs_ ABSL_GUARDED_BY(mu_);
   // index name -> value -> keys (views of the keys of items_)
   std::map<std::string, std::map<std::string, std::set<std::string_view>>> indexes_

@@ -227,5 +227,26 @@ TEST(StoreTest, ReadersHoldingAnObjectShareOneDecode) {
   EXPECT_EQ((*store.Get("db/a"))["metadata"]["resourceVersion"], "2") << "decoded again";
 }
 
+TEST(StoreTest, AReadScopeKeepsWhatItsThreadReadDecodedUntilItEnds) {
+  Store store;
+  store.Upsert(Obj("db", "a", "1"));
+  store.Upsert(Obj("db", "b", "1"));
+  std::weak_ptr<const Json> a_seen;
+  {
+    ReadScope reads;
+    const Json* first = store.Get("db/a").get();  // the caller lets go at once
+    a_seen = store.Get("db/a");
+    EXPECT_EQ(store.Get("db/a").get(), first) << "decoded once within the scope";
+    {
+      ReadScope inner;
+      EXPECT_EQ(store.ByIndex(kNamespaceIndex, "db").size(), 2u);
+    }
+    EXPECT_FALSE(a_seen.expired());
+  }
+  EXPECT_TRUE(a_seen.expired()) << "the scope's end lets the snapshot go";
+  std::weak_ptr<const Json> b_seen = store.Get("db/b");
+  EXPECT_TRUE(b_seen.expired()) << "no scope: nothing is held";
+}
+
 }  // namespace
 }  // namespace quorum::runtime
