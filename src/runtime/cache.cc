@@ -25,6 +25,7 @@ SharedInformer& Cache::Informer(const kube::GroupVersionResource& gvr, bool clus
     o.metrics = options_.metrics;
     if (const ResourceScope* scope = ScopeOf(gvr)) {
       o.label_selector = scope->label_selector;
+      o.compress = !scope->sensitive;
       if (scope->transform) {
         o.transform = [t = scope->transform](Json& object) {
           StripManagedFields(object);

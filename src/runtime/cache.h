@@ -33,6 +33,9 @@ struct ResourceScope {
   std::string label_selector;            // empty: every object
   std::function<void(Json&)> transform;  // after StripManagedFields; may be empty
   bool read_through = false;             // Get misses ask the API server (uncached)
+  // Kept uncompressed: no copy of a deleted object's bytes stays behind as a
+  // compression dictionary (InformerOptions::compress).
+  bool sensitive = false;
 };
 
 // "group/version/resource", the key of CacheOptions::by_resource.

@@ -30,7 +30,10 @@ void StripManagedFields(Json& object) {
 
 SharedInformer::SharedInformer(kube::Client& client, kube::GroupVersionResource gvr,
                                InformerOptions options)
-    : client_(client), gvr_(std::move(gvr)), options_(std::move(options)) {
+    : client_(client),
+      gvr_(std::move(gvr)),
+      options_(std::move(options)),
+      store_(options_.compress) {
   if (options_.metrics != nullptr) {
     events_metric_ = &options_.metrics->Counter("informer_events_total",
                                                 "Watch events received, by resource and type",

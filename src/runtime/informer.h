@@ -50,6 +50,9 @@ struct InformerOptions {
   absl::Duration initial_backoff = absl::Milliseconds(800);  // list/watch failures
   absl::Duration max_backoff = absl::Seconds(30);
   Registry* metrics = nullptr;
+  // Compress the stored objects against one of them (Store, PackedCodec);
+  // false for objects whose bytes must go with them when deleted (Secrets).
+  bool compress = true;
 };
 
 class SharedInformer {

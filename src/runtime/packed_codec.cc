@@ -66,7 +66,8 @@ class Contexts {
 void PackedCodec::FreeDictionary::operator()(ZSTD_CDict_s* d) const { ZSTD_freeCDict(d); }
 
 std::string PackedCodec::Encode(std::string_view plain) {
-  if (dictionary_.empty() && plain.size() >= kMinDictionary && plain.size() <= kMaxDictionary) {
+  if (use_dictionary_ && dictionary_.empty() && plain.size() >= kMinDictionary &&
+      plain.size() <= kMaxDictionary) {
     dictionary_.assign(plain);
     compression_dictionary_.reset(ZSTD_createCDict(dictionary_.data(), dictionary_.size(), kLevel));
   }

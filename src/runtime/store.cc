@@ -80,7 +80,7 @@ void ReadScope::Hold(const ObjectPtr& object) {
   }
 }
 
-Store::Store() {
+Store::Store(bool compress) : codec_(compress) {
   index_funcs_[kNamespaceIndex] = IndexByNamespace;
   index_funcs_[kControllerIndex] = IndexByController;
   index_funcs_[kInstanceIndex] = IndexByInstanceLabel;

@@ -81,7 +81,9 @@ class ReadScope {
 
 class Store {
  public:
-  Store();
+  // `compress`: see PackedCodec (false keeps no copy of any object's bytes
+  // beyond its own entry).
+  explicit Store(bool compress = true);
 
   // Adds an index; objects already stored are indexed at once.
   void AddIndex(const std::string& name, IndexFunc fn);
@@ -135,7 +137,7 @@ class Store {
   mutable absl::Mutex mu_;
   std::map<std::string, Entry, std::less<>> items_ ABSL_GUARDED_BY(mu_);
   size_t packed_bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  PackedCodec codec_ ABSL_GUARDED_BY(mu_);
+  PackedCodec codec_ ABSL_GUARDED_BY(mu_);  // set in the constructor
   // Reused for each object's MessagePack and decompressed bytes (a fresh
   // multi-KiB buffer per event would make glibc consolidate its fast bins).
   std::string pack_buffer_ ABSL_GUARDED_BY(mu_);

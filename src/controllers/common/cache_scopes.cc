@@ -24,8 +24,8 @@ std::map<std::string, runtime::ResourceScope> CacheScopes() {
         kube::GroupVersionResource{"policy", "v1", "poddisruptionbudgets"}}) {
     scopes[runtime::ResourceKey(gvr)] = {.label_selector = owned, .transform = runtime::DropStatus};
   }
-  scopes[runtime::ResourceKey({"", "v1", "secrets"})] = {.label_selector = owned,
-                                                         .read_through = true};
+  scopes[runtime::ResourceKey({"", "v1", "secrets"})] = {
+      .label_selector = owned, .read_through = true, .sensitive = true};
   scopes[runtime::ResourceKey({"", "v1", "pods"})] = {.label_selector = members,
                                                       .transform = runtime::StripPod};
   scopes[runtime::ResourceKey({"", "v1", "persistentvolumeclaims"})] = {.label_selector = members};

@@ -64,6 +64,16 @@ TEST(PackedCodecTest, UnlikeAndIncompressibleObjectsRoundTrip) {
   EXPECT_EQ(fresh.dictionary_bytes(), 0u) << "too large to be the dictionary";
 }
 
+TEST(PackedCodecTest, WithoutADictionaryObjectsStayPlainAndNoCopyIsKept) {
+  PackedCodec codec(/*use_dictionary=*/false);
+  for (int i = 0; i < 3; ++i) {
+    const std::string encoded = codec.Encode(Object(i));
+    EXPECT_EQ(encoded.size(), Object(i).size() + 1) << i;
+    EXPECT_EQ(RoundTrip(codec, encoded), Object(i)) << i;
+  }
+  EXPECT_EQ(codec.dictionary_bytes(), 0u);
+}
+
 TEST(PackedCodecTest, CorruptBytesAreRefused) {
   PackedCodec codec;
   codec.Encode(Object(0));

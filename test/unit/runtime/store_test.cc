@@ -94,6 +94,15 @@ TEST(StoreTest, AlikeObjectsArePackedSmallAndReadBackWhole) {
   }
   store.Delete("db/etcd-0");  // the object the dictionary came from
   EXPECT_EQ(*store.Get("db/etcd-7"), *sts(7)) << "the dictionary outlives its object";
+
+  Store uncompressed(/*compress=*/false);
+  size_t msgpack_bytes = 0;
+  for (int i = 0; i < 5; ++i) {
+    uncompressed.Upsert(sts(i));
+    msgpack_bytes += Json::to_msgpack(*sts(i)).size();
+  }
+  EXPECT_GE(uncompressed.packed_bytes(), msgpack_bytes) << "uncompressed when asked";
+  EXPECT_EQ(*uncompressed.Get("db/etcd-3"), *sts(3));
 }
 
 TEST(StoreTest, NamespaceAndControllerIndexesFollowChanges) {
