@@ -6,12 +6,22 @@
 namespace quorum::runtime {
 namespace {
 
+// Member `name` of `object`, or nullptr (not an object, or no such member).
+const Json* Member(const Json* object, const char* name) {
+  if (object == nullptr || !object->is_object()) return nullptr;
+  auto it = object->find(name);
+  return it == object->end() ? nullptr : &*it;
+}
+
+// A string value, or "" for anything else.
+std::string_view StringOf(const Json* value) {
+  return value != nullptr && value->is_string()
+             ? std::string_view(value->get_ref<const std::string&>())
+             : std::string_view();
+}
+
 std::string StringAt(const Json& object, const char* field) {
-  if (!object.is_object()) return "";
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return "";
-  auto it = meta->find(field);
-  return it != meta->end() && it->is_string() ? it->get<std::string>() : "";
+  return std::string(StringOf(Member(Member(&object, "metadata"), field)));
 }
 
 // Gives back a scratch buffer that one large object grew.
@@ -35,35 +45,22 @@ std::vector<std::string> IndexByNamespace(const Json& object) {
 }
 
 std::vector<std::string> IndexByController(const Json& object) {
-  if (!object.is_object()) return {};
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return {};
-  auto refs = meta->find("ownerReferences");
-  if (refs == meta->end() || !refs->is_array()) return {};
-  auto str = [](const Json& ref, const char* field) -> std::string_view {
-    auto it = ref.find(field);
-    return it != ref.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
-                                              : std::string_view();
-  };
+  const Json* refs = Member(Member(&object, "metadata"), "ownerReferences");
+  if (refs == nullptr || !refs->is_array()) return {};
   for (const Json& ref : *refs) {
-    if (!ref.is_object()) continue;
-    auto controller = ref.find("controller");
-    if (controller == ref.end() || !controller->is_boolean() || !controller->get<bool>()) continue;
-    return {absl::StrCat(Absl(str(ref, "kind")), "/", Absl(str(ref, "name")), "/",
-                         Absl(str(ref, "uid")))};
+    const Json* controller = Member(&ref, "controller");
+    if (controller == nullptr || !controller->is_boolean() || !controller->get<bool>()) continue;
+    return {absl::StrCat(Absl(StringOf(Member(&ref, "kind"))), "/",
+                         Absl(StringOf(Member(&ref, "name"))), "/",
+                         Absl(StringOf(Member(&ref, "uid"))))};
   }
   return {};
 }
 
 std::vector<std::string> IndexByInstanceLabel(const Json& object) {
-  if (!object.is_object()) return {};
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return {};
-  auto labels = meta->find("labels");
-  if (labels == meta->end() || !labels->is_object()) return {};
-  auto it = labels->find(kInstanceLabel);
-  if (it == labels->end() || !it->is_string()) return {};
-  return {ObjectKey(StringAt(object, "namespace"), it->get_ref<const std::string&>())};
+  const Json* instance = Member(Member(Member(&object, "metadata"), "labels"), kInstanceLabel);
+  if (instance == nullptr || !instance->is_string()) return {};
+  return {ObjectKey(StringAt(object, "namespace"), instance->get_ref<const std::string&>())};
 }
 
 namespace {
