@@ -21,7 +21,7 @@ packages=(
 # The real node (hack/node.sh, hack/images.sh) also needs libseccomp-dev (runc's
 # build), nft (kube-proxy's nftables mode), catatonit (the pause image), mmdebstrap
 # and buildah (images built here, no registry).
-packages+=(libseccomp-dev nftables catatonit mmdebstrap buildah)
+packages+=(libseccomp-dev nftables catatonit mmdebstrap buildah e2fsprogs)
 go_minimum="1.26"
 
 log() { echo "deps: $*" >&2; }

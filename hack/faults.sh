@@ -6,7 +6,11 @@
 #   hack/faults.sh signal CP NS POD SIG      send SIG (KILL, STOP, CONT, TERM...) to all of them
 #   hack/faults.sh cut CP NS POD             drop every packet in and out of the pod (not loopback)
 #   hack/faults.sh heal CP NS POD            undo cut
+#   hack/faults.sh fill CP NS POD DIR        write DIR/.quorum-fill (as the pod sees DIR) until
+#                                            its volume is full (use a small volume: hack/node.sh)
+#   hack/faults.sh unfill CP NS POD DIR      remove that file
 #   hack/faults.sh apiserver-restart CP      restart kube-apiserver with the same flags
+#   hack/faults.sh apiserver-signal CP SIG   send SIG (STOP, CONT...) to kube-apiserver: a hung API
 #   hack/faults.sh operator-kill CP          SIGKILL the demo's operator (its command line is kept)
 #   hack/faults.sh operator-start CP         start it again with the same command line and log
 #
@@ -17,7 +21,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 die() { echo "faults.sh: $*" >&2; exit 1; }
-usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 # The pid of pod NS/POD's sandbox (its pause process). Namespaces are reached
 # through /proc/PID/ns, not /run/netns: the fault table runs in a private
@@ -71,6 +75,33 @@ heal_pod() {
   nsenter --net="/proc/$sandbox/ns/net" nft delete table inet quorum_fault 2>/dev/null || true
 }
 
+# The host path of folder DIR as the pod's processes see it (through
+# /proc/PID/root of one whose mount namespace has DIR, i.e. a container that
+# mounts it), so that host tools write into the pod's volume.
+pod_dir() {
+  local cp="$1" ns="$2" pod="$3" dir="$4" pid
+  for pid in $(pod_pids "$cp" "$ns" "$pod"); do
+    [[ -d "/proc/$pid/root$dir" ]] && { echo "/proc/$pid/root$dir"; return 0; }
+  done
+  die "no process of $ns/$pod sees a folder $dir"
+}
+
+# Writes DIR/.quorum-fill until the volume holding DIR has no space left.
+fill_dir() {
+  local path
+  path="$(pod_dir "$@")"
+  # 1 MiB blocks, then 4 KiB ones for what is left (root may use every block).
+  dd if=/dev/zero of="$path/.quorum-fill" bs=1M status=none 2>/dev/null || true
+  dd if=/dev/zero of="$path/.quorum-fill" bs=4k oflag=append conv=notrunc status=none 2>/dev/null || true
+  df -h "$path" | tail -n1 >&2
+}
+
+unfill_dir() {
+  local path
+  path="$(pod_dir "$@")"
+  rm -f "$path/.quorum-fill"
+}
+
 operator_kill() {
   local cp="$1" pid
   pid="$(cat "$cp/operator.pid" 2>/dev/null)" || die "no $cp/operator.pid (is the demo running?)"
@@ -108,7 +139,13 @@ case "$cmd" in
     for pid in $pids; do kill -s "$3" "$pid" 2>/dev/null || true; done ;;
   cut) (($# == 2)) || usage; cut_pod "$cp" "$1" "$2" ;;
   heal) (($# == 2)) || usage; heal_pod "$cp" "$1" "$2" ;;
+  fill) (($# == 3)) || usage; fill_dir "$cp" "$1" "$2" "$3" ;;
+  unfill) (($# == 3)) || usage; unfill_dir "$cp" "$1" "$2" "$3" ;;
   apiserver-restart) "$here/controlplane.sh" restart-apiserver "$cp" ;;
+  apiserver-signal)
+    (($# == 1)) || usage
+    pid="$(cat "$cp/pids/kube-apiserver.pid" 2>/dev/null)" || die "no $cp/pids/kube-apiserver.pid"
+    kill -s "$1" "$pid" ;;
   operator-kill) operator_kill "$cp" ;;
   operator-start) operator_start "$cp" ;;
   *) usage ;;

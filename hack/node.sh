@@ -22,7 +22,11 @@
 #
 # Storage: the StorageClass quorum-local (default) and a pool of 40 local
 # PersistentVolumes (folders under CP_DIR/node/volumes/, Retain) that the control
-# plane's PV controller binds when a pod needs a claim.
+# plane's PV controller binds when a pod needs a claim. The first 8 are 1 GiB ext4
+# file systems on loop devices (sparse files; the PV controller gives a claim of
+# up to 1Gi the smallest volume that fits, so these go first): a full volume is
+# a fault one can inject (hack/faults.sh fill) without filling the machine's
+# disk. Where loop devices cannot be set up, all 40 are folders.
 #
 # One real node per machine at a time (the bridge name and kubelet ports are fixed).
 # Cgroups: v1 controllers here, so the kubelet runs with failCgroupV1=false and cgroupfs,
@@ -536,11 +540,22 @@ table ip $nft_table {
 EOF
 }
 
-volumes=40 volume_size=20Gi
+volumes=40 volume_size=20Gi loop_volumes=8 loop_volume_size=1Gi
+# make_loop_volume DIR: a 1 GiB ext4 file system (sparse file DIR.img) mounted
+# on DIR; cleanup_host unmounts it with everything under $node (the loop device
+# goes with the mount: mount -o loop sets autoclear).
+make_loop_volume() {
+  local dir="$1"
+  command -v mkfs.ext4 >/dev/null && [[ -e /dev/loop-control ]] || return 1
+  rm -f "$dir.img" && truncate -s "${loop_volume_size%Gi}G" "$dir.img" &&
+    mkfs.ext4 -q -F -m 0 "$dir.img" && mkdir -p "$dir" && mount -o loop "$dir.img" "$dir" &&
+    chmod 0777 "$dir" && rmdir "$dir/lost+found"
+}
+
 make_volumes() {  # a pool of local PersistentVolumes, bound by the PV controller (no provisioner)
   # Named by the start time: claims still bound to an earlier start's volumes
   # keep those (Terminating) until the claims go.
-  local i stamp
+  local i stamp size loops=$loop_volumes
   stamp="$(date +%s)"
   mkdir -p "$node/volumes"
   {
@@ -555,14 +570,21 @@ volumeBindingMode: WaitForFirstConsumer
 reclaimPolicy: Retain
 EOF
     for ((i = 0; i < volumes; i++)); do
-      install -d -m 0777 "$node/volumes/pv-$i"
+      size="$volume_size"
+      if ((i < loops)) && make_loop_volume "$node/volumes/pv-$i"; then
+        size="$loop_volume_size"
+      else
+        ((i < loops)) && log "no loop device for volume $i: the pool is folders only"
+        loops=0
+        install -d -m 0777 "$node/volumes/pv-$i"
+      fi
       cat <<EOF
 ---
 apiVersion: v1
 kind: PersistentVolume
 metadata: {name: $node_name-$stamp-$i, labels: {quorum.dev/node: $node_name}}
 spec:
-  capacity: {storage: $volume_size}
+  capacity: {storage: $size}
   accessModes: [ReadWriteOnce]
   persistentVolumeReclaimPolicy: Retain
   storageClassName: quorum-local

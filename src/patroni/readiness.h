@@ -8,8 +8,13 @@
 //     PostgreSQL then accepts writes;
 //   * otherwise: it does not hold the leader lock (a lock holder that is not
 //     primary yet is recovering) and GET /readiness answers 200 (running,
-//     streaming, not lagging).
-// Needs sh, curl and grep in the image (the role callback needs them too);
+//     streaming, not lagging);
+//   * and in both cases, the data volume has at least 1 MiB available: a
+//     primary whose volume is full refuses every write that needs a new page
+//     ("could not extend file"), a replica stops replaying. The probe's
+//     output then says so (the kubelet's "Readiness probe failed" event).
+//     Where df cannot read the volume, that check is skipped.
+// Needs sh, curl, grep and df in the image (the role callback needs them too);
 // each request is bounded (1 s).
 //
 // Thread-safety: pure functions.
@@ -25,7 +30,9 @@ namespace quorum::patroni {
 // over HTTPS when `https`. The loopback call does not check the certificate
 // (curl --insecure): it never leaves the pod's network namespace, and the
 // certificate need not name localhost (a user's customSecret may not).
-std::vector<std::string> ReadinessProbeCommand(int port, bool https = false);
+// `data_volume`: a folder on the member's data volume; "" skips that check.
+std::vector<std::string> ReadinessProbeCommand(int port, bool https = false,
+                                               const std::string& data_volume = "");
 
 }  // namespace quorum::patroni
 

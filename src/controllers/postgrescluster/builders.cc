@@ -230,7 +230,8 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
       // Ready: a primary that accepts writes, or a streaming replica; never
       // the leader while it is still read-only (src/patroni/readiness.h).
       {"readinessProbe",
-       {{"exec", {{"command", patroni::ReadinessProbeCommand(kPatroniPort, rest_https)}}},
+       {{"exec",
+         {{"command", patroni::ReadinessProbeCommand(kPatroniPort, rest_https, kDataMount)}}},
         {"periodSeconds", 5},
         {"timeoutSeconds", 5},
         {"failureThreshold", 3}}},

@@ -145,7 +145,7 @@ class PostgresTlsTest : public testenv::IntegrationTest {
     const std::string script = patroni_.root() + "/readiness.sh";
     std::ofstream(script) << cmd[2];
     int rc = 0;
-    RunCapture(absl::StrCat("sh ", script, " ", cmd.back(), " >/dev/null 2>&1"), &rc);
+    RunCapture(absl::StrCat("sh ", script, " ", cmd[4], " >/dev/null 2>&1"), &rc);
     return rc;
   }
 

@@ -44,8 +44,8 @@ class ReadinessProbeTest : public ::testing::Test {
   }
 
   // Runs the probe command; returns its exit code.
-  int Probe(int port) {
-    const std::vector<std::string> command = ReadinessProbeCommand(port);
+  int Probe(int port, const std::string& data_volume = "") {
+    const std::vector<std::string> command = ReadinessProbeCommand(port, false, data_volume);
     std::vector<char*> argv;
     for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -98,6 +98,20 @@ TEST_F(ReadinessProbeTest, ReadyOnlyWhenAPrimaryAcceptsWritesOrAReplicaStreams) 
   }
 }
 
+// A member whose data volume is full is not ready, whatever its role: /proc
+// stands for a full volume (df reports 0 KiB available for it).
+TEST_F(ReadinessProbeTest, AFullDataVolumeIsNotReady) {
+  const Answers primary = {R"({"state": "running", "role": "primary"})", 200, 200};
+  const Answers replica = {R"({"state": "running", "role": "replica"})", 503, 200};
+  for (const Answers& a : {primary, replica}) {
+    answers_ = a;
+    EXPECT_EQ(Probe(port_, "/proc"), 1) << a.patroni;
+    EXPECT_EQ(Probe(port_, ::testing::TempDir()), 0) << a.patroni;
+    // df cannot read it: the check is skipped, Patroni's answer decides.
+    EXPECT_EQ(Probe(port_, "/nonexistent/pgdata"), 0) << a.patroni;
+  }
+}
+
 TEST_F(ReadinessProbeTest, NothingListeningIsNotReady) {
   // A port nobody listens on (our own, after the server stopped).
   server_.stop();
@@ -110,9 +124,10 @@ TEST_F(ReadinessProbeTest, NothingListeningIsNotReady) {
 // the certificate (the integration test runs it against a real member).
 TEST(ReadinessProbeCommandTest, HttpsAsksTheLoopbackOverTls) {
   const std::vector<std::string> https = ReadinessProbeCommand(8008, true);
-  EXPECT_EQ(https.back(), "https://127.0.0.1:8008");
+  EXPECT_EQ(https[4], "https://127.0.0.1:8008");
   EXPECT_NE(https[2].find("curl -s -k"), std::string::npos);
-  EXPECT_EQ(ReadinessProbeCommand(8008).back(), "http://127.0.0.1:8008");
+  EXPECT_EQ(ReadinessProbeCommand(8008)[4], "http://127.0.0.1:8008");
+  EXPECT_EQ(ReadinessProbeCommand(8008, false, "/pgdata").back(), "/pgdata");
 }
 
 }  // namespace

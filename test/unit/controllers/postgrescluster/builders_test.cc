@@ -218,7 +218,8 @@ TEST(PostgresBuildersTest, ReadinessFollowsWritabilityAndTheCallbackMayClearOldP
       BuildStatefulSet(cluster, cluster.spec.instances[0], BuildPatroniInput(cluster, dcs), dcs);
   const Json& probe = sts["spec"]["template"]["spec"]["containers"][0]["readinessProbe"];
   EXPECT_FALSE(probe.contains("httpGet")) << probe.dump();
-  EXPECT_EQ(probe["exec"]["command"], Json(patroni::ReadinessProbeCommand(kPatroniPort, true)));
+  EXPECT_EQ(probe["exec"]["command"],
+            Json(patroni::ReadinessProbeCommand(kPatroniPort, true, kDataMount)));
   bool lists_pods = false;
   for (const Json& o : BuildRbac(cluster)) {
     if (o["kind"] != "Role") continue;
