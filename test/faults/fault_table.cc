@@ -137,23 +137,10 @@ void OperatorDownWhilePrimaryDead(Bed& bed) {
   bed.Fault("operator-start " + bed.flags().cp);
 }
 
-// Rows 8 and 9: the role callback may label pods (`podAPIAccess`), and a
-// primary that restarts after a crash hands the leader lock to a healthy
-// replica at once (Patroni's `primary_start_timeout: 0`) rather than keeping
-// it while it recovers; docs/operations.md says what that trades.
-kube::Json HandOverOnCrash() {
-  return {{"spec",
-           {{"patroni",
-             {{"podAPIAccess", true}, {"dynamicConfiguration", {{"primary_start_timeout", 0}}}}}}}};
-}
-// Patroni's default again (a key deleted from dynamicConfiguration is left as
-// it is in the DCS, so it is set back explicitly).
-kube::Json UndoHandOverOnCrash() {
-  return {{"spec",
-           {{"patroni",
-             {{"podAPIAccess", nullptr},
-              {"dynamicConfiguration", {{"primary_start_timeout", 300}}}}}}}};
-}
+// Rows 8 and 9: the role callback may label pods (`podAPIAccess`), so a
+// failover moves the label with the operator down too.
+kube::Json CallbackLabels() { return {{"spec", {{"patroni", {{"podAPIAccess", true}}}}}}; }
+kube::Json UndoCallbackLabels() { return {{"spec", {{"patroni", {{"podAPIAccess", nullptr}}}}}}; }
 
 std::vector<Row> Rows() {
   return {
@@ -196,20 +183,18 @@ std::vector<Row> Rows() {
          bed.Fault("operator-start " + bed.flags().cp);
        }},
       {8,
-       "as row 3 (operator down until +53 s), with `podAPIAccess: true` (the role callback "
-       "moves the label) and `primary_start_timeout: 0` (a primary that restarts hands its "
-       "lock to a healthy replica instead of keeping it)",
+       "as row 3 (operator down until +53 s), with `podAPIAccess: true`: the role callback "
+       "moves the label",
        [](Bed& bed) { OperatorDownWhilePrimaryDead(bed); },
        {.lag = absl::Seconds(3), .lead = absl::Seconds(2)},
-       HandOverOnCrash(),
-       UndoHandOverOnCrash()},
+       CallbackLabels(),
+       UndoCallbackLabels()},
       {9,
-       "as row 8's settings with the operator up (row 2 with `podAPIAccess: true` and "
-       "`primary_start_timeout: 0`): the outage row 8 is compared with",
+       "as row 2 (operator up), with `podAPIAccess: true`: the outage row 8 is compared with",
        [](Bed& bed) { KillFor(bed, bed.Primary(), absl::Seconds(45)); },
        {.lag = absl::Seconds(3), .lead = absl::Seconds(2)},
-       HandOverOnCrash(),
-       UndoHandOverOnCrash()},
+       CallbackLabels(),
+       UndoCallbackLabels()},
       {10,
        "as row 2 (primary dead for 45 s, operator up), with faster timings: ttl 20 s, "
        "loop_wait 5 s, retry_timeout 5 s",
@@ -405,6 +390,14 @@ Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const s
   run.etcd_outage = etcd_writes.longest;
   run.etcd_lies = ReadyDuringOutage(etcd.samples(), etcd_writes.outages,
                                     {.lag = absl::Seconds(30), .lead = absl::Seconds(2)});
+  for (const Outage& o : etcd_writes.outages) {
+    for (const ReadySample& r : etcd.samples()) {
+      if (r.ready && r.at > o.from && r.at < o.to) {
+        Log(absl::StrFormat("EtcdCluster Ready sample %s into a %s quorum loss",
+                            absl::FormatDuration(r.at - o.from), absl::FormatDuration(o.length())));
+      }
+    }
+  }
   run.etcd_problem = etcd_writer.ReadBack(absl::Minutes(1));
   if (!run.etcd_problem.empty()) Log("etcd read-back: " + run.etcd_problem);
   Log(absl::StrFormat(
@@ -528,7 +521,7 @@ std::string Markdown(const Flags& f, const std::vector<Row>& rows,
                   "\nReproduce: `make demo && make faults` (all rows, 3 runs each), or one row: "
                   "`make faults FAULT_ROWS=4 FAULT_REPEAT=1`. The faults themselves are "
                   "`hack/faults.sh` commands (kill, stop/continue, cut/heal a pod's network, "
-                  "restart the API server, stop/start the operator).\n");
+                  "fill a volume, restart or freeze the API server, stop/start the operator).\n");
   return md;
 }
 
