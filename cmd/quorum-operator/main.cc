@@ -128,6 +128,12 @@ int Run(const Flags& f) {
   // the operator's threads mostly wait, and per-thread arenas only hold
   // freed memory hostage. Two arenas keep RSS near what is actually in use.
   mallopt(M_ARENA_MAX, 2);
+  // No fastbins: glibc consolidates every fastbin whenever a chunk of 64 KiB
+  // or more is freed or a large one is asked for (watch and pack buffers do
+  // both all the time); malloc_consolidate alone was 5 % of the operator's
+  // CPU while 1,000 clusters settled. Small blocks still go through each
+  // thread's tcache. Measured in docs/performance.md (twelfth session).
+  mallopt(M_MXFAST, 0);
   // Debian's Abseil is built with Mutex deadlock detection on (upstream turns
   // it off in release builds): every lock of every Mutex consulted a global
   // lock-order graph under a global lock (about 1 % of the operator's CPU
