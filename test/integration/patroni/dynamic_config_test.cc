@@ -103,7 +103,14 @@ TEST_F(DynamicConfigTest, ASpecChangeReachesARunningClusterThroughPatchConfig) {
   EXPECT_TRUE(absl::IsUnauthenticated(rest.PatchConfig(api, patch)));
   ASSERT_TRUE(rest.PatchConfig(api, patch, kRestAuth).ok());
 
-  current = rest.GetConfig(api);
+  // GET /config answers from the member's view of the DCS, which a busy
+  // machine may refresh a moment after the PATCH returned.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        current = rest.GetConfig(api);
+        return current.ok() && (*current)["ttl"] == 20;
+      },
+      absl::Seconds(10)));
   ASSERT_TRUE(current.ok()) << current.status();
   EXPECT_EQ((*current)["ttl"], 20);
   EXPECT_EQ((*current)["loop_wait"], 3);
