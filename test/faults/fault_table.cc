@@ -224,8 +224,8 @@ std::vector<Row> Rows() {
          absl::SleepFor(absl::Seconds(60));
          bed.PodFault("unfill", primary, "/pgdata");
        },
-       // PostgreSQL stops when it cannot write its WAL; the member's readiness
-       // follows within its probe's period and failure threshold (15 s).
+       // Writes fail once no page can be added; the readiness probe sees the
+       // full volume within its period and failure threshold (15 s).
        {.lag = absl::Seconds(20), .lead = absl::Seconds(2)}},
   };
 }
