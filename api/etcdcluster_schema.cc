@@ -251,7 +251,8 @@ Json Status() {
       {"type", "array"},
       {"description",
        "Initialized (InitializationStarted, InitializationComplete), Ready "
-       "(WaitingForFirstQuorum, QuorumLost, StatefulSetReady, StatefulSetNotReady, ...) and Error "
+       "(WaitingForFirstQuorum, QuorumLost, QuorumRecovering: Unknown for 10 s after a quorum "
+       "loss ends, StatefulSetReady, StatefulSetNotReady, ...) and Error "
        "(Splitbrain: members report different cluster IDs)."},
       {"items", {{"$ref", std::string(kMeta) + "Condition"}}},
       {"x-kubernetes-list-type", "map"},

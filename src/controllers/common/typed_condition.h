@@ -13,12 +13,13 @@
 
 namespace quorum::controllers {
 
+// The condition with status "True", "False" or "Unknown".
 template <typename Object>
-api::Condition MakeCondition(const Object& object, const std::string& type, bool ok,
-                             const std::string& reason, const std::string& message,
-                             absl::Time now) {
+api::Condition MakeConditionStatus(const Object& object, const std::string& type,
+                                   const std::string& status, const std::string& reason,
+                                   const std::string& message, absl::Time now) {
   api::Condition c{.type = type,
-                   .status = ok ? "True" : "False",
+                   .status = status,
                    .reason = reason,
                    .message = message,
                    .observed_generation = object.metadata.generation,
@@ -28,6 +29,13 @@ api::Condition MakeCondition(const Object& object, const std::string& type, bool
     c.last_transition_time = old->last_transition_time;
   }
   return c;
+}
+
+template <typename Object>
+api::Condition MakeCondition(const Object& object, const std::string& type, bool ok,
+                             const std::string& reason, const std::string& message,
+                             absl::Time now) {
+  return MakeConditionStatus(object, type, ok ? "True" : "False", reason, message, now);
 }
 
 }  // namespace quorum::controllers

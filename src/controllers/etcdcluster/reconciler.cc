@@ -17,6 +17,18 @@
 namespace quorum::etcdcluster {
 namespace {
 
+// A Ready that waits out kQuorumSettle (status.h) needs a look when the wait
+// ends, whatever else the reconcile waits for.
+absl::StatusOr<runtime::Result> LookAgainForReady(absl::StatusOr<runtime::Result> next,
+                                                  absl::Duration recheck) {
+  if (!next.ok() || recheck == absl::ZeroDuration()) return next;
+  if (next->requeue && next->requeue_after == absl::ZeroDuration()) return next;  // at once
+  if (next->requeue_after == absl::ZeroDuration() || next->requeue_after > recheck) {
+    next->requeue_after = recheck;
+  }
+  return next;
+}
+
 using runtime::ObjectPtr;
 using runtime::Result;
 
@@ -135,10 +147,11 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   status_input.storage = StorageStateOf(cache_, *cluster, claims);
   const api::EtcdClusterStatus status = BuildStatus(status_input);
   if (absl::Status s = WriteStatus(client_, *cluster, status); !s.ok()) return s;
-  if (space.busy && step.ok()) {
-    return Result{.requeue_after = backoff_.Next(req.Key(), "space: " + space.message)};
-  }
-  return Next(req, plan, step);
+  absl::StatusOr<Result> next =
+      space.busy && step.ok()
+          ? Result{.requeue_after = backoff_.Next(req.Key(), "space: " + space.message)}
+          : Next(req, plan, step);
+  return LookAgainForReady(std::move(next), RecheckReadyAfter(status, status_input.now));
 }
 
 // The backend's space (src/controllers/etcdcluster/space.h), only when the

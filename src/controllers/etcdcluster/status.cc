@@ -1,6 +1,9 @@
 #include "src/controllers/etcdcluster/status.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_format.h"
+#include "absl/time/time.h"
 #include "src/controllers/common/typed_condition.h"
 #include "src/controllers/etcdcluster/auth.h"
 #include "src/runtime/conditions.h"
@@ -9,6 +12,10 @@ namespace quorum::etcdcluster {
 namespace {
 
 using controllers::MakeCondition;
+using controllers::MakeConditionStatus;
+
+constexpr char kQuorumLost[] = "QuorumLost";
+constexpr char kQuorumRecovering[] = "QuorumRecovering";
 
 std::string Hex(uint64_t id) { return absl::StrFormat("%x", id); }
 
@@ -27,6 +34,7 @@ struct Readiness {
   bool ready = false;
   std::string reason;
   std::string message;
+  bool unknown = false;  // status "Unknown": quorum is back but has not held long enough
 };
 
 // An initialized cluster that cannot serve is QuorumLost, not
@@ -40,7 +48,7 @@ Readiness ReadinessOf(const StatusInput& in, int healthy_voters, int voters) {
   if (!in.etcd->members_known) {
     if (initialized) {
       return {
-          false, "QuorumLost",
+          false, kQuorumLost,
           in.etcd->error.empty() ? "No member answered" : "No quorum answered: " + in.etcd->error};
     }
     return {false, "WaitingForFirstQuorum",
@@ -49,7 +57,7 @@ Readiness ReadinessOf(const StatusInput& in, int healthy_voters, int voters) {
   }
   if (voters > 0 && healthy_voters * 2 <= voters) {
     return {
-        false, "QuorumLost",
+        false, kQuorumLost,
         absl::StrFormat("%d of %d voting members healthy: no majority", healthy_voters, voters)};
   }
   const std::string count = absl::StrFormat("%d of %d members healthy", healthy_voters, desired);
@@ -59,7 +67,44 @@ Readiness ReadinessOf(const StatusInput& in, int healthy_voters, int voters) {
   return {false, "StatefulSetNotReady", in.action_reason.empty() ? count : in.action_reason};
 }
 
+absl::Time TransitionTime(const api::Condition& c) {
+  absl::Time t;
+  std::string err;
+  if (!absl::ParseTime(absl::RFC3339_full, c.last_transition_time, &t, &err)) {
+    return absl::InfinitePast();
+  }
+  return t;
+}
+
+// Once a quorum loss was reported, anything but a new loss (or a problem of
+// another kind) is QuorumRecovering until Ready's Unknown has lasted
+// kQuorumSettle; a loss meanwhile starts over.
+Readiness SettleAfterQuorumLoss(const EtcdCluster& cluster, Readiness r, absl::Time now) {
+  const api::Condition* old = api::FindCondition(cluster.status, "Ready");
+  if (old == nullptr || old->status == "True" || r.reason == kQuorumLost ||
+      r.reason == "ConfigurationProblem") {
+    return r;
+  }
+  const bool recovering = old->status == "Unknown" && old->reason == kQuorumRecovering;
+  if (old->reason != kQuorumLost && !recovering) return r;
+  if (r.ready && recovering && now - TransitionTime(*old) >= kQuorumSettle) return r;
+  const std::string wait = absl::StrFormat("a majority answers again; Ready once it has for %d s",
+                                           static_cast<int>(absl::ToInt64Seconds(kQuorumSettle)));
+  return {.ready = false,
+          .reason = kQuorumRecovering,
+          .message = r.ready ? wait : r.message + "; " + wait,
+          .unknown = true};
+}
+
 }  // namespace
+
+absl::Duration RecheckReadyAfter(const api::EtcdClusterStatus& status, absl::Time now) {
+  const api::Condition* ready = api::FindCondition(status, "Ready");
+  if (ready == nullptr || ready->status != "Unknown" || ready->reason != kQuorumRecovering) {
+    return absl::ZeroDuration();
+  }
+  return std::max(absl::Seconds(1), kQuorumSettle - (now - TransitionTime(*ready)));
+}
 
 std::map<int, std::string> RecordedStorageUids(const EtcdCluster& cluster) {
   std::map<int, std::string> out;
@@ -105,8 +150,11 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
                     initialized ? "The cluster has formed its first quorum"
                                 : "Waiting for the first member to start",
                     in.now));
-  const Readiness r = ReadinessOf(in, healthy_voters, voters);
-  s.conditions.push_back(MakeCondition(cluster, "Ready", r.ready, r.reason, r.message, in.now));
+  const Readiness r =
+      SettleAfterQuorumLoss(cluster, ReadinessOf(in, healthy_voters, voters), in.now);
+  s.conditions.push_back(MakeConditionStatus(cluster, "Ready",
+                                             r.unknown ? "Unknown" : (r.ready ? "True" : "False"),
+                                             r.reason, r.message, in.now));
   if (in.etcd->split_brain) {
     s.conditions.push_back(MakeCondition(cluster, "Error", true, "Splitbrain",
                                          "Members report different cluster IDs", in.now));

@@ -6,6 +6,12 @@
 // readyReplicas, members, leader, clientEndpoint, clientSecretName and authSecretName. Pure: the
 // caller passes the time used for condition transitions, and transition
 // times are kept when a condition is unchanged.
+//
+// After a quorum loss, Ready comes back only once a majority has answered for
+// kQuorumSettle: Ready is Unknown (reason QuorumRecovering) meanwhile. Members
+// frozen past their liveness probe answer for a moment when they resume, and
+// then all restart at once (the kubelet's kill was pending): one good answer
+// is not a quorum that holds.
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_STATUS_H_
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_STATUS_H_
 
@@ -39,7 +45,13 @@ struct StatusInput {
   absl::Time now;
 };
 
+inline constexpr absl::Duration kQuorumSettle = absl::Seconds(10);
+
 api::EtcdClusterStatus BuildStatus(const StatusInput& in);
+
+// When to look again so that Ready can leave QuorumRecovering: the rest of
+// kQuorumSettle (at least a second), or zero when Ready is not waiting for it.
+absl::Duration RecheckReadyAfter(const api::EtcdClusterStatus& status, absl::Time now);
 
 // Storage identities recorded in status.members[].dataUID by ordinal.
 std::map<int, std::string> RecordedStorageUids(const EtcdCluster& cluster);

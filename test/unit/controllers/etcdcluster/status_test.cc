@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "src/controllers/etcdcluster/names.h"
+#include "src/runtime/conditions.h"
 
 namespace quorum::etcdcluster {
 namespace {
@@ -56,6 +57,101 @@ TEST(StatusTest, ReadyReasonByObservation) {
   for (const Case& tc : cases) {
     EXPECT_EQ(Ready(tc.initialized ? formed : fresh, tc.view), tc.want) << tc.name;
   }
+}
+
+// The cluster with a Ready condition as an earlier pass wrote it.
+EtcdCluster WithReady(const std::string& status, const std::string& reason, absl::Time since) {
+  EtcdCluster c = Cluster(true);
+  c.status.conditions.push_back({.type = "Ready",
+                                 .status = status,
+                                 .reason = reason,
+                                 .last_transition_time = runtime::Rfc3339(since)});
+  return c;
+}
+
+api::Condition ReadyAt(const EtcdCluster& c, const EtcdView& v, absl::Time now) {
+  const api::EtcdClusterStatus s =
+      BuildStatus({.cluster = &c, .etcd = &v, .ready_pods = 3, .converged = true, .now = now});
+  return *api::FindCondition(s, "Ready");
+}
+
+TEST(StatusTest, ReadyComesBackOnlyOnceTheQuorumHeld) {
+  const absl::Time t0 = absl::FromUnixSeconds(1'800'000'000);
+  const EtcdCluster lost = WithReady("False", "QuorumLost", t0);
+  const EtcdView all = View(lost, 3), two = View(lost, 2), one = View(lost, 1);
+  struct Case {
+    const char* name;
+    EtcdCluster cluster;
+    EtcdView view;
+    absl::Duration later;
+    std::pair<std::string, std::string> want;
+  };
+  const std::vector<Case> cases = {
+      {"lost, all answer again", lost, all, absl::Seconds(30), {"Unknown", "QuorumRecovering"}},
+      {"lost, a majority answers", lost, two, absl::Seconds(1), {"Unknown", "QuorumRecovering"}},
+      {"lost, still a minority", lost, one, absl::Seconds(1), {"False", "QuorumLost"}},
+      {"recovering 3 s, all answer",
+       WithReady("Unknown", "QuorumRecovering", t0),
+       all,
+       absl::Seconds(3),
+       {"Unknown", "QuorumRecovering"}},
+      {"recovering 10 s, all answer",
+       WithReady("Unknown", "QuorumRecovering", t0),
+       all,
+       kQuorumSettle,
+       {"True", "StatefulSetReady"}},
+      {"recovering 10 s, a majority",
+       WithReady("Unknown", "QuorumRecovering", t0),
+       two,
+       kQuorumSettle,
+       {"Unknown", "QuorumRecovering"}},
+      {"recovering, lost again",
+       WithReady("Unknown", "QuorumRecovering", t0),
+       one,
+       absl::Seconds(30),
+       {"False", "QuorumLost"}},
+      {"a member restarts (no quorum loss)",
+       WithReady("False", "StatefulSetNotReady", t0),
+       all,
+       absl::Seconds(1),
+       {"True", "StatefulSetReady"}},
+      {"ready stays ready",
+       WithReady("True", "StatefulSetReady", t0),
+       all,
+       absl::Seconds(1),
+       {"True", "StatefulSetReady"}},
+  };
+  for (const Case& tc : cases) {
+    const api::Condition r = ReadyAt(tc.cluster, tc.view, t0 + tc.later);
+    EXPECT_EQ(std::make_pair(r.status, r.reason), tc.want) << tc.name;
+  }
+}
+
+TEST(StatusTest, RecoveringKeepsItsStartAndSaysWhenToLookAgain) {
+  const absl::Time t0 = absl::FromUnixSeconds(1'800'000'000);
+  const EtcdCluster lost = WithReady("False", "QuorumLost", t0);
+  const EtcdView all = View(lost, 3);
+  const api::EtcdClusterStatus first =
+      BuildStatus({.cluster = &lost, .etcd = &all, .ready_pods = 3, .converged = true, .now = t0});
+  EXPECT_EQ(RecheckReadyAfter(first, t0), kQuorumSettle);
+  EXPECT_NE(api::FindCondition(first, "Ready")->message.find("majority answers again"),
+            std::string::npos);
+  // A later pass keeps the transition time, so the wait is not restarted.
+  EtcdCluster again = lost;
+  again.status = first;
+  const api::EtcdClusterStatus second = BuildStatus({.cluster = &again,
+                                                     .etcd = &all,
+                                                     .ready_pods = 3,
+                                                     .converged = true,
+                                                     .now = t0 + absl::Seconds(4)});
+  EXPECT_EQ(api::FindCondition(second, "Ready")->last_transition_time, runtime::Rfc3339(t0));
+  EXPECT_EQ(RecheckReadyAfter(second, t0 + absl::Seconds(4)), absl::Seconds(6));
+  EXPECT_EQ(RecheckReadyAfter(second, t0 + absl::Seconds(30)), absl::Seconds(1));
+  // Nothing to wait for once Ready is decided.
+  const EtcdCluster ready = WithReady("True", "StatefulSetReady", t0);
+  const api::EtcdClusterStatus settled =
+      BuildStatus({.cluster = &ready, .etcd = &all, .ready_pods = 3, .converged = true, .now = t0});
+  EXPECT_EQ(RecheckReadyAfter(settled, t0), absl::ZeroDuration());
 }
 
 TEST(StatusTest, QuorumLostKeepsTheClusterInitializedAndSaysWhy) {
