@@ -122,6 +122,30 @@ class Leaders {
   std::map<std::string, std::string> leader_;
 };
 
+// Each cluster's dynamic configuration as Patroni's /config keeps it: GET
+// answers it, PATCH merges into it (RFC 7396, as Patroni does).
+class DynamicConfigs {
+ public:
+  std::string Get(const std::string& cluster) {
+    absl::MutexLock lock(&mu_);
+    auto it = config_.find(cluster);
+    return it == config_.end() ? "{}" : it->second.dump();
+  }
+  bool Patch(const std::string& cluster, const std::string& body) {
+    Json patch = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (!patch.is_object()) return false;
+    absl::MutexLock lock(&mu_);
+    Json& config = config_[cluster];
+    if (!config.is_object()) config = Json::object();
+    config.merge_patch(patch);
+    return true;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::map<std::string, Json> config_;
+};
+
 // The pods labelled primary, and since when (from a watch on the pods).
 class PrimaryLabels {
  public:
@@ -249,6 +273,16 @@ int Run(const Options& o) {
             absl::StrCat(R"({"state":"running","role":")", lead ? "primary" : "replica", R"("})"),
             "application/json");
       });
+  DynamicConfigs configs;
+  standin.Get(R"(/m/([^/]+)/([^/]+)/config)",
+              [&](const httplib::Request& req, httplib::Response& res) {
+                res.set_content(configs.Get(req.matches[1]), "application/json");
+              });
+  standin.Patch(R"(/m/([^/]+)/([^/]+)/config)",
+                [&](const httplib::Request& req, httplib::Response& res) {
+                  if (!configs.Patch(req.matches[1], req.body)) res.status = 400;
+                  res.set_content(configs.Get(req.matches[1]), "application/json");
+                });
   // Every member's URL is its own keep-alive connection: enough threads that
   // the stand-in never queues a probe (it stands for 3 separate servers per
   // cluster).
