@@ -166,7 +166,8 @@ absl::StatusOr<std::string> Client::PostTo(std::string_view endpoint, std::strin
 }
 
 absl::StatusOr<std::string> Client::Post(std::string_view path, const std::string& body,
-                                         std::string_view what, bool idempotent) {
+                                         std::string_view what, bool idempotent,
+                                         std::optional<absl::Duration> timeout) {
   const size_t n = config_.endpoints.size();
   size_t start = 0;
   {
@@ -179,7 +180,7 @@ absl::StatusOr<std::string> Client::Post(std::string_view path, const std::strin
     const size_t idx = (start + i) % n;
     const std::string& endpoint = config_.endpoints[idx];
     absl::StatusOr<std::string> r =
-        PostTo(endpoint, path, body, absl::StrCat(Absl(what), " on ", endpoint));
+        PostTo(endpoint, path, body, absl::StrCat(Absl(what), " on ", endpoint), timeout);
     if (r.ok() || !ShouldFailOver(r.status(), idempotent)) {
       absl::MutexLock lock(&mu_);
       preferred_ = idx;
@@ -248,9 +249,10 @@ std::string MemberWhat(std::string_view verb, uint64_t id) {
 
 }  // namespace
 
-absl::StatusOr<MemberListResponse> Client::MemberList(bool linearizable) {
+absl::StatusOr<MemberListResponse> Client::MemberList(bool linearizable,
+                                                      std::optional<absl::Duration> timeout) {
   return Parsed(Post("/v3/cluster/member/list", wire::MemberListRequest(linearizable),
-                     "member list", /*idempotent=*/true),
+                     "member list", /*idempotent=*/true, timeout),
                 &wire::ParseMemberList, "member list");
 }
 
@@ -281,10 +283,12 @@ absl::Status Client::MemberUpdate(uint64_t id, const std::vector<std::string>& p
       .status();
 }
 
-absl::StatusOr<StatusResponse> Client::Status(std::string_view endpoint) {
+absl::StatusOr<StatusResponse> Client::Status(std::string_view endpoint,
+                                              std::optional<absl::Duration> timeout) {
   const std::string ep = Trimmed(endpoint);
   const std::string what = absl::StrCat("status of ", ep);
-  return Parsed(PostTo(ep, "/v3/maintenance/status", "{}", what), &wire::ParseStatus, what);
+  return Parsed(PostTo(ep, "/v3/maintenance/status", "{}", what, timeout), &wire::ParseStatus,
+                what);
 }
 
 absl::Status Client::MoveLeader(uint64_t target_id) {

@@ -71,8 +71,10 @@ class Client {
 
   // --- Membership ---------------------------------------------------------
   // linearizable=true asks the leader (fails without quorum); false lets any
-  // member answer from its local view.
-  absl::StatusOr<MemberListResponse> MemberList(bool linearizable = true);
+  // member answer from its local view. `timeout` (per endpoint tried)
+  // replaces the configured one, e.g. a short deadline for a health look.
+  absl::StatusOr<MemberListResponse> MemberList(
+      bool linearizable = true, std::optional<absl::Duration> timeout = std::nullopt);
   // FailedPrecondition: too many learners, peer URL exists, not enough started
   // members (a voting add without quorum). Unavailable ("unhealthy cluster")
   // for about 5 s after a member joined or left (etcd's strict reconfig check
@@ -88,8 +90,10 @@ class Client {
   absl::Status MemberUpdate(uint64_t id, const std::vector<std::string>& peer_urls);
 
   // --- Maintenance ----------------------------------------------------------
-  // Asks exactly `endpoint` (need not be a configured endpoint).
-  absl::StatusOr<StatusResponse> Status(std::string_view endpoint);
+  // Asks exactly `endpoint` (need not be a configured endpoint); `timeout` as
+  // for MemberList.
+  absl::StatusOr<StatusResponse> Status(std::string_view endpoint,
+                                        std::optional<absl::Duration> timeout = std::nullopt);
   // Makes `target_id` the leader: finds the leader through Status and sends
   // the request to the leader's client URL. OK at once if the target leads.
   // FailedPrecondition when the target is not a started voting member or the
@@ -167,7 +171,8 @@ class Client {
                                      std::optional<absl::Duration> timeout = std::nullopt);
   // PostTo over the configured endpoints with failover.
   absl::StatusOr<std::string> Post(std::string_view path, const std::string& body,
-                                   std::string_view what, bool idempotent);
+                                   std::string_view what, bool idempotent,
+                                   std::optional<absl::Duration> timeout = std::nullopt);
   // One HTTP exchange with the current token; reports the token generation used.
   absl::StatusOr<std::string> PostOnce(std::string_view endpoint, std::string_view path,
                                        const std::string& body, std::string_view what,

@@ -80,7 +80,8 @@ Topology TopologyOf(const EtcdCluster& cluster) {
 
 EtcdView ObserveEtcd(etcd::Client& client) {
   EtcdView view;
-  absl::StatusOr<etcd::MemberListResponse> list = client.MemberList();
+  absl::StatusOr<etcd::MemberListResponse> list =
+      client.MemberList(/*linearizable=*/true, kObserveTimeout);
   if (!list.ok()) {
     view.error = std::string(list.status().message());
     return view;
@@ -90,7 +91,8 @@ EtcdView ObserveEtcd(etcd::Client& client) {
   for (const etcd::Member& m : list->members) {
     MemberStatus ms{.member = m};
     if (!m.client_urls.empty()) {
-      absl::StatusOr<etcd::StatusResponse> s = client.Status(m.client_urls.front());
+      absl::StatusOr<etcd::StatusResponse> s =
+          client.Status(m.client_urls.front(), kObserveTimeout);
       if (s.ok()) {
         ms.status = *s;
         if (s->cluster_id != 0 && s->cluster_id != view.cluster_id) view.split_brain = true;

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "src/controllers/etcdcluster/builders.h"
 #include "src/etcd/client.h"
 #include "src/etcd/planner.h"
@@ -68,6 +69,13 @@ struct EtcdView {
   std::vector<MemberStatus> members;
   std::string error;  // why the member list failed, if it did
 };
+
+// The deadline of each call ObserveEtcd makes (per endpoint the member list
+// tries): a hung or frozen member answers nothing, and the look at a cluster
+// whose members are all frozen must still end well before the readiness
+// probes' ~15 s, so that Ready follows a quorum loss promptly (a member of a
+// healthy cluster answers these in milliseconds).
+inline constexpr absl::Duration kObserveTimeout = absl::Seconds(2);
 
 // Lists members and asks each for its status. Never fails: an unreachable
 // cluster is an EtcdView with members_known = false and the reason.
