@@ -108,6 +108,12 @@ json BuildConfig(const ConfigInput& in) {
   pg["bin_dir"] = in.bin_dir;
   pg["pgpass"] = in.pgpass;
   pg["authentication"] = auth;
+  // A replica that cannot rejoin the new primary's timeline (pg_rewind fails,
+  // or its WAL went past the fork where pg_rewind cannot be used) is cloned
+  // again from the primary instead of retrying forever. What it loses is what
+  // it alone had: WAL past the fork, which the cluster gave up at the failover.
+  pg["remove_data_directory_on_rewind_failure"] = true;
+  pg["remove_data_directory_on_diverged_timelines"] = true;
   if (!local_parameters.empty()) pg["parameters"] = local_parameters;
   if (!in.callback_script.empty()) {
     pg["callbacks"] = {{"on_start", in.callback_script},

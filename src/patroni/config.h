@@ -14,7 +14,9 @@
 //     etcd DCS), postgresql {use_pg_rewind, use_slots, parameters, pg_hba}}
 //     deep-merged with dynamic_configuration (the user's values win),
 //     bootstrap.initdb,
-//   postgresql {listen, data_dir, bin_dir, pgpass, authentication usernames
+//   postgresql {listen, data_dir, bin_dir, pgpass,
+//     remove_data_directory_on_rewind_failure and _on_diverged_timelines (both
+//     true: a replica that cannot rejoin is cloned again), authentication usernames
 //     (with TLS: replication/rewind sslmode + sslrootcert), callbacks
 //     on_start/on_role_change/on_stop, parameters (local; with TLS: ssl,
 //     ssl_cert_file, ssl_key_file, ssl_ca_file)},

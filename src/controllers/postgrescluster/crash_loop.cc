@@ -22,11 +22,14 @@ using runtime::ObjectPtr;
 
 namespace {
 
-// A member that can win Patroni's leader race: its pod Ready, its Patroni
-// answering as a replica whose PostgreSQL runs.
+// A member that can win Patroni's leader race: its pod not being deleted,
+// its Patroni answering as a replica whose PostgreSQL runs. Not "its pod
+// Ready": a replica is Ready only while it streams from a leader (Patroni's
+// /readiness), so with the leader dead for a few probe periods no replica is
+// Ready; Patroni's own race still weighs their lag before one promotes.
 bool Candidate(const Json& pod, const patroni::ObservedRole& role) {
-  return controllers::PodReady(pod) && role.reachable && role.role == "replica" &&
-         (role.state == "streaming" || role.state == "running");
+  return !At(pod, {"metadata", "deletionTimestamp"}).is_string() && role.reachable &&
+         role.role == "replica" && (role.state == "streaming" || role.state == "running");
 }
 
 // Ends the etcd DCS's leader key while it names `leader`.

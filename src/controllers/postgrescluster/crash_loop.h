@@ -29,7 +29,7 @@ namespace quorum::postgrescluster {
 // The lock to end: the leader holding it and the replicas that can take over.
 struct LockRelease {
   std::string leader;
-  std::vector<std::string> candidates;  // pod Ready, Patroni reachable, replica running
+  std::vector<std::string> candidates;  // pod not deleted, Patroni reachable, replica running
   bool operator==(const LockRelease&) const = default;
 };
 

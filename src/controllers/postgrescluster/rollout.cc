@@ -13,11 +13,30 @@ RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired,
   if (outdated.empty()) return {};
   const bool all_ready =
       std::all_of(pods.begin(), pods.end(), [](const MemberPod& p) { return p.ready; });
+  const MemberPod* known_primary = nullptr;
+  for (const MemberPod& p : pods) {
+    if (p.primary) known_primary = &p;
+  }
+  // An outdated replica that is not ready serves nobody: replacing it costs
+  // no availability, and its new pod may be what heals it (a fixed setting;
+  // Patroni's divergence check, which only runs when it starts PostgreSQL).
+  if (!all_ready && known_primary != nullptr && known_primary->ready && !user_switchover_pending) {
+    const MemberPod* stuck = nullptr;
+    for (const MemberPod* p : outdated) {
+      if (!p->primary && !p->ready && (stuck == nullptr || p->name > stuck->name)) stuck = p;
+    }
+    if (stuck != nullptr) {
+      return {.kind = RollStep::kDeletePod,
+              .pod = stuck->name,
+              .reason = "replacing replica " + stuck->name +
+                        ", which is not ready, with the current spec"};
+    }
+  }
   if (!all_ready || static_cast<int>(pods.size()) < desired) {
     return {.kind = RollStep::kWait,
             .reason = "waiting for every member to be ready before replacing the next one"};
   }
-  if (std::none_of(pods.begin(), pods.end(), [](const MemberPod& p) { return p.primary; })) {
+  if (known_primary == nullptr) {
     return {.kind = RollStep::kWait,
             .reason = "waiting for a known primary before replacing any member"};
   }

@@ -3,6 +3,9 @@
 // primary: it replaces outdated pods one at a time, only while every member
 // is ready and the primary is known, replicas first, and moves the primary
 // role away (a Patroni switchover) before the primary's own pod is replaced.
+// One exception to "every member ready": an outdated replica that is not
+// ready is replaced first while the known primary is ready — it serves
+// nobody, and waiting for it would wedge the rollout that may heal it.
 // A single-member cluster can only be restarted in place.
 //
 // Risky steps (deleting a member pod, a rollout switchover, the user's

@@ -10,12 +10,15 @@ namespace {
 using runtime::ObjectPtr;
 
 // A member pod: Ready or not, its database container running, waiting in
-// CrashLoopBackOff, or waiting for another reason.
-ObjectPtr Pod(const std::string& name, bool ready, const std::string& waiting = "") {
+// CrashLoopBackOff, or waiting for another reason; being deleted or not.
+ObjectPtr Pod(const std::string& name, bool ready, const std::string& waiting = "",
+              bool deleting = false) {
   Json state = waiting.empty() ? Json{{"running", Json::object()}}
                                : Json{{"waiting", {{"reason", waiting}}}};
+  Json metadata = {{"name", name}};
+  if (deleting) metadata["deletionTimestamp"] = "2026-12-03T16:00:00Z";
   return std::make_shared<const Json>(
-      Json{{"metadata", {{"name", name}}},
+      Json{{"metadata", metadata},
            {"status",
             {{"conditions", {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}},
              {"containerStatuses", {{{"name", "database"}, {"state", state}}}}}}});
@@ -53,9 +56,15 @@ TEST(PlanLockReleaseTest, EndsOnlyACrashLoopingLeadersLockWithAReplicaToTakeOver
        looping,
        {{"m-0", {}}, {"m-1", Replica()}, {"m-2", Replica()}},
        LockRelease{.leader = "m-0", .candidates = {"m-1", "m-2"}}},
-      {"only replicas that run and whose pods are Ready are candidates",
+      {"replicas whose PostgreSQL runs are candidates, Ready or not (no leader to stream from)",
        "m-0",
        {Pod("m-0", false, "CrashLoopBackOff"), Pod("m-1", false), Pod("m-2", true)},
+       {{"m-0", {}}, {"m-1", Replica("running")}, {"m-2", Replica()}},
+       LockRelease{.leader = "m-0", .candidates = {"m-1", "m-2"}}},
+      {"a replica whose pod is being deleted is no candidate",
+       "m-0",
+       {Pod("m-0", false, "CrashLoopBackOff"), Pod("m-1", false, "", /*deleting=*/true),
+        Pod("m-2", false)},
        {{"m-0", {}}, {"m-1", Replica()}, {"m-2", Replica("running")}},
        LockRelease{.leader = "m-0", .candidates = {"m-2"}}},
       {"no candidate: the lock stays (a release would only be taken back)",

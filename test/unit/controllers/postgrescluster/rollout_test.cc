@@ -14,8 +14,15 @@ TEST(RolloutTest, NothingToDoWhenEveryPodIsCurrent) {
 }
 
 TEST(RolloutTest, WaitsUntilEveryMemberIsReadyAndPresent) {
-  EXPECT_EQ(NextRollStep({Pod("a-0", true, true), Pod("a-1", true, false, false)}, 2).kind,
-            RollStep::kWait);
+  EXPECT_EQ(NextRollStep({Pod("a-0", true, true), Pod("a-1", false, false, false)}, 2).kind,
+            RollStep::kWait)
+      << "an updated replica that is not ready yet holds the primary's turn";
+  EXPECT_EQ(NextRollStep({Pod("a-0", true, true), Pod("a-1", false), Pod("a-2", true, false, false),
+                          Pod("a-3", true)},
+                         4)
+                .pod,
+            "a-2")
+      << "the outdated replica that is not ready goes first";
   EXPECT_EQ(NextRollStep({Pod("a-0", true, true)}, 2).kind, RollStep::kWait)
       << "a missing member is not replaced by taking another one down";
 }
@@ -78,6 +85,44 @@ TEST(RolloutTest, WaitsWhileThePrimaryIsUnknown) {
     EXPECT_EQ(step.kind, c.want) << c.name << ": " << step.reason;
     EXPECT_EQ(step.pod, c.want_pod) << c.name;
   }
+}
+
+// A replica that never becomes ready (it diverged from the new primary, or a
+// setting the user is fixing breaks it) must not wedge the rollout that may
+// heal it: it is replaced first, while the known primary is ready.
+TEST(RolloutTest, ReplacesAnOutdatedReplicaThatIsNotReady) {
+  const std::vector<Case> cases = {
+      {"stuck replica, ready primary",
+       {Pod("a-0", true, true), Pod("a-1", true, false, false), Pod("a-2", true)},
+       3,
+       RollStep::kDeletePod,
+       "a-1"},
+      {"stuck replica, the primary not ready: wait",
+       {Pod("a-0", true, true, false), Pod("a-1", true, false, false), Pod("a-2", true)},
+       3,
+       RollStep::kWait,
+       ""},
+      {"stuck replica, no primary known: wait",
+       {Pod("a-0", true), Pod("a-1", true, false, false), Pod("a-2", true)},
+       3,
+       RollStep::kWait,
+       ""},
+      {"a missing member and a stuck replica: the stuck one still goes",
+       {Pod("a-0", true, true), Pod("a-1", true, false, false)},
+       3,
+       RollStep::kDeletePod,
+       "a-1"},
+  };
+  for (const Case& c : cases) {
+    const RollStep step = NextRollStep(c.pods, c.desired);
+    EXPECT_EQ(step.kind, c.want) << c.name << ": " << step.reason;
+    EXPECT_EQ(step.pod, c.want_pod) << c.name;
+  }
+  EXPECT_EQ(NextRollStep({Pod("a-0", true, true), Pod("a-1", true, false, false)}, 2,
+                         /*user_switchover_pending=*/true)
+                .kind,
+            RollStep::kWait)
+      << "a pending user switchover still goes first";
 }
 
 // Issue 14.6: one risky step per reconcile; a pending user switchover goes first.
