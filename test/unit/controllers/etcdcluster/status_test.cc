@@ -69,10 +69,13 @@ EtcdCluster WithReady(const std::string& status, const std::string& reason, absl
   return c;
 }
 
+// The status a converged pass with every pod ready writes at `now`.
+api::EtcdClusterStatus StatusAt(const EtcdCluster& c, const EtcdView& v, absl::Time now) {
+  return BuildStatus({.cluster = &c, .etcd = &v, .ready_pods = 3, .converged = true, .now = now});
+}
+
 api::Condition ReadyAt(const EtcdCluster& c, const EtcdView& v, absl::Time now) {
-  const api::EtcdClusterStatus s =
-      BuildStatus({.cluster = &c, .etcd = &v, .ready_pods = 3, .converged = true, .now = now});
-  return *api::FindCondition(s, "Ready");
+  return *api::FindCondition(StatusAt(c, v, now), "Ready");
 }
 
 TEST(StatusTest, ReadyComesBackOnlyOnceTheQuorumHeld) {
@@ -131,26 +134,20 @@ TEST(StatusTest, RecoveringKeepsItsStartAndSaysWhenToLookAgain) {
   const absl::Time t0 = absl::FromUnixSeconds(1'800'000'000);
   const EtcdCluster lost = WithReady("False", "QuorumLost", t0);
   const EtcdView all = View(lost, 3);
-  const api::EtcdClusterStatus first =
-      BuildStatus({.cluster = &lost, .etcd = &all, .ready_pods = 3, .converged = true, .now = t0});
+  const api::EtcdClusterStatus first = StatusAt(lost, all, t0);
   EXPECT_EQ(RecheckReadyAfter(first, t0), kQuorumSettle);
   EXPECT_NE(api::FindCondition(first, "Ready")->message.find("majority answers again"),
             std::string::npos);
   // A later pass keeps the transition time, so the wait is not restarted.
   EtcdCluster again = lost;
   again.status = first;
-  const api::EtcdClusterStatus second = BuildStatus({.cluster = &again,
-                                                     .etcd = &all,
-                                                     .ready_pods = 3,
-                                                     .converged = true,
-                                                     .now = t0 + absl::Seconds(4)});
+  const api::EtcdClusterStatus second = StatusAt(again, all, t0 + absl::Seconds(4));
   EXPECT_EQ(api::FindCondition(second, "Ready")->last_transition_time, runtime::Rfc3339(t0));
   EXPECT_EQ(RecheckReadyAfter(second, t0 + absl::Seconds(4)), absl::Seconds(6));
   EXPECT_EQ(RecheckReadyAfter(second, t0 + absl::Seconds(30)), absl::Seconds(1));
   // Nothing to wait for once Ready is decided.
   const EtcdCluster ready = WithReady("True", "StatefulSetReady", t0);
-  const api::EtcdClusterStatus settled =
-      BuildStatus({.cluster = &ready, .etcd = &all, .ready_pods = 3, .converged = true, .now = t0});
+  const api::EtcdClusterStatus settled = StatusAt(ready, all, t0);
   EXPECT_EQ(RecheckReadyAfter(settled, t0), absl::ZeroDuration());
 }
 

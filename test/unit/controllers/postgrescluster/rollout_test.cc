@@ -60,6 +60,14 @@ struct Case {
   std::string want_pod;
 };
 
+void ExpectSteps(const std::vector<Case>& cases, bool user_switchover_pending = false) {
+  for (const Case& c : cases) {
+    const RollStep step = NextRollStep(c.pods, c.desired, user_switchover_pending);
+    EXPECT_EQ(step.kind, c.want) << c.name << ": " << step.reason;
+    EXPECT_EQ(step.pod, c.want_pod) << c.name;
+  }
+}
+
 // Issue 14.6: a rollout never guesses which member is the primary.
 TEST(RolloutTest, WaitsWhileThePrimaryIsUnknown) {
   const std::vector<Case> cases = {
@@ -80,11 +88,7 @@ TEST(RolloutTest, WaitsWhileThePrimaryIsUnknown) {
        RollStep::kDeletePod,
        "a-2"},
   };
-  for (const Case& c : cases) {
-    const RollStep step = NextRollStep(c.pods, c.desired);
-    EXPECT_EQ(step.kind, c.want) << c.name << ": " << step.reason;
-    EXPECT_EQ(step.pod, c.want_pod) << c.name;
-  }
+  ExpectSteps(cases);
 }
 
 // A replica that never becomes ready (it diverged from the new primary, or a
@@ -113,11 +117,7 @@ TEST(RolloutTest, ReplacesAnOutdatedReplicaThatIsNotReady) {
        RollStep::kDeletePod,
        "a-1"},
   };
-  for (const Case& c : cases) {
-    const RollStep step = NextRollStep(c.pods, c.desired);
-    EXPECT_EQ(step.kind, c.want) << c.name << ": " << step.reason;
-    EXPECT_EQ(step.pod, c.want_pod) << c.name;
-  }
+  ExpectSteps(cases);
   EXPECT_EQ(NextRollStep({Pod("a-0", true, true), Pod("a-1", true, false, false)}, 2,
                          /*user_switchover_pending=*/true)
                 .kind,
@@ -140,11 +140,7 @@ TEST(RolloutTest, YieldsToAPendingUserSwitchover) {
        ""},
       {"nothing outdated", {Pod("a-0", false, true), Pod("a-1", false)}, 2, RollStep::kNone, ""},
   };
-  for (const Case& c : cases) {
-    const RollStep step = NextRollStep(c.pods, c.desired, /*user_switchover_pending=*/true);
-    EXPECT_EQ(step.kind, c.want) << c.name << ": " << step.reason;
-    EXPECT_EQ(step.pod, c.want_pod) << c.name;
-  }
+  ExpectSteps(cases, /*user_switchover_pending=*/true);
   // Without it, the same cluster proceeds.
   EXPECT_EQ(
       NextRollStep({Pod("a-0", true, true), Pod("a-1", false), Pod("a-2", false)}, 3, false).kind,
