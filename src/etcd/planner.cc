@@ -182,7 +182,19 @@ Action Plan::ForLearner(const Placed& l) const {
       return ForMember(Action::kDeletePod, l,
                        absl::StrCat("restarting pod ", name, " so that it joins as a learner now"));
     }
-    return Make(Action::kWait, absl::StrCat("waiting for learner ", name, " to start"));
+    if (pod.exists && pod.running_for >= kJoinDeadline) {
+      return ForMember(
+          Action::kDeletePod, l,
+          absl::StrCat("pod ", name, "'s etcd has run for ",
+                       absl::FormatDuration(absl::Trunc(pod.running_for, absl::Seconds(1))),
+                       " without joining as the learner (its data is another member's): "
+                       "restarting it with empty data"));
+    }
+    Action wait = Make(Action::kWait, absl::StrCat("waiting for learner ", name, " to start"));
+    if (pod.exists && pod.running_for > absl::ZeroDuration()) {
+      wait.recheck_after = kJoinDeadline - pod.running_for;
+    }
+    return wait;
   }
   if (!IsHealthy(*l.member)) {
     return Make(Action::kWait, absl::StrCat("waiting for learner ", name, " to become healthy"));

@@ -32,7 +32,9 @@
 //  4. The learner (at most one exists): beyond the target or its pod lost its
 //     data → kRemoveMember; its pod not in the StatefulSet → kScaleStatefulSet;
 //     not started and its pod crash-looping → kDeletePod (restart it now so it
-//     joins); not started → kWait; started and healthy → kPromote when safe.
+//     joins); not started while its pod's etcd has run for kJoinDeadline →
+//     kDeletePod too (that process is not the learner: see kJoinDeadline);
+//     not started → kWait; started and healthy → kPromote when safe.
 //  5. StatefulSet larger than needed (pods above the highest member and the
 //     desired size) → kScaleStatefulSet down, so the pod of a removed member
 //     goes at once; to 0 only when desired is 0 and member 0 alone remains.
@@ -58,7 +60,19 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/time/time.h"
+
 namespace quorum::etcd {
+
+// How long a pod's etcd may run without the learner registered for its
+// ordinal having joined. A learner publishes its name within seconds of
+// starting, however much data it has yet to receive (the leader commits the
+// name; the snapshot follows). An etcd that runs this long without joining is
+// another member: one whose failed start left a WAL (a pod whose data was
+// lost starts as the old member, panics on the leader's first heartbeat, and
+// after that member is removed comes back as it, knowing no peers: real etcd
+// 3.6 then waits forever, neither serving clients nor exiting).
+inline constexpr absl::Duration kJoinDeadline = absl::Seconds(60);
 
 struct MemberView {
   uint64_t id = 0;
@@ -81,6 +95,8 @@ struct PodView {
   // the emptyDir pod or the PVC was recreated after that member (by ID) first
   // started. Key the record by member ID so a replacement member starts clean.
   bool data_lost = false;
+  // How long the etcd container has been running (zero when it is not).
+  absl::Duration running_for = absl::ZeroDuration();
 };
 
 struct Observation {
@@ -131,6 +147,9 @@ struct Action {
   int replicas = -1;
   std::string peer_url;
   std::string reason;  // one human sentence for events and logs
+  // kWait: the plan may change by itself after this long (a clock runs out,
+  // no event will say so); zero when only an event or etcd can change it.
+  absl::Duration recheck_after = absl::ZeroDuration();
 };
 
 Action NextAction(const Observation& observation);

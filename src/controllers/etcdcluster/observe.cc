@@ -1,14 +1,17 @@
 #include "src/controllers/etcdcluster/observe.h"
 
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/time.h"
 #include "src/controllers/common/kube_fields.h"
 #include "src/controllers/etcdcluster/resources.h"
 
 namespace quorum::etcdcluster {
 namespace {
 
-PodInfo PodInfoOf(const Json& pod, const std::string& cluster) {
+PodInfo PodInfoOf(const Json& pod, const std::string& cluster, absl::Time now) {
   const Json meta = pod.value("metadata", Json::object());
   const Json status = pod.value("status", Json::object());
   PodInfo p{.name = meta.value("name", ""),
@@ -24,6 +27,13 @@ PodInfo PodInfoOf(const Json& pod, const std::string& cluster) {
     const std::string waiting =
         cs.value("state", Json::object()).value("waiting", Json::object()).value("reason", "");
     p.crash_looping = waiting == "CrashLoopBackOff" || cs.value("restartCount", 0) >= 3;
+    const std::string started =
+        cs.value("state", Json::object()).value("running", Json::object()).value("startedAt", "");
+    absl::Time since;
+    std::string err;
+    if (!started.empty() && absl::ParseTime(absl::RFC3339_full, started, &since, &err)) {
+      p.running_for = std::max(now - since, absl::ZeroDuration());
+    }
   }
   return p;
 }
@@ -45,7 +55,7 @@ std::optional<BootstrapState> StateOf(const runtime::ObjectPtr& configmap) {
 
 }  // namespace
 
-World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster) {
+World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster, absl::Time now) {
   const Names n = NamesOf(cluster);
   World w;
   if (runtime::ObjectPtr sts = cache.Get(kStatefulSets, n.ns, n.statefulset)) {
@@ -57,7 +67,7 @@ World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster) {
         labels.value("app.kubernetes.io/name", "") != "etcd") {
       continue;
     }
-    PodInfo p = PodInfoOf(*pod, n.cluster);
+    PodInfo p = PodInfoOf(*pod, n.cluster, now);
     if (p.ordinal >= 0 && cluster.spec.storage.empty_dir) {
       w.storage_uids[p.ordinal] = p.uid;
     } else if (p.ordinal >= 0) {
@@ -143,6 +153,7 @@ std::vector<etcd::PodView> ObservePods(const std::vector<PodInfo>& pods,
     v.exists = !pod.deleting;
     v.ready = pod.ready;
     v.crash_looping = pod.crash_looping;
+    v.running_for = pod.running_for;
   }
   std::vector<etcd::PodView> out;
   out.reserve(by_ordinal.size());

@@ -35,6 +35,9 @@ struct PodInfo {
   bool ready = false;
   bool crash_looping = false;  // CrashLoopBackOff or >= 3 restarts
   bool deleting = false;
+  // How long the etcd container has been running, as of the look; zero when
+  // it is not running.
+  absl::Duration running_for = absl::ZeroDuration();
 };
 
 // The Kubernetes side of one cluster.
@@ -45,7 +48,8 @@ struct World {
   std::optional<BootstrapState> state_configmap;  // as last applied; nullopt when absent
 };
 
-World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster);
+// `now` dates the pods' running_for.
+World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster, absl::Time now);
 
 // How ordinals are named and reached: from the cluster's DNS names in
 // production (TopologyOf), from local ports in the real-etcd tests.

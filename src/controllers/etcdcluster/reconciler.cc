@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "api/etcdcluster_types.h"
@@ -124,7 +126,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
     return Result{.requeue_after = backoff_.Next(req.Key(), "earlier objects: " + stale)};
   }
   // Observe.
-  World world = ObserveWorld(cache_, *cluster);
+  World world = ObserveWorld(cache_, *cluster, absl::Now());
   etcd::ClientConfig cfg;
   absl::Status access = ResolveAccess(*stored, *cluster, cfg);
   EtcdConnection etcd;
@@ -242,7 +244,12 @@ absl::StatusOr<Result> EtcdClusterReconciler::Next(const runtime::Request& req, 
   if (!step.ok() || plan.wait_for == WaitFor::kEtcd) {
     const std::string what = std::string(etcd::KindName(plan.action.kind)) + ": " +
                              plan.action.reason + (step.ok() ? "" : " (settling)");
-    return Result{.requeue_after = backoff_.Next(key, what)};
+    absl::Duration after = backoff_.Next(key, what);
+    // A clock that runs out changes the plan with no event: look just after.
+    if (step.ok() && plan.action.recheck_after > absl::ZeroDuration()) {
+      after = std::min(after, plan.action.recheck_after + absl::Seconds(1));
+    }
+    return Result{.requeue_after = after};
   }
   if (plan.wait_for == WaitFor::kSecret) {
     return Result{.requeue_after = backoff_.Next(key, plan.problem, controllers::kMaxSecretWait)};

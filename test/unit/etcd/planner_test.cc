@@ -21,6 +21,7 @@ uint64_t IdOf(int k) { return 1000 + k; }
 struct O {
   Observation o;
   std::set<int> data_lost, crash_looping, missing_pods;
+  std::map<int, absl::Duration> running_for;
 
   O(int desired, int sts) {
     o.desired_replicas = desired;
@@ -79,6 +80,10 @@ struct O {
     crash_looping.insert(k);
     return *this;
   }
+  O& RunningFor(int k, absl::Duration d) {
+    running_for[k] = d;
+    return *this;
+  }
   operator Observation() const {
     Observation out = o;
     for (int k = 0; k < std::max(o.statefulset_replicas, o.desired_replicas); ++k) {
@@ -87,7 +92,9 @@ struct O {
                           .exists = exists,
                           .ready = exists && !crash_looping.count(k) && !data_lost.count(k),
                           .crash_looping = exists && crash_looping.count(k) > 0,
-                          .data_lost = exists && data_lost.count(k) > 0});
+                          .data_lost = exists && data_lost.count(k) > 0,
+                          .running_for = exists && running_for.count(k) ? running_for.at(k)
+                                                                        : absl::ZeroDuration()});
     }
     return out;
   }
@@ -209,6 +216,15 @@ const Case kCases[] = {
      Action::kAddLearner, 1, 0, -1, "existing pod"},
     {"DataLostReplacementRestartsThePod", O(3, 3).Member(0).Member(2).Learner(1).CrashLooping(1),
      Action::kDeletePod, 1, IdOf(1)},
+    {"DataLostReplacementWhoseEtcdRanTooLongRestartsThePod",
+     O(3, 3).Member(0).Member(2).Learner(1).RunningFor(1, kJoinDeadline), Action::kDeletePod, 1,
+     IdOf(1), -1, "has run for 1m without joining"},
+    {"DataLostReplacementWaitsForItsEtcdBeforeTheDeadline",
+     O(3, 3).Member(0).Member(2).Learner(1).RunningFor(1, kJoinDeadline - absl::Seconds(1)),
+     Action::kWait, -1, 0, -1, "learner test-1 to start"},
+    {"AStartedLearnerIsPromotedHoweverLongItRan",
+     O(3, 3).Member(0).Member(2).Learner(1, true).RunningFor(1, absl::Hours(1)), Action::kPromote,
+     1, IdOf(1)},
     {"DataLostReplacementPromotes", O(3, 3).Member(0).Member(2).Learner(1, true), Action::kPromote,
      1, IdOf(1)},
     {"DataLostRemovalRefusedWithoutQuorum", O(3, 3).Voters(3).Down(1).DataLost(1).Down(2),
@@ -270,6 +286,16 @@ TEST(PlannerTest, NamesOnlyTheOrdinalsThatCanHoldAMember) {
   EXPECT_EQ(KindName(a.kind), KindName(Action::kAddLearner)) << a.reason;
   EXPECT_EQ(a.ordinal, 3);
   EXPECT_LT(calls, 100);
+}
+
+TEST(PlannerTest, AWaitForALearnerLooksAgainWhenItsPodReachesTheDeadline) {
+  const Action running =
+      NextAction(O(3, 3).Member(0).Member(2).Learner(1).RunningFor(1, absl::Seconds(20)));
+  EXPECT_EQ(running.kind, Action::kWait) << running.reason;
+  EXPECT_EQ(running.recheck_after, kJoinDeadline - absl::Seconds(20));
+  const Action not_running = NextAction(O(3, 3).Member(0).Member(2).Learner(1));
+  EXPECT_EQ(not_running.kind, Action::kWait) << not_running.reason;
+  EXPECT_EQ(not_running.recheck_after, absl::ZeroDuration()) << "a pod event will come";
 }
 
 TEST(PlannerTest, WithoutNamingFunctionsItWaits) {

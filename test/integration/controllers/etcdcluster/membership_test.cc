@@ -70,6 +70,10 @@ class Executor {
   // Keep the data of pods that a scale-down stops (a retained PVC).
   void set_keep_volumes_on_scale_down(bool keep) { keep_volumes_ = keep; }
 
+  // Moves the clock the observe phase dates the pods' running_for with,
+  // instead of waiting.
+  void AdvanceClock(absl::Duration d) { skew_ += d; }
+
   // Wipes pod k's volume: as a recreated PVC, it gets a new identity.
   void WipeData(int k) {
     h_.WipeData(k);
@@ -85,10 +89,23 @@ class Executor {
                         .ordinal = k,
                         .has_ip = true,
                         .ready = runs,
-                        .crash_looping = !runs});
+                        .crash_looping = !runs,
+                        .running_for = runs ? Now() - started_[k] : absl::ZeroDuration()});
       w.storage_uids[k] = absl::StrCat("pvc-", k, "-", volume_generation_[k]);
     }
     return w;
+  }
+
+  // Reconciles until a step of `kind` succeeds, ignoring waits and the steps
+  // before it; false after `timeout`.
+  bool StepUntil(Action::Kind kind, absl::Duration timeout = absl::Seconds(30)) {
+    const absl::Time deadline = absl::Now() + timeout;
+    while (absl::Now() < deadline) {
+      const auto [plan, s] = Reconcile();
+      if (plan.action.kind == kind && s.ok()) return true;
+      absl::SleepFor(absl::Milliseconds(250));
+    }
+    return false;
   }
 
   // Starts pod k's etcd as Kubernetes would: with the state ConfigMap.
@@ -96,6 +113,7 @@ class Executor {
     const BootstrapState state = configmap_.value_or(BootstrapState{});
     std::vector<std::string> parts;
     for (const auto& [name, url] : state.members) parts.push_back(name + "=" + url);
+    started_[k] = Now();
     return h_.Start(k, /*new_cluster=*/state.state == "new", absl::StrJoin(parts, ","));
   }
 
@@ -117,6 +135,7 @@ class Executor {
       parts.push_back(name + "=" + m.peer_urls[0]);
     }
     if (!self) parts.push_back(h_.Name(k) + "=" + h_.PeerUrl(k));
+    started_[k] = Now();
     return h_.Start(k, /*new_cluster=*/false, absl::StrJoin(parts, ","));
   }
 
@@ -255,6 +274,10 @@ class Executor {
   std::vector<Member> last_members_;
   std::vector<std::string> keys_;
   bool keep_volumes_ = false;
+  absl::Duration skew_ = absl::ZeroDuration();
+  std::map<int, absl::Time> started_;  // when each pod's etcd last started, on Now()
+
+  absl::Time Now() const { return absl::Now() + skew_; }
 };
 
 // The kinds of `steps`, with repeats of one step folded (a promotion retried
@@ -386,6 +409,35 @@ TEST_F(MembershipTest, ReplacesAMemberThatLostItsData) {
   ExpectHealthyVoters(3);
   EXPECT_NE(IdOf(1), old_id);
   EXPECT_NE(IdOf(1), 0u);
+}
+
+TEST_F(MembershipTest, ReplacesAMemberWhoseFailedStartLeftTheRemovedIdentity) {
+  exec_->Converge(3);
+  ExpectHealthyVoters(3);
+
+  // On Kubernetes a pod whose data was lost starts before the operator sees
+  // the loss: its etcd takes the old member's ID, writes a WAL and panics on
+  // the leader's first heartbeat.
+  harness_->Stop(1);
+  exec_->WipeData(1);
+  ASSERT_TRUE(exec_->StartExisting(1).ok());
+  ASSERT_TRUE(harness_->WaitExited(1, absl::Seconds(20))) << harness_->LogTail(1);
+  ASSERT_TRUE(exec_->StepUntil(Action::kRemoveMember));
+  // The kubelet restarts the container with that WAL: etcd comes back as the
+  // removed member, knows no peer, and neither joins nor exits.
+  ASSERT_TRUE(exec_->StartPod(1).ok());
+  ASSERT_TRUE(exec_->StepUntil(Action::kAddLearner));
+  absl::SleepFor(absl::Seconds(5));
+  ASSERT_TRUE(harness_->Running(1)) << harness_->LogTail(1);
+  const Action wait = exec_->Reconcile().first.action;
+  EXPECT_EQ(wait.kind, Action::kWait) << wait.reason;
+  EXPECT_EQ(wait.reason, "waiting for learner test-1 to start");
+
+  // Once it has run for the deadline, its pod goes with the data.
+  exec_->AdvanceClock(etcd::kJoinDeadline);
+  ConvergeResult r = exec_->Converge(3);
+  EXPECT_EQ(Kinds(r.steps), (Strings{"DeletePod", "Promote"}));
+  ExpectHealthyVoters(3);
 }
 
 TEST_F(MembershipTest, RefusesToShrinkWhenTheRemainingMembersWouldLackQuorum) {

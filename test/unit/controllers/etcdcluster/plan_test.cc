@@ -165,6 +165,15 @@ TEST(ObservePodsTest, HasOneEntryPerExistingPod) {
   EXPECT_TRUE(pods[1].data_lost);
 }
 
+TEST(ObservePodsTest, CarriesHowLongEachPodsEtcdHasRun) {
+  PodInfo running = Pod(1, true, false);
+  running.running_for = absl::Seconds(42);
+  const std::vector<etcd::PodView> pods = ObservePods({Pod(0, true, true), running}, {}, {});
+  ASSERT_EQ(pods.size(), 2u);
+  EXPECT_EQ(pods[0].running_for, absl::ZeroDuration());
+  EXPECT_EQ(pods[1].running_for, absl::Seconds(42));
+}
+
 TEST(PlanStepTest, BootstrapTellsTheFirstPodItIsNew) {
   const EtcdCluster c = Cluster(3);
   const Plan plan = PlanStep(PlanInputFor(c, {}, {}, absl::OkStatus()));
