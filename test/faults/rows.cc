@@ -35,6 +35,27 @@ void OperatorDownWhilePrimaryDead(Bed& bed) {
 kube::Json CallbackLabels() { return {{"spec", {{"patroni", {{"podAPIAccess", true}}}}}}; }
 kube::Json UndoCallbackLabels() { return {{"spec", {{"patroni", {{"podAPIAccess", nullptr}}}}}}; }
 
+// Rows 13 and 14: as rows 8 and 9, with synchronous replication and a
+// failover on the primary's first crash (Patroni's `synchronous_mode`,
+// `primary_start_timeout: 0`): a restarted primary hands its lock over at
+// once, and only to the synchronous standby, which has every commit.
+kube::Json FailoverOnFirstCrash() {
+  return {
+      {"spec",
+       {{"patroni",
+         {{"podAPIAccess", true},
+          {"dynamicConfiguration", {{"synchronous_mode", true}, {"primary_start_timeout", 0}}}}}}}};
+}
+// The operator leaves keys the spec stops naming as they are in the DCS, so
+// the undo names Patroni's defaults.
+kube::Json UndoFailoverOnFirstCrash() {
+  return {{"spec",
+           {{"patroni",
+             {{"podAPIAccess", nullptr},
+              {"dynamicConfiguration",
+               {{"synchronous_mode", false}, {"primary_start_timeout", 300}}}}}}}};
+}
+
 }  // namespace
 
 void Log(const std::string& line) {
@@ -161,6 +182,20 @@ std::vector<Row> Rows() {
        // Writes fail once no page can be added; the readiness probe sees the
        // full volume within its period and failure threshold (15 s).
        {.lag = absl::Seconds(20), .lead = absl::Seconds(2)}},
+      {13,
+       "as row 8 (operator down until +53 s, `podAPIAccess: true`), with synchronous "
+       "replication and failover on the first crash",
+       [](Bed& bed) { OperatorDownWhilePrimaryDead(bed); },
+       {.lag = absl::Seconds(3), .lead = absl::Seconds(2)},
+       FailoverOnFirstCrash(),
+       UndoFailoverOnFirstCrash()},
+      {14,
+       "as row 9 (operator up, `podAPIAccess: true`), with synchronous replication and "
+       "failover on the first crash: the outage row 13 is compared with",
+       [](Bed& bed) { KillFor(bed, bed.Primary(), absl::Seconds(45)); },
+       {.lag = absl::Seconds(3), .lead = absl::Seconds(2)},
+       FailoverOnFirstCrash(),
+       UndoFailoverOnFirstCrash()},
   };
 }
 
