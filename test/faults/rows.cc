@@ -39,22 +39,19 @@ kube::Json UndoCallbackLabels() { return {{"spec", {{"patroni", {{"podAPIAccess"
 // failover on the primary's first crash (Patroni's `synchronous_mode`,
 // `primary_start_timeout: 0`): a restarted primary hands its lock over at
 // once, and only to the synchronous standby, which has every commit.
-kube::Json FailoverOnFirstCrash() {
-  return {
-      {"spec",
-       {{"patroni",
-         {{"podAPIAccess", true},
-          {"dynamicConfiguration", {{"synchronous_mode", true}, {"primary_start_timeout", 0}}}}}}}};
-}
-// The operator leaves keys the spec stops naming as they are in the DCS, so
-// the undo names Patroni's defaults.
-kube::Json UndoFailoverOnFirstCrash() {
+kube::Json FirstCrashSettings(const kube::Json& pod_api_access, bool synchronous,
+                              int primary_start_timeout) {
   return {{"spec",
            {{"patroni",
-             {{"podAPIAccess", nullptr},
+             {{"podAPIAccess", pod_api_access},
               {"dynamicConfiguration",
-               {{"synchronous_mode", false}, {"primary_start_timeout", 300}}}}}}}};
+               {{"synchronous_mode", synchronous},
+                {"primary_start_timeout", primary_start_timeout}}}}}}}};
 }
+kube::Json FailoverOnFirstCrash() { return FirstCrashSettings(true, true, 0); }
+// The operator leaves keys the spec stops naming as they are in the DCS, so
+// the undo names Patroni's defaults.
+kube::Json UndoFailoverOnFirstCrash() { return FirstCrashSettings(nullptr, false, 300); }
 
 }  // namespace
 

@@ -24,11 +24,10 @@ PodInfo PodInfoOf(const Json& pod, const std::string& cluster, absl::Time now) {
   }
   for (const Json& cs : status.value("containerStatuses", Json::array())) {
     if (cs.value("name", "") != kContainerName) continue;
-    const std::string waiting =
-        cs.value("state", Json::object()).value("waiting", Json::object()).value("reason", "");
+    const Json state = cs.value("state", Json::object());
+    const std::string waiting = state.value("waiting", Json::object()).value("reason", "");
     p.crash_looping = waiting == "CrashLoopBackOff" || cs.value("restartCount", 0) >= 3;
-    const std::string started =
-        cs.value("state", Json::object()).value("running", Json::object()).value("startedAt", "");
+    const std::string started = state.value("running", Json::object()).value("startedAt", "");
     absl::Time since;
     std::string err;
     if (!started.empty() && absl::ParseTime(absl::RFC3339_full, started, &since, &err)) {
