@@ -10,6 +10,8 @@
 #include "api/etcdbackupschedule_types.h"
 #include "api/etcdcluster.h"
 #include "api/etcdcluster_schema.h"
+#include "api/postgresbackup_schema.h"
+#include "api/postgresbackup_types.h"
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_schema.h"
 #include "src/base/json_access.h"
@@ -97,11 +99,20 @@ absl::StatusOr<Json> BuildPostgresClusterCrd(const OpenApiIndex& index,
                   options);
 }
 
+absl::StatusOr<Json> BuildPostgresBackupCrd(const OpenApiIndex& index,
+                                            const InlineOptions& options) {
+  const CrdNames names{
+      kPostgresBackupCrdName,  kPostgresGroup,        kPostgresVersion,        kPostgresBackupKind,
+      kPostgresBackupListKind, kPostgresBackupPlural, kPostgresBackupSingular, {}};
+  return BuildCrd(names, PostgresBackupSchemaSource(), PostgresBackupPrinterColumns(), index,
+                  options);
+}
+
 absl::StatusOr<std::vector<Json>> BuildCrds(const OpenApiIndex& index,
                                             const InlineOptions& options) {
   std::vector<Json> out;
   for (auto build : {BuildEtcdClusterCrd, BuildEtcdBackupCrd, BuildEtcdBackupScheduleCrd,
-                     BuildPostgresClusterCrd}) {
+                     BuildPostgresClusterCrd, BuildPostgresBackupCrd}) {
     absl::StatusOr<Json> crd = build(index, options);
     if (!crd.ok()) return crd.status();
     out.push_back(*std::move(crd));

@@ -25,9 +25,11 @@ absl::StatusOr<nlohmann::json> BuildEtcdBackupScheduleCrd(const OpenApiIndex& in
                                                           const InlineOptions& options = {});
 absl::StatusOr<nlohmann::json> BuildPostgresClusterCrd(const OpenApiIndex& index,
                                                        const InlineOptions& options = {});
+absl::StatusOr<nlohmann::json> BuildPostgresBackupCrd(const OpenApiIndex& index,
+                                                      const InlineOptions& options = {});
 
 // Every CRD Quorum serves, in a fixed order (EtcdCluster, EtcdBackup, EtcdBackupSchedule,
-// PostgresCluster).
+// PostgresCluster, PostgresBackup).
 // Errors: the first CRD's that fails.
 absl::StatusOr<std::vector<nlohmann::json>> BuildCrds(const OpenApiIndex& index,
                                                       const InlineOptions& options = {});

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "api/backup_destination.h"
+#include "api/backup_phase.h"
 #include "api/etcdcluster_types.h"
 #include "api/field_error.h"
 
@@ -36,12 +37,6 @@ struct EtcdBackupSpec {
   std::string cluster_ref;  // clusterRef.name, an EtcdCluster in the backup's namespace
   BackupDestination destination;
 };
-
-// Phases, as aenix names them.
-inline constexpr std::string_view kBackupPending = "Pending";
-inline constexpr std::string_view kBackupStarted = "Started";
-inline constexpr std::string_view kBackupComplete = "Complete";
-inline constexpr std::string_view kBackupFailed = "Failed";
 
 struct BackupSnapshotStatus {
   std::string uri;  // s3://bucket/key or pvc://claim/path

@@ -39,6 +39,65 @@ Json WithPattern(Json node, const char* pattern, int max_length) {
   return node;
 }
 
+// spec.backups.pgbackrest (Crunchy PGO v5's field names). The webhook checks
+// what a schema cannot say well: repo names unique, global keys Quorum owns or
+// that hold secrets, and repo numbers in global keys that name no repo.
+Json PgBackRest() {
+  Json repo_name = String("repo1, repo2, repo3 or repo4: pgBackRest's repository number.");
+  repo_name["pattern"] = "^repo[1-4]$";
+  repo_name["maxLength"] = 5;
+  Json s3 = Object(
+      "An S3 bucket, reached over HTTPS. Keys go into a Secret under configuration "
+      "(repoN-s3-key, repoN-s3-key-secret), never here.",
+      {{"bucket", WithPattern(String("The bucket; it must exist."), "^[a-z0-9][a-z0-9.-]*$", 63)},
+       {"endpoint", WithPattern(String("host or host:port of the S3 API, without scheme, e.g. "
+                                       "s3.eu-west-1.amazonaws.com or minio.backup.svc:9000."),
+                                "^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?(:[0-9]{1,5})?$", 253)},
+       {"region",
+        WithPattern(String("The bucket's region, e.g. us-east-1."), "^[a-z0-9-]+$", 63)}});
+  s3["required"] = Json::array({"bucket", "endpoint", "region"});
+  Json repo = Object(
+      "A pgBackRest repository. Its path in the bucket is repoN-path from global, default "
+      "/pgbackrest/<namespace>/<cluster>/repoN.",
+      {{"name", repo_name}, {"s3", s3}});
+  repo["required"] = Json::array({"name", "s3"});
+  Json repos = Typed("array", "Where backups and archived WAL go: 1 to 4 repositories.");
+  repos["items"] = repo;
+  repos["minItems"] = 1;
+  repos["maxItems"] = 4;
+  repos["x-kubernetes-list-type"] = "map";
+  repos["x-kubernetes-list-map-keys"] = Json::array({"name"});
+
+  Json secret =
+      Object("A Secret in the cluster's namespace.",
+             {{"name", WithPattern(String("The Secret's name."), kDns1123Subdomain, 253)}});
+  secret["required"] = Json::array({"name"});
+  Json projection = Object(
+      "A Secret whose keys become files in /etc/pgbackrest/conf.d: those ending in .conf are "
+      "pgBackRest configuration (e.g. s3.conf with [global] repo1-s3-key=... and "
+      "repo1-s3-key-secret=...), others can be named by options (repo1-storage-ca-file="
+      "/etc/pgbackrest/conf.d/ca.crt).",
+      {{"secret", secret}});
+  projection["required"] = Json::array({"secret"});
+  Json configuration = Typed("array", "Secrets with pgBackRest configuration and files.");
+  configuration["items"] = projection;
+  configuration["maxItems"] = 8;
+
+  Json global = StringMap(
+      "pgBackRest options for every command, e.g. repo1-retention-full: \"7\", "
+      "repo1-s3-uri-style: path, repo1-storage-ca-file. Quorum sets stanza, pg*, "
+      "repoN-type, repoN-s3-bucket/endpoint/region and the paths of logs and locks itself; "
+      "secrets (repoN-s3-key, repoN-s3-key-secret, repoN-cipher-pass) belong in a Secret "
+      "under configuration.");
+  global["maxProperties"] = 64;
+  Json out = Object(
+      "pgBackRest: WAL archived continuously from the primary (archive_command) to every repo, "
+      "the stanza (\"db\") created by the first archive.",
+      {{"repos", repos}, {"configuration", configuration}, {"global", global}});
+  out["required"] = Json::array({"repos"});
+  return out;
+}
+
 Json Metadata(const char* what) {
   return Object(what,
                 {
@@ -441,6 +500,8 @@ Json Spec() {
       {{"enabled", Bool("Create the NetworkPolicy (default true).")},
        {"postgresFrom", PostgresFrom()}});
 
+  Json backups = Object("Backups of the cluster (docs/backup.md).", {{"pgbackrest", PgBackRest()}});
+
   Json spec = Object(
       "The PostgreSQL cluster you want.",
       {
@@ -453,6 +514,7 @@ Json Spec() {
           {"service", service},
           {"tls", tls},
           {"networkPolicy", network_policy},
+          {"backups", backups},
       });
   spec["required"] = Json::array({"postgresVersion", "instances"});
   spec["x-kubernetes-validations"] = Json::array({

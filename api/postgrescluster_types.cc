@@ -83,6 +83,31 @@ void DecodePatroni(Decoder& d, const Json* spec, PatroniSpec& out) {
   if (out.switchover.type.empty()) out.switchover.type = std::string(kDefaultSwitchoverType);
 }
 
+void DecodeBackups(Decoder& d, const Json* spec, PostgresBackupsSpec& out) {
+  const Json* pgbr = d.Member(d.Member(spec, "spec", "backups"), "spec.backups", "pgbackrest");
+  if (pgbr == nullptr) return;
+  const std::string at = "spec.backups.pgbackrest";
+  PgBackRestSpec& p = out.pgbackrest.emplace();
+  DecodeList(d, pgbr, at, "repos", p.repos,
+             [](Decoder& d, const Json& o, const std::string& at, PgBackRestRepo& r) {
+               d.String(&o, at, "name", r.name);
+               const Json* s3 = d.Member(&o, at, "s3");
+               d.String(s3, at + ".s3", "bucket", r.s3.bucket);
+               d.String(s3, at + ".s3", "endpoint", r.s3.endpoint);
+               d.String(s3, at + ".s3", "region", r.s3.region);
+             });
+  struct Projection {
+    std::string secret;
+  };
+  std::vector<Projection> projections;
+  DecodeList(d, pgbr, at, "configuration", projections,
+             [](Decoder& d, const Json& o, const std::string& at, Projection& c) {
+               d.String(d.Member(&o, at, "secret"), at + ".secret", "name", c.secret);
+             });
+  for (Projection& c : projections) p.configuration_secrets.push_back(std::move(c.secret));
+  d.StringMap(pgbr, at, "global", p.global);
+}
+
 void DecodeSpec(Decoder& d, const Json* spec, PostgresClusterSpec& out) {
   d.Int32(spec, "spec", "postgresVersion", out.postgres_version);
   d.String(spec, "spec", "image", out.image);
@@ -105,6 +130,7 @@ void DecodeSpec(Decoder& d, const Json* spec, PostgresClusterSpec& out) {
   const Json* np = d.Member(spec, "spec", "networkPolicy");
   d.Bool(np, "spec.networkPolicy", "enabled", out.network_policy.enabled);
   d.Array(np, "spec.networkPolicy", "postgresFrom", out.network_policy.postgres_from);
+  DecodeBackups(d, spec, out.backups);
 }
 
 void DecodeCondition(Decoder& d, const Json& c, const std::string& at, Condition& out) {
@@ -267,6 +293,25 @@ Json ToJson(const PostgresClusterSpec& spec) {
     np["postgresFrom"] = spec.network_policy.postgres_from;
   }
   if (!np.empty()) out["networkPolicy"] = np;
+  if (const std::optional<PgBackRestSpec>& p = spec.backups.pgbackrest) {
+    Json repos = Json::array();
+    for (const PgBackRestRepo& r : p->repos) {
+      repos.push_back(
+          {{"name", r.name},
+           {"s3",
+            {{"bucket", r.s3.bucket}, {"endpoint", r.s3.endpoint}, {"region", r.s3.region}}}});
+    }
+    Json pgbr = {{"repos", repos}};
+    if (!p->configuration_secrets.empty()) {
+      Json configuration = Json::array();
+      for (const std::string& s : p->configuration_secrets) {
+        configuration.push_back({{"secret", {{"name", s}}}});
+      }
+      pgbr["configuration"] = configuration;
+    }
+    if (!p->global.empty()) pgbr["global"] = p->global;
+    out["backups"] = {{"pgbackrest", pgbr}};
+  }
   return out;
 }
 

@@ -100,6 +100,35 @@ struct PostgresNetworkPolicySpec {
   nlohmann::json postgres_from;
 };
 
+// spec.backups.pgbackrest.repos[].s3: a bucket of an S3-compatible store,
+// reached over HTTPS (pgBackRest knows no plain HTTP).
+struct PgBackRestS3 {
+  std::string bucket;
+  std::string endpoint;  // host or host:port, as written
+  std::string region;
+};
+
+// spec.backups.pgbackrest.repos[]: one pgBackRest repository.
+struct PgBackRestRepo {
+  std::string name;  // repo1 .. repo4
+  PgBackRestS3 s3;
+  // 1..4, from the name.
+  int Index() const { return name.size() == 5 ? name[4] - '0' : 0; }
+};
+
+// spec.backups.pgbackrest (Crunchy PGO v5's field names).
+struct PgBackRestSpec {
+  std::vector<PgBackRestRepo> repos;
+  // configuration[].secret.name: Secrets whose keys become files in
+  // pgBackRest's conf.d (S3 keys, a CA file).
+  std::vector<std::string> configuration_secrets;
+  std::map<std::string, std::string> global;  // pgBackRest options, [global]
+};
+
+struct PostgresBackupsSpec {
+  std::optional<PgBackRestSpec> pgbackrest;
+};
+
 struct PostgresClusterSpec {
   int32_t postgres_version = 0;
   std::string image;  // "" means DefaultPostgresImage(postgres_version)
@@ -109,6 +138,7 @@ struct PostgresClusterSpec {
   PostgresServiceSpec service;
   PostgresTlsSpec tls;
   PostgresNetworkPolicySpec network_policy;
+  PostgresBackupsSpec backups;
 };
 
 struct PostgresInstanceStatus {

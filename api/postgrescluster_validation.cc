@@ -246,6 +246,7 @@ std::vector<FieldError> ValidatePostgresCluster(const Json& obj, const Json* old
   v.Service(*spec);
   internal::ValidateTls(*spec, list);
   internal::ValidateNetworkPolicy(*spec, list);
+  internal::ValidateBackups(*spec, list);
   return errors;
 }
 

@@ -51,6 +51,11 @@ void ValidateTls(const nlohmann::json& spec, ErrorList& errors);
 // would check them in a NetworkPolicy (selectors, CIDRs).
 void ValidateNetworkPolicy(const nlohmann::json& spec, ErrorList& errors);
 
+// spec.backups.pgbackrest: repos (names, S3 fields), configuration (Secret
+// names) and global (option names and one-line values; keys Quorum owns, keys
+// holding secrets and keys naming a repo that is not listed are refused).
+void ValidateBackups(const nlohmann::json& spec, ErrorList& errors);
+
 }  // namespace quorum::api::internal
 
 #endif  // QUORUM_API_POSTGRESCLUSTER_VALIDATION_INTERNAL_H_

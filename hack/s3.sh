@@ -17,7 +17,10 @@
 #
 # QUORUM_S3_ADDRESS (default 127.0.0.1) at `start`: the address to listen on,
 # e.g. the real node's bridge address 10.245.0.1 so that pods reach the store
-# (hack/node.sh); it is in the certificate's names. QUORUM_S3_TLS=0: plain
+# (hack/node.sh); it is in the certificate's names. QUORUM_S3_DNS_NAMES
+# (comma-separated) adds DNS names to the certificate, e.g. a Service's name
+# through which pods reach the store (pgBackRest verifies DNS names only, not
+# IP addresses). QUORUM_S3_TLS=0: plain
 # http (pods trust only their image's CA store, not this test CA).
 #
 # Orphan protection as in hack/controlplane.sh: a watchdog stops the store when
@@ -29,6 +32,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ready_timeout="${QUORUM_S3_TIMEOUT:-120}"
 address="${QUORUM_S3_ADDRESS:-127.0.0.1}"
 tls="${QUORUM_S3_TLS:-1}"
+dns_names="${QUORUM_S3_DNS_NAMES:-}"
 bucket="quorum-backups"
 
 log() { echo "s3: $*" >&2; }
@@ -89,13 +93,15 @@ healthy() {  # the gateway answers a signed-less request with S3's XML (403 is f
 }
 
 make_pki() {
-  local pki="$dir/pki"
-  [[ -f "$pki/server.crt" ]] && return 0
+  local pki="$dir/pki" ext name
+  ext="subjectAltName=IP:127.0.0.1,IP:$address,DNS:localhost"
+  for name in ${dns_names//,/ }; do ext+=",DNS:$name"; done
+  ext+=$'\nextendedKeyUsage=serverAuth'
+  [[ -f "$pki/server.crt" && "$(cat "$pki/server.ext" 2>/dev/null)" == "$ext" ]] && return 0
   mkdir -p "$pki"
   (
     cd "$pki"
-    printf 'subjectAltName=IP:127.0.0.1,IP:%s,DNS:localhost\nextendedKeyUsage=serverAuth\n' \
-      "$address" >server.ext
+    printf '%s\n' "$ext" >server.ext
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key \
       -out ca.crt -days 30 -subj /CN=quorum-s3-test-ca
     openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout server.key \

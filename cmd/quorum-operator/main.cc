@@ -32,6 +32,7 @@
 #include "src/controllers/etcdbackup/reconciler.h"
 #include "src/controllers/etcdbackupschedule/reconciler.h"
 #include "src/controllers/etcdcluster/reconciler.h"
+#include "src/controllers/postgresbackup/reconciler.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/kube/config.h"
 #include "src/runtime/manager.h"
@@ -39,6 +40,7 @@
 #include "src/webhooks/etcdbackup_webhook.h"
 #include "src/webhooks/etcdbackupschedule_webhook.h"
 #include "src/webhooks/etcdcluster_webhook.h"
+#include "src/webhooks/postgresbackup_webhook.h"
 #include "src/webhooks/postgrescluster_webhook.h"
 
 namespace quorum {
@@ -64,7 +66,8 @@ struct Flags {
   // up to their timeouts), not CPU bound: 4 workers keep a 1,000-cluster
   // create burst moving while one member is slow, and still fit a 2-core pod.
   int workers = 4;
-  std::string controllers = "etcdcluster,etcdbackup,etcdbackupschedule,postgrescluster";
+  std::string controllers =
+      "etcdcluster,etcdbackup,etcdbackupschedule,postgrescluster,postgresbackup";
   // The image backup Jobs run (the operator's own; the Deployment passes it).
   std::string operator_image = "quorum-operator:latest";
   // Trust for https S3 endpoints when the operator deletes old snapshots.
@@ -233,6 +236,9 @@ int Run(const Flags& f) {
     if (absl::Status s = webhooks::RegisterPostgresClusterWebhooks(*webhooks); !s.ok()) {
       return Fail(s);
     }
+    if (absl::Status s = webhooks::RegisterPostgresBackupWebhooks(*webhooks); !s.ok()) {
+      return Fail(s);
+    }
   }
   // A controller runs only when its resource is served: an operator started
   // before a CRD is installed says so instead of never becoming ready.
@@ -270,6 +276,11 @@ int Run(const Flags& f) {
   pg_reconciler.SetOperatorNamespace(PodNamespace());
   if (enabled("postgrescluster", postgrescluster::kPostgresClusters)) {
     postgrescluster::SetupPostgresClusterController(manager, pg_reconciler, f.workers);
+  }
+  postgresbackup::PostgresBackupReconciler pg_backup_reconciler(**client, manager.cache(),
+                                                                manager.recorder());
+  if (enabled("postgresbackup", postgresbackup::kPostgresBackups)) {
+    postgresbackup::SetupPostgresBackupController(manager, pg_backup_reconciler, f.workers);
   }
   spdlog::info("quorum-operator {} starting; namespaces: {}", kVersion,
                f.namespaces.empty() ? "all" : f.namespaces);

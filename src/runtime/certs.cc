@@ -264,7 +264,8 @@ absl::StatusOr<CertKeyPair> GenerateServingCert(const CertKeyPair& ca, std::stri
 
 absl::StatusOr<CertKeyPair> GenerateClientCert(const CertKeyPair& ca,
                                                const std::string& organization,
-                                               absl::Duration validity) {
+                                               absl::Duration validity,
+                                               const std::string& common_name) {
   if (organization.empty()) return absl::InvalidArgumentError("client organization is empty");
   if (validity <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("certificate validity must be positive");
@@ -281,7 +282,7 @@ absl::StatusOr<CertKeyPair> GenerateClientCert(const CertKeyPair& ca,
   if (!key.ok()) return key.status();
   const absl::Time not_after =
       std::min(absl::Now() + validity, FromAsn1(X509_get0_notAfter(ca_cert->get())));
-  absl::StatusOr<X509Ptr> cert = NewCert("", key->get(), not_after);
+  absl::StatusOr<X509Ptr> cert = NewCert(common_name, key->get(), not_after);
   if (!cert.ok()) return cert.status();
   X509* x = cert->get();
   if (X509_NAME_add_entry_by_NID(X509_get_subject_name(x), NID_organizationName, MBSTRING_UTF8,

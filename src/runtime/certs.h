@@ -42,15 +42,17 @@ absl::StatusOr<CertKeyPair> GenerateServingCert(const CertKeyPair& ca, std::stri
                                                 absl::Duration validity);
 
 // A client certificate (clientAuth, CA:FALSE) signed by `ca` whose subject
-// is only O=`organization`: no CommonName, because etcd's JSON gateway
-// refuses client certificates with one once auth is on, and etcd's gRPC
-// API would take a CommonName as the user name. Its validity ends no later
-// than the CA's.
+// is O=`organization`, plus CN=`common_name` when one is given. etcd's
+// clients get none: etcd's JSON gateway refuses client certificates with one
+// once auth is on, and etcd's gRPC API would take a CommonName as the user
+// name; pgBackRest's TLS server authorises clients by it. Its validity ends
+// no later than the CA's.
 // Errors: InvalidArgument for an unusable CA, an empty organization or
 // non-positive validity; Internal when OpenSSL fails.
 absl::StatusOr<CertKeyPair> GenerateClientCert(const CertKeyPair& ca,
                                                const std::string& organization,
-                                               absl::Duration validity);
+                                               absl::Duration validity,
+                                               const std::string& common_name = "");
 
 // What a certificate says about itself.
 struct CertificateInfo {

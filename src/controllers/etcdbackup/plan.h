@@ -15,19 +15,12 @@
 
 #include "api/etcdbackup_types.h"
 #include "api/etcdcluster_types.h"
+#include "src/controllers/common/job_outcome.h"
 
 namespace quorum::etcdbackup {
 
-// What a Job says, with its pod's termination message.
-struct JobOutcome {
-  bool complete = false;
-  bool failed = false;
-  std::string message;  // the container's termination message, else the Job's condition message
-};
-
-// Reads the Job's Complete/Failed conditions and the termination message of
-// its pods (the items of a pod list, any order; the last terminated wins).
-JobOutcome OutcomeOf(const nlohmann::json& job, const nlohmann::json& pods);
+using controllers::JobOutcome;
+using controllers::OutcomeOf;
 
 struct BackupObservation {
   const api::EtcdBackup* backup = nullptr;

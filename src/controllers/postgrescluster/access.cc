@@ -47,13 +47,22 @@ std::optional<Json> BuildNetworkPolicy(const PostgresCluster& cluster,
     // namespaceSelector), the members and the operator.
     pg_rule["from"] = Json::array({{{"podSelector", Json::object()}}, members, op});
   }  // NodePort/LoadBalancer: no `from`, clients come from outside the cluster.
+  Json ingress = Json::array({rest_rule, pg_rule});
+  if (cluster.spec.backups.pgbackrest.has_value()) {
+    // The cluster's backup Jobs reach the members' pgBackRest servers.
+    ingress.push_back(
+        {{"ports", Json::array({Port(kPgBackRestServerPort)})},
+         {"from", Json::array({{{"podSelector",
+                                 {{"matchLabels",
+                                   {{kPgBackRestClientLabel, cluster.metadata.name}}}}}}})}});
+  }
   return Json{{"apiVersion", "networking.k8s.io/v1"},
               {"kind", "NetworkPolicy"},
               {"metadata", Metadata(cluster, NamesOf(cluster).network_policy)},
               {"spec",
                {{"podSelector", {{"matchLabels", LabelsJson(ClusterSelector(cluster))}}},
                 {"policyTypes", Json::array({"Ingress"})},
-                {"ingress", Json::array({rest_rule, pg_rule})}}}};
+                {"ingress", ingress}}}};
 }
 
 }  // namespace quorum::postgrescluster

@@ -99,6 +99,11 @@ Json Service(const PostgresCluster& cluster, const std::string& name, Json spec)
 
 }  // namespace
 
+std::string MemberImage(const PostgresCluster& cluster) { return Image(cluster); }
+
+std::string DataDir(int major) { return absl::StrCat(kDataMount, "/pg", major); }
+std::string BinDir(int major) { return absl::StrCat("/usr/lib/postgresql/", major, "/bin"); }
+
 std::vector<std::string> PgHba(const PostgresCluster& cluster) {
   std::vector<std::string> hba = {
       "local all all scram-sha-256",
@@ -107,11 +112,41 @@ std::vector<std::string> PgHba(const PostgresCluster& cluster) {
   // Without a rule for them, connections without TLS are refused ("no
   // pg_hba.conf entry ... no encryption"); replication never gets one.
   if (cluster.spec.tls.allow_plaintext) hba.push_back("host all all all scram-sha-256");
+  if (cluster.spec.backups.pgbackrest.has_value()) {
+    hba.insert(hba.begin(), "local all " + std::string(api::kSuperuserName) + " peer");
+  }
   return hba;
 }
 
-std::string DataDir(int major) { return absl::StrCat(kDataMount, "/pg", major); }
-std::string BinDir(int major) { return absl::StrCat("/usr/lib/postgresql/", major, "/bin"); }
+std::optional<patroni::PgBackRestInput> BuildPgBackRestInput(const PostgresCluster& cluster) {
+  if (!cluster.spec.backups.pgbackrest.has_value()) return std::nullopt;
+  const api::PgBackRestSpec& spec = *cluster.spec.backups.pgbackrest;
+  const Names n = NamesOf(cluster);
+  patroni::PgBackRestInput in;
+  in.stanza = kPgBackRestStanza;
+  for (const api::PgBackRestRepo& r : spec.repos) {
+    in.repos.push_back({.index = r.Index(),
+                        .bucket = r.s3.bucket,
+                        .endpoint = r.s3.endpoint,
+                        .region = r.s3.region,
+                        .path = absl::StrCat("/pgbackrest/", n.ns, "/", n.cluster, "/", r.name)});
+  }
+  in.global = spec.global;
+  in.pg_path = DataDir(Major(cluster));
+  in.pg_port = kPostgresPort;
+  in.socket_dir = kTmpDir;
+  in.pg_user = std::string(api::kSuperuserName);
+  in.lock_dir = absl::StrCat(kTmpDir, "/pgbackrest");
+  // The server presents the members' own certificate (its wildcard covers
+  // every member's DNS name) and trusts the backup Jobs' client CA only.
+  in.tls_server =
+      patroni::PgBackRestTlsServer{.port = kPgBackRestServerPort,
+                                   .cert_file = absl::StrCat(kPostgresTlsDir, "/tls.crt"),
+                                   .key_file = absl::StrCat(kPostgresTlsDir, "/tls.key"),
+                                   .ca_file = absl::StrCat(kPgBackRestClientCaDir, "/ca.crt"),
+                                   .client_cn = kPgBackRestClientCn};
+  return in;
+}
 
 patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const DcsResolution& dcs) {
   const api::PatroniSpec& p = cluster.spec.patroni;
@@ -134,6 +169,20 @@ patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const Dcs
                    {"max_wal_senders", "10"},
                    {"max_replication_slots", "10"}};
   in.pg_hba = PgHba(cluster);
+  if (cluster.spec.backups.pgbackrest.has_value()) {
+    // Every WAL segment to every repository; a quiet primary switches segments
+    // at least once a minute, so the recoverable window trails by at most
+    // that (dynamicConfiguration may change archive_timeout).
+    in.parameters["archive_mode"] = "on";
+    in.parameters["archive_timeout"] = "60s";
+    const std::string options = patroni::CommandOptions(
+        kPgBackRestConfigFile, patroni::kPgBackRestIncludeDir, kPgBackRestStanza);
+    in.parameters["archive_command"] = patroni::ArchiveCommand(kPgBackRestArchiveScript, options);
+    // No restore_command for replicas: they stream from the primary, which
+    // keeps their WAL in replication slots, and a standby asks the archive
+    // first for every segment it replays, so an unreachable repository would
+    // hold each of them up for pgBackRest's whole timeout (seen on the demo).
+  }
   in.local_parameters = {{"unix_socket_directories", kTmpDir}};
   in.use_pg_rewind = true;
   in.data_dir = DataDir(Major(cluster));
@@ -169,11 +218,47 @@ Json BuildConfigMap(const PostgresCluster& cluster, const patroni::ConfigInput& 
   if (!input.python_path.empty()) {
     data[std::string(patroni::kStartHookFileName)] = std::string(patroni::StartHookScript());
   }
+  if (std::optional<patroni::PgBackRestInput> pgbr = BuildPgBackRestInput(cluster)) {
+    data[std::string(patroni::kPgBackRestConfigFileName)] = patroni::RenderPgBackRestConfig(*pgbr);
+    data[std::string(patroni::kArchiveScriptFileName)] = std::string(patroni::ArchiveScript());
+    data[std::string(patroni::kServerScriptFileName)] = std::string(patroni::ServerScript());
+  }
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
           {"metadata", Metadata(cluster, NamesOf(cluster).config_map)},
           {"data", data}};
 }
+
+namespace {
+
+// The member's pgBackRest TLS server (the backup Jobs' way in, see
+// src/patroni/pgbackrest.h): the data directory read-only, PostgreSQL's
+// socket directory, the server certificate and the clients' CA. Not the
+// user's configuration Secrets: the server never touches a repository.
+Json PgBackRestServerContainer(const PostgresCluster& cluster,
+                               const patroni::PgBackRestTlsServer& server) {
+  return {{"name", kPgBackRestContainerName},
+          {"image", Image(cluster)},
+          {"command", Json::array({kPgBackRestServerScript, server.cert_file, server.key_file,
+                                   server.ca_file})},
+          {"env", Json::array({{{"name", "PGBACKREST_CONFIG"}, {"value", kPgBackRestConfigFile}}})},
+          {"ports", Json::array({{{"name", "pgbackrest"}, {"containerPort", server.port}}})},
+          {"volumeMounts",
+           Json::array({{{"name", "config"}, {"mountPath", kConfigDir}, {"readOnly", true}},
+                        {{"name", "pgdata"}, {"mountPath", kDataMount}, {"readOnly", true}},
+                        {{"name", "tmp"}, {"mountPath", kTmpDir}},
+                        {{"name", "tls"}, {"mountPath", kPostgresTlsDir}, {"readOnly", true}},
+                        {{"name", "pgbackrest-client-ca"},
+                         {"mountPath", kPgBackRestClientCaDir},
+                         {"readOnly", true}}})},
+          {"resources", {{"requests", {{"cpu", "10m"}, {"memory", "32Mi"}}}}},
+          {"securityContext",
+           {{"allowPrivilegeEscalation", false},
+            {"readOnlyRootFilesystem", true},
+            {"capabilities", {{"drop", Json::array({"ALL"})}}}}}};
+}
+
+}  // namespace
 
 // NOLINTNEXTLINE(readability-function-size): one StatefulSet literal, like its manifest
 Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanceSet& set,
@@ -209,6 +294,20 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
     volumes.push_back({{"name", "etcd-tls"},
                        {"secret", {{"secretName", dcs.tls_secret}, {"defaultMode", 0440}}}});
   }
+  // pgBackRest reads the files of the user's configuration Secrets (S3 keys,
+  // a CA) from its include directory, the same way as the TLS files.
+  if (const auto& pgbr = cluster.spec.backups.pgbackrest;
+      pgbr.has_value() && !pgbr->configuration_secrets.empty()) {
+    Json sources = Json::array();
+    for (const std::string& secret : pgbr->configuration_secrets) {
+      sources.push_back({{"secret", {{"name", secret}}}});
+    }
+    mounts.push_back({{"name", "pgbackrest-config"},
+                      {"mountPath", std::string(patroni::kPgBackRestIncludeDir)},
+                      {"readOnly", true}});
+    volumes.push_back({{"name", "pgbackrest-config"},
+                       {"projected", {{"sources", sources}, {"defaultMode", 0440}}}});
+  }
   // The kubelet does not check the REST API's certificate (HTTPS probes
   // never do); its requests stay on the node.
   const bool rest_https = input.restapi_tls.has_value();
@@ -242,8 +341,26 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
         {"readOnlyRootFilesystem", true},
         {"capabilities", {{"drop", Json::array({"ALL"})}}}}}};
   if (set.resources.is_object() && !set.resources.empty()) container["resources"] = set.resources;
+  // For a user's `pgbackrest info` in the pod; the commands PostgreSQL runs
+  // name the file and stanza themselves.
+  if (cluster.spec.backups.pgbackrest.has_value()) {
+    container["env"].push_back({{"name", "PGBACKREST_CONFIG"}, {"value", kPgBackRestConfigFile}});
+    container["env"].push_back({{"name", "PGBACKREST_CONFIG_INCLUDE_PATH"},
+                                {"value", std::string(patroni::kPgBackRestIncludeDir)}});
+    container["env"].push_back({{"name", "PGBACKREST_STANZA"}, {"value", kPgBackRestStanza}});
+  }
 
-  Json pod_spec = {{"containers", Json::array({container})},
+  Json containers = Json::array({container});
+  if (std::optional<patroni::PgBackRestInput> pgbr = BuildPgBackRestInput(cluster)) {
+    volumes.push_back({{"name", "pgbackrest-client-ca"},
+                       {"secret",
+                        {{"secretName", n.pgbackrest_client_secret},
+                         {"items", Json::array({{{"key", "ca.crt"}, {"path", "ca.crt"}}})},
+                         {"defaultMode", 0440}}}});
+    containers.push_back(PgBackRestServerContainer(cluster, *pgbr->tls_server));
+  }
+
+  Json pod_spec = {{"containers", containers},
                    {"volumes", volumes},
                    {"automountServiceAccountToken", api_access},
                    {"terminationGracePeriodSeconds", 30},

@@ -16,6 +16,7 @@
 #include "src/controllers/postgrescluster/dcs.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/patroni/config.h"
+#include "src/patroni/pgbackrest.h"
 
 namespace quorum::postgrescluster {
 
@@ -49,8 +50,17 @@ std::optional<Json> UpgradedCredentialData(const Json& data, const std::string& 
                                            const std::string& ca_pem);
 
 // pg_hba.conf: TLS-only rules (hostssl) for clients and replication, plus a
-// plain `host` rule for clients only when spec.tls.allowPlaintext.
+// plain `host` rule for clients only when spec.tls.allowPlaintext. With
+// backups, the superuser may connect over the pod's socket as the same OS
+// user (peer): pgBackRest needs no password.
 std::vector<std::string> PgHba(const PostgresCluster& cluster);
+
+// The members' image: spec.image, or the default of spec.postgresVersion.
+std::string MemberImage(const PostgresCluster& cluster);
+
+// pgBackRest's configuration for spec.backups.pgbackrest; nullopt without it.
+// A repository's default path is /pgbackrest/<namespace>/<cluster>/repoN.
+std::optional<patroni::PgBackRestInput> BuildPgBackRestInput(const PostgresCluster& cluster);
 
 // Every credential Secret the cluster needs: (secret name, username, dbname).
 struct CredentialSpec {

@@ -128,6 +128,29 @@ absl::StatusOr<TlsState> EnsureTls(const Phase& p, absl::Time now, ServerCertMem
   return out;
 }
 
+absl::Status EnsurePgBackRestClient(const Phase& p) {
+  if (!p.cluster.spec.backups.pgbackrest.has_value()) return absl::OkStatus();
+  if (p.cache.Get(kSecrets, p.n.ns, p.n.pgbackrest_client_secret) != nullptr) {
+    return absl::OkStatus();
+  }
+  std::string ca_name = p.n.cluster + " pgbackrest clients";
+  if (ca_name.size() > 64) ca_name = ca_name.substr(ca_name.size() - 64);
+  absl::StatusOr<runtime::CertKeyPair> ca = runtime::GenerateCA(ca_name, kPgBackRestClientValidity);
+  if (!ca.ok()) return ca.status();
+  absl::StatusOr<runtime::CertKeyPair> client =
+      runtime::GenerateClientCert(*ca, "quorum", kPgBackRestClientValidity, kPgBackRestClientCn);
+  if (!client.ok()) return client.status();
+  absl::StatusOr<Json> made = p.client.Create(
+      kSecrets, p.n.ns,
+      BuildPgBackRestClientSecret(p.cluster, ca->cert_pem, client->cert_pem, client->key_pem));
+  if (absl::IsAlreadyExists(made.status())) return absl::OkStatus();  // the cache lagged
+  if (!made.ok()) return made.status();
+  p.recorder.Normal(p.stored, "SecretCreated",
+                    "created the backup Jobs' pgBackRest client certificate in Secret " +
+                        p.n.pgbackrest_client_secret);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<patroni::BasicAuth> EnsureRestApiSecret(const Phase& p) {
   ObjectPtr cached = p.cache.Get(kSecrets, p.n.ns, p.n.restapi_secret);
   Json secret;

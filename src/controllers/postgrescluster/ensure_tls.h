@@ -38,6 +38,10 @@ struct TlsState {
 // `memo` spares checking an unchanged stored certificate again (tls.h).
 absl::StatusOr<TlsState> EnsureTls(const Phase& p, absl::Time now, ServerCertMemo& memo);
 
+// With backups, the backup Jobs' client certificate
+// (<cluster>-pgbackrest-client, tls.h), created once when missing.
+absl::Status EnsurePgBackRestClient(const Phase& p);
+
 // The REST API credentials (<cluster>-patroni-api), created when missing.
 absl::StatusOr<patroni::BasicAuth> EnsureRestApiSecret(const Phase& p);
 

@@ -23,6 +23,7 @@ Names NamesOf(const PostgresCluster& cluster) {
   n.tls_secret = n.cluster + "-tls";
   n.restapi_secret = n.cluster + "-patroni-api";
   n.network_policy = n.cluster;
+  n.pgbackrest_client_secret = n.cluster + "-pgbackrest-client";
   return n;
 }
 

@@ -37,6 +37,22 @@ inline constexpr char kCallbackFile[] = "/etc/patroni/role-callback.sh";
 inline constexpr char kEtcdTlsDir[] = "/etc/patroni/etcd-tls";
 inline constexpr char kDataMount[] = "/pgdata";
 inline constexpr char kTmpDir[] = "/tmp";
+inline constexpr char kPgBackRestConfigFile[] = "/etc/patroni/pgbackrest.conf";
+inline constexpr char kPgBackRestArchiveScript[] = "/etc/patroni/pgbackrest-archive.sh";
+inline constexpr char kPgBackRestServerScript[] = "/etc/patroni/pgbackrest-server.sh";
+// pgBackRest's stanza, the same in every cluster (Crunchy's choice): the
+// repository path tells clusters apart.
+inline constexpr char kPgBackRestStanza[] = "db";
+// The members' pgBackRest TLS server (the `pgbackrest` container): its port,
+// where it finds the CA of its clients' certificates, and the CommonName a
+// client (a backup Job) must present.
+inline constexpr int kPgBackRestServerPort = 8432;
+inline constexpr char kPgBackRestContainerName[] = "pgbackrest";
+inline constexpr char kPgBackRestClientCaDir[] = "/etc/pgbackrest/client-ca";
+inline constexpr char kPgBackRestClientCn[] = "quorum-pgbackrest-client";
+// The label of a cluster's backup Job pods, value the cluster's name: the
+// NetworkPolicy lets them reach the members' pgBackRest servers.
+inline constexpr char kPgBackRestClientLabel[] = "postgres.quorum.dev/pgbackrest-client";
 // The PostgreSQL image's user (images/postgres/Dockerfile).
 inline constexpr int kPostgresUid = 999;
 
@@ -57,6 +73,10 @@ struct Names {
   std::string tls_secret;          // <cluster>-tls: the members' server certificate
   std::string restapi_secret;      // <cluster>-patroni-api: REST API basic-auth credentials
   std::string network_policy;      // <cluster>
+  // <cluster>-pgbackrest-client (backups only): the backup Jobs' client
+  // certificate (tls.crt, tls.key) and its CA (ca.crt), which the members'
+  // pgBackRest servers trust.
+  std::string pgbackrest_client_secret;
 };
 
 Names NamesOf(const PostgresCluster& cluster);

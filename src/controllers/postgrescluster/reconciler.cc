@@ -74,6 +74,7 @@ PostgresClusterReconciler::ObserveDcsAndCredentials(const runtime::Request& req,
   if (!auth.ok()) return auth.status();
   ctx.rest_auth = *std::move(auth);
   if (absl::Status s = EnsureCredentials(ctx, tls->ca_pem); !s.ok()) return s;
+  if (absl::Status s = EnsurePgBackRestClient(ctx); !s.ok()) return s;
   // clusterRef with etcd auth: the pods' own etcd user (etcd_user.h).
   absl::Status s = etcd_access_.Ensure(client_, cache_, recorder_, ctx.stored, ctx.cluster, dcs);
   if (!s.ok()) return s;

@@ -159,6 +159,15 @@ Json BuildServerTlsSecret(const PostgresCluster& cluster, const std::string& ca_
           {"data", Encoded({{"ca.crt", ca_pem}, {"tls.crt", cert_pem}, {"tls.key", key_pem}})}};
 }
 
+Json BuildPgBackRestClientSecret(const PostgresCluster& cluster, const std::string& ca_pem,
+                                 const std::string& cert_pem, const std::string& key_pem) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Secret"},
+          {"metadata", Metadata(cluster, NamesOf(cluster).pgbackrest_client_secret)},
+          {"type", "kubernetes.io/tls"},
+          {"data", Encoded({{"ca.crt", ca_pem}, {"tls.crt", cert_pem}, {"tls.key", key_pem}})}};
+}
+
 std::string MountedTlsSecret(const PostgresCluster& cluster) {
   return cluster.spec.tls.custom_secret.empty() ? NamesOf(cluster).tls_secret
                                                 : cluster.spec.tls.custom_secret;

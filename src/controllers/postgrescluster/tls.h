@@ -114,6 +114,14 @@ Json BuildCaSecret(const PostgresCluster& cluster, const std::string& ca_pem,
 Json BuildServerTlsSecret(const PostgresCluster& cluster, const std::string& ca_pem,
                           const std::string& cert_pem, const std::string& key_pem);
 
+// <cluster>-pgbackrest-client (backups only): ca.crt, tls.crt, tls.key. A CA
+// of its own whose key is never stored: the one client certificate issued
+// with it (CommonName kPgBackRestClientCn) is the only one the members'
+// pgBackRest servers will ever accept, and nothing else can be signed.
+inline constexpr absl::Duration kPgBackRestClientValidity = absl::Hours(24 * 365 * 10);
+Json BuildPgBackRestClientSecret(const PostgresCluster& cluster, const std::string& ca_pem,
+                                 const std::string& cert_pem, const std::string& key_pem);
+
 // The Secret the members mount: spec.tls.customSecret or <cluster>-tls.
 std::string MountedTlsSecret(const PostgresCluster& cluster);
 

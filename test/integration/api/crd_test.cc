@@ -35,7 +35,8 @@ const std::string kCommitted = kCrdDir + "/etcd.aenix.io_etcdclusters.yaml";
 // Every CRD Quorum serves, as crdgen names its file.
 const char* const kCrdFiles[] = {
     "etcd.aenix.io_etcdclusters.yaml", "etcd.aenix.io_etcdbackups.yaml",
-    "etcd.aenix.io_etcdbackupschedules.yaml", "postgres.quorum.dev_postgresclusters.yaml"};
+    "etcd.aenix.io_etcdbackupschedules.yaml", "postgres.quorum.dev_postgresclusters.yaml",
+    "postgres.quorum.dev_postgresbackups.yaml"};
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

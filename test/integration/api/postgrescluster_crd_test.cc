@@ -114,9 +114,11 @@ TEST_F(PostgresClusterCrdTest, TheSchemaDefaultsAMinimalClusterWithoutAnyWebhook
       kPostgresClusters, ns(),
       Cluster(
           "pruned",
-          R"({"backups": {"s3": {}}, "patroni": {"dynamicConfiguration": {"anything": {"x": 1}}}})"));
+          R"({"monitoring": {"s3": {}}, "backups": {"s3": {}},
+              "patroni": {"dynamicConfiguration": {"anything": {"x": 1}}}})"));
   ASSERT_TRUE(pruned.ok()) << pruned.status();
-  EXPECT_FALSE((*pruned)["spec"].contains("backups"));
+  EXPECT_FALSE((*pruned)["spec"].contains("monitoring"));
+  EXPECT_FALSE((*pruned)["spec"]["backups"].contains("s3"));
   EXPECT_EQ((*pruned)["spec"]["patroni"]["dynamicConfiguration"]["anything"]["x"], 1);
 }
 

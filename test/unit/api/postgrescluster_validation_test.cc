@@ -71,6 +71,9 @@ TEST_P(PostgresInvalidCreateTest, IsRefusedNamingTheField) {
 
 // Switch the example to the kubernetes DCS / to etcd endpoints.
 #define KUBERNETES_DCS R"("dcs": {"type": "kubernetes", "etcd": null})"
+// A valid pgBackRest repository.
+#define REPO1 \
+  R"({"name": "repo1", "s3": {"bucket": "backups", "endpoint": "s3.eu-west-1.amazonaws.com", "region": "eu-west-1"}})"
 #define ENDPOINTS(list) R"("dcs": {"etcd": {"clusterRef": null, "endpoints": )" list "}}"
 
 const InvalidCase kInvalid[] = {
@@ -253,6 +256,69 @@ const InvalidCase kInvalid[] = {
      R"({"spec": {"networkPolicy": {"postgresFrom": [{"podSelector": {"matchExpressions": [{"key": "app", "operator": "In"}]}}]}}})",
      "spec.networkPolicy.postgresFrom[0].podSelector.matchExpressions[0].values",
      "must not be empty"},
+    {"PgBackRestWithoutRepos", R"({"spec": {"backups": {"pgbackrest": {}}}})",
+     "spec.backups.pgbackrest.repos", "required"},
+    {"PgBackRestEmptyRepos", R"({"spec": {"backups": {"pgbackrest": {"repos": []}}}})",
+     "spec.backups.pgbackrest.repos", "1 to 4"},
+    {"PgBackRestRepoName",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)"
+     R"({"name": "repo5", "s3": {"bucket": "b", "endpoint": "s3", "region": "r"}}]}}}})",
+     "spec.backups.pgbackrest.repos[0].name", "repo1, repo2, repo3 or repo4"},
+    {"PgBackRestRepoTwice",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(, {"name": "repo1", "s3": {"bucket": "c", "endpoint": "s3", "region": "r"}}]}}}})",
+     "spec.backups.pgbackrest.repos[1].name", "listed twice"},
+    {"PgBackRestRepoWithoutS3",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo1"}]}}}})",
+     "spec.backups.pgbackrest.repos[0].s3", "bucket, endpoint and region"},
+    {"PgBackRestS3WithoutBucket",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)"
+     R"({"name": "repo1", "s3": {"endpoint": "s3", "region": "r"}}]}}}})",
+     "spec.backups.pgbackrest.repos[0].s3.bucket", "required"},
+    {"PgBackRestEndpointWithScheme",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)"
+     R"({"name": "repo1", "s3": {"bucket": "b", "endpoint": "https://s3:9000", "region": "r"}}]}}}})",
+     "spec.backups.pgbackrest.repos[0].s3.endpoint", "without scheme"},
+    {"PgBackRestEndpointBadPort",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)"
+     R"({"name": "repo1", "s3": {"bucket": "b", "endpoint": "s3:99999", "region": "r"}}]}}}})",
+     "spec.backups.pgbackrest.repos[0].s3.endpoint", "host:port"},
+    {"PgBackRestConfigurationNotASecret",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "configuration": [{"configMap": {"name": "x"}}]}}}})",
+     "spec.backups.pgbackrest.configuration[0].secret.name", "only Secrets"},
+    {"PgBackRestGlobalSecret",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "global": {"repo1-s3-key-secret": "hunter2"}}}}})",
+     "spec.backups.pgbackrest.global.repo1-s3-key-secret", "is a secret"},
+    {"PgBackRestGlobalOwnedPath",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "global": {"pg1-path": "/tmp"}}}}})",
+     "spec.backups.pgbackrest.global.pg1-path", "set by Quorum"},
+    {"PgBackRestGlobalOwnedRepoField",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "global": {"repo1-s3-bucket": "other"}}}}})",
+     "spec.backups.pgbackrest.global.repo1-s3-bucket", "from spec.backups.pgbackrest.repos"},
+    {"PgBackRestGlobalUnknownRepo",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "global": {"repo2-retention-full": "2"}}}}})",
+     "spec.backups.pgbackrest.global.repo2-retention-full", "does not have"},
+    {"PgBackRestGlobalTwoLines",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "global": {"repo1-retention-full": "2\n[db]\npg1-path=/x"}}}}})",
+     "spec.backups.pgbackrest.global.repo1-retention-full", "one line"},
+    {"PgBackRestGlobalNumber",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "global": {"repo1-retention-full": 2}}}}})",
+     "spec.backups.pgbackrest.global.repo1-retention-full", "quote numbers"},
+    {"PgBackRestGlobalRelativePath",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "global": {"repo1-path": "backups"}}}}})",
+     "spec.backups.pgbackrest.global.repo1-path", "absolute path"},
+    {"PgBackRestGlobalUnindexedRepo",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "global": {"repo-path": "/x"}}}}})",
+     "spec.backups.pgbackrest.global.repo-path", "repoN-path"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rules, PostgresInvalidCreateTest, ::testing::ValuesIn(kInvalid),
@@ -304,6 +370,10 @@ const ValidCase kValid[] = {
     {"EveryMajor13", R"({"spec": {"postgresVersion": 13}})"},
     {"EveryMajor18", R"({"spec": {"postgresVersion": 18}})"},
     {"GeneratedName", R"({"metadata": {"name": null, "generateName": "hippo-"}})"},
+    {"PgBackRestOneRepo", R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1 "]}}}}"},
+    {"PgBackRestEverything",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(, {"name": "repo3", "s3": {"bucket": "b.c", "endpoint": "10.0.0.1:9000", "region": "us-east-1"}}], "configuration": [{"secret": {"name": "s3-keys"}}, {"secret": {"name": "s3-ca"}}], "global": {"repo1-retention-full": "7", "repo3-path": "/db", "repo3-s3-uri-style": "path", "repo3-storage-ca-file": "/etc/pgbackrest/conf.d/ca.crt", "start-fast": "y"}}}}})"},
     {"LongestStatefulSetName",
      R"({"spec": {"instances": [{"name": "a234567890123456789012345678901234567890123456", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"},
 };

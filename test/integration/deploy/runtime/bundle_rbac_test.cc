@@ -66,6 +66,11 @@ const std::map<std::string, std::string> kMayBeUnused = {
     {"etcd.aenix.io/etcdbackups/status patch", "an EtcdBackup's phase (this test creates none)"},
     {"etcd.aenix.io/etcdbackups/finalizers update",
      "only checked by the OwnerReferencesPermissionEnforcement admission plugin"},
+    // PostgresBackup: this test creates none (e2e_pgbackrest_test runs them).
+    {"postgres.quorum.dev/postgresbackups/status patch",
+     "a PostgresBackup's phase (this test creates none)"},
+    {"postgres.quorum.dev/postgresbackups/finalizers update",
+     "only checked by the OwnerReferencesPermissionEnforcement admission plugin"},
     // EtcdBackupSchedule: this test creates none (etcdbackupschedule_reconciler
     // integration test and e2e_etcdbackup_test run them).
     {"etcd.aenix.io/etcdbackups create", "a schedule's cron time (this test creates none)"},

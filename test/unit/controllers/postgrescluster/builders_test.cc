@@ -133,6 +133,27 @@ TEST(PostgresBuildersGoldenTest, EtcdDcsThroughClusterRef) {
                             BuildAll(Cluster(kEtcdClusterRef), TlsWorld()));
 }
 
+// Backups to two S3 repositories with keys and a CA from Secrets.
+TEST(PostgresBuildersGoldenTest, PgBackRestBackups) {
+  Json obj = ClusterJson(kEtcdClusterRef);
+  obj["spec"]["backups"] = {
+      {"pgbackrest",
+       {{"repos",
+         {{{"name", "repo1"},
+           {"s3",
+            {{"bucket", "backups"},
+             {"endpoint", "s3.eu-west-1.amazonaws.com"},
+             {"region", "eu-west-1"}}}},
+          {{"name", "repo2"},
+           {"s3", {{"bucket", "local"}, {"endpoint", "minio.backup:9000"}, {"region", "x"}}}}}},
+        {"configuration", {{{"secret", {{"name", "s3-keys"}}}}, {{"secret", {{"name", "s3-ca"}}}}}},
+        {"global",
+         {{"repo1-retention-full", "7"},
+          {"repo2-s3-uri-style", "path"},
+          {"repo2-storage-ca-file", "/etc/pgbackrest/conf.d/ca.crt"}}}}}};
+  testing::ExpectGoldenJson(kTestdata + "pgbackrest.json", BuildAll(Parse(obj), TlsWorld()));
+}
+
 std::set<std::string> Names(const std::vector<Json>& objects) {
   std::set<std::string> out;
   for (const Json& o : objects)

@@ -1,0 +1,34 @@
+#include "src/controllers/common/job_outcome.h"
+
+namespace quorum::controllers {
+
+using Json = nlohmann::json;
+
+JobOutcome OutcomeOf(const Json& job, const Json& pods) {
+  JobOutcome out;
+  const Json conditions = job.value("status", Json::object()).value("conditions", Json::array());
+  std::string condition_message;
+  for (const Json& c : conditions) {
+    if (!c.is_object() || c.value("status", "") != "True") continue;
+    const std::string type = c.value("type", "");
+    if (type == "Complete") out.complete = true;
+    if (type == "Failed") {
+      out.failed = true;
+      condition_message = c.value("reason", "") + ": " + c.value("message", "");
+    }
+  }
+  const Json items = pods.is_object() ? pods.value("items", Json::array()) : pods;
+  for (const Json& pod : items) {
+    const Json statuses =
+        pod.value("status", Json::object()).value("containerStatuses", Json::array());
+    for (const Json& cs : statuses) {
+      const Json terminated = cs.value("state", Json::object()).value("terminated", Json::object());
+      const std::string m = terminated.value("message", "");
+      if (!m.empty()) out.message = m;
+    }
+  }
+  if (out.message.empty()) out.message = condition_message;
+  return out;
+}
+
+}  // namespace quorum::controllers

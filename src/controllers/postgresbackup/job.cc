@@ -1,0 +1,175 @@
+#include "src/controllers/postgresbackup/job.h"
+
+#include <openssl/sha.h>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/names.h"
+#include "src/controllers/postgrescluster/tls.h"
+#include "src/patroni/pgbackrest.h"
+
+namespace quorum::postgresbackup {
+namespace {
+
+namespace pg = postgrescluster;
+
+constexpr char kServerCaDir[] = "/etc/pgbackrest/server-ca";
+constexpr char kClientTlsDir[] = "/etc/pgbackrest/client-tls";
+
+std::string ShortHash(const std::string& s) {
+  unsigned char d[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), d);
+  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(d), 4));
+}
+
+Json Env(const std::string& name, const std::string& value) {
+  return {{"name", name}, {"value", value}};
+}
+
+// PGBACKREST_PG<n>_<OPTION>: pgBackRest's environment form of pg<n>-<option>.
+Json PgEnv(size_t n, const std::string& option, const std::string& value) {
+  return Env(absl::StrCat("PGBACKREST_PG", n, "_", option), value);
+}
+
+Json Labels(const api::PostgresBackup& b) {
+  return {{"app.kubernetes.io/name", "postgres-backup"},
+          {"app.kubernetes.io/instance", b.metadata.name},
+          {"app.kubernetes.io/managed-by", "quorum-operator"},
+          {"app.kubernetes.io/part-of", b.spec.cluster_ref},
+          {pg::kPgBackRestClientLabel, b.spec.cluster_ref}};
+}
+
+int RepoNumber(const std::string& repo_name) {
+  return repo_name.size() == 5 ? repo_name[4] - '0' : 1;  // repo1..repo4 (admission)
+}
+
+}  // namespace
+
+std::string JobName(const api::PostgresBackup& backup) {
+  const std::string name = backup.metadata.name + "-backup";
+  if (name.size() <= 63) return name;
+  return backup.metadata.name.substr(0, 63 - 9 - 7) + "-" + ShortHash(backup.metadata.name) +
+         "-backup";
+}
+
+std::vector<std::string> MemberPods(const api::PostgresCluster& cluster) {
+  std::vector<std::string> out;
+  for (const api::PostgresInstanceSet& set : cluster.spec.instances) {
+    const std::string sts = pg::StatefulSetName(cluster, set.name);
+    for (int32_t i = 0; i < set.replicas; ++i) out.push_back(absl::StrCat(sts, "-", i));
+  }
+  return out;
+}
+
+// NOLINTNEXTLINE(readability-function-size): one declarative Job literal
+Json BuildBackupJob(const api::PostgresBackup& b, const api::PostgresCluster& cluster,
+                    const std::vector<std::string>& pods, bool from_standby) {
+  const pg::Names n = pg::NamesOf(cluster);
+  const std::string data_dir = pg::DataDir(cluster.spec.postgres_version);
+  Json env = Json::array({
+      Env("PGBACKREST_CONFIG", pg::kPgBackRestConfigFile),
+      Env("PGBACKREST_CONFIG_INCLUDE_PATH", std::string(patroni::kPgBackRestIncludeDir)),
+      Env("PGBACKREST_STANZA", pg::kPgBackRestStanza),
+      Env("PGBACKREST_BACKUP_STANDBY", from_standby ? "y" : "n"),
+  });
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const size_t k = i + 1;
+    env.push_back(PgEnv(k, "HOST", pg::MemberDnsName(cluster, pods[i])));
+    env.push_back(PgEnv(k, "HOST_TYPE", "tls"));
+    env.push_back(PgEnv(k, "HOST_PORT", absl::StrCat(pg::kPgBackRestServerPort)));
+    env.push_back(PgEnv(k, "HOST_CA_FILE", absl::StrCat(kServerCaDir, "/ca.crt")));
+    env.push_back(PgEnv(k, "HOST_CERT_FILE", absl::StrCat(kClientTlsDir, "/tls.crt")));
+    env.push_back(PgEnv(k, "HOST_KEY_FILE", absl::StrCat(kClientTlsDir, "/tls.key")));
+    env.push_back(PgEnv(k, "PATH", data_dir));
+    env.push_back(PgEnv(k, "PORT", absl::StrCat(pg::kPostgresPort)));
+    env.push_back(PgEnv(k, "SOCKET_PATH", pg::kTmpDir));
+    env.push_back(PgEnv(k, "USER", std::string(api::kSuperuserName)));
+  }
+  Json volumes = Json::array({
+      {{"name", "tmp"}, {"emptyDir", Json::object()}},
+      {{"name", "config"},
+       {"configMap",
+        {{"name", n.config_map},
+         {"items", Json::array({{{"key", std::string(patroni::kPgBackRestConfigFileName)},
+                                 {"path", std::string(patroni::kPgBackRestConfigFileName)}}})}}}},
+      {{"name", "server-ca"},
+       {"secret",
+        {{"secretName", pg::MountedTlsSecret(cluster)},
+         {"items", Json::array({{{"key", "ca.crt"}, {"path", "ca.crt"}}})},
+         {"defaultMode", 0440}}}},
+      {{"name", "client-tls"},
+       {"secret",
+        {{"secretName", n.pgbackrest_client_secret},
+         {"items", Json::array({{{"key", "tls.crt"}, {"path", "tls.crt"}},
+                                {{"key", "tls.key"}, {"path", "tls.key"}}})},
+         {"defaultMode", 0440}}}},
+  });
+  Json mounts = Json::array({
+      {{"name", "tmp"}, {"mountPath", pg::kTmpDir}},
+      {{"name", "config"}, {"mountPath", pg::kConfigDir}, {"readOnly", true}},
+      {{"name", "server-ca"}, {"mountPath", kServerCaDir}, {"readOnly", true}},
+      {{"name", "client-tls"}, {"mountPath", kClientTlsDir}, {"readOnly", true}},
+  });
+  if (const auto& pgbr = cluster.spec.backups.pgbackrest;
+      pgbr.has_value() && !pgbr->configuration_secrets.empty()) {
+    Json sources = Json::array();
+    for (const std::string& secret : pgbr->configuration_secrets) {
+      sources.push_back({{"secret", {{"name", secret}}}});
+    }
+    volumes.push_back({{"name", "pgbackrest-config"},
+                       {"projected", {{"sources", sources}, {"defaultMode", 0440}}}});
+    mounts.push_back({{"name", "pgbackrest-config"},
+                      {"mountPath", std::string(patroni::kPgBackRestIncludeDir)},
+                      {"readOnly", true}});
+  }
+  Json container = {
+      {"name", "pgbackrest"},
+      {"image", pg::MemberImage(cluster)},
+      {"command",
+       Json::array({"/bin/sh", "-c", std::string(patroni::BackupScript()), "pgbackrest-backup",
+                    b.spec.type, absl::StrCat(RepoNumber(b.spec.repo_name))})},
+      {"env", env},
+      {"volumeMounts", mounts},
+      {"terminationMessagePolicy", "File"},
+      {"resources", {{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}}}}},
+      {"securityContext",
+       {{"allowPrivilegeEscalation", false},
+        {"readOnlyRootFilesystem", true},
+        {"capabilities", {{"drop", Json::array({"ALL"})}}}}},
+  };
+  Json pod_spec = {
+      {"restartPolicy", "Never"},
+      {"automountServiceAccountToken", false},
+      {"enableServiceLinks", false},
+      {"securityContext",
+       {{"runAsNonRoot", true},
+        {"runAsUser", pg::kPostgresUid},
+        {"runAsGroup", pg::kPostgresUid},
+        {"fsGroup", pg::kPostgresUid},
+        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+      {"containers", Json::array({container})},
+      {"volumes", volumes},
+  };
+  const Json labels = Labels(b);
+  return {
+      {"apiVersion", "batch/v1"},
+      {"kind", "Job"},
+      {"metadata",
+       {{"name", JobName(b)},
+        {"namespace", b.metadata.ns},
+        {"labels", labels},
+        {"ownerReferences", Json::array({{{"apiVersion", "postgres.quorum.dev/v1alpha1"},
+                                          {"kind", "PostgresBackup"},
+                                          {"name", b.metadata.name},
+                                          {"uid", b.metadata.uid},
+                                          {"controller", true},
+                                          {"blockOwnerDeletion", true}}})}}},
+      {"spec",
+       {{"backoffLimit", 0},
+        {"activeDeadlineSeconds", kJobDeadlineSeconds},
+        {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}},
+  };
+}
+
+}  // namespace quorum::postgresbackup

@@ -1,0 +1,127 @@
+#include "src/controllers/postgresbackup/plan.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "src/controllers/postgresbackup/info.h"
+#include "src/controllers/postgresbackup/job.h"
+
+namespace quorum::postgresbackup {
+namespace {
+
+bool IsFinal(const std::string& phase) {
+  return phase == api::kBackupComplete || phase == api::kBackupFailed;
+}
+
+// Sets condition `type`, keeping its transition time while its status holds.
+void SetCondition(api::PostgresBackupStatus& s, const api::PostgresBackupStatus& old,
+                  const std::string& type, bool value, const std::string& reason,
+                  const std::string& message, int64_t generation, const std::string& now) {
+  api::Condition c{.type = type,
+                   .status = value ? "True" : "False",
+                   .reason = reason,
+                   .message = message,
+                   .observed_generation = generation,
+                   .last_transition_time = now};
+  for (const api::Condition& prev : old.conditions) {
+    if (prev.type == type && prev.status == c.status) {
+      c.last_transition_time = prev.last_transition_time;
+    }
+  }
+  s.conditions.push_back(std::move(c));
+}
+
+bool HasRepo(const api::PostgresCluster& cluster, const std::string& repo) {
+  if (!cluster.spec.backups.pgbackrest.has_value()) return false;
+  for (const api::PgBackRestRepo& r : cluster.spec.backups.pgbackrest->repos) {
+    if (r.name == repo) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ClusterReady(const api::PostgresCluster& cluster) {
+  const api::Condition* ready = api::FindCondition(cluster.status, "Ready");
+  return ready != nullptr && ready->status == "True";
+}
+
+BackupPlan PlanBackup(const BackupObservation& o) {
+  const api::PostgresBackup& b = *o.backup;
+  const api::PostgresBackupStatus& old = b.status;
+  const int64_t gen = b.metadata.generation;
+  BackupPlan plan;
+  if (IsFinal(old.phase)) {
+    plan.status = old;
+    return plan;
+  }
+  api::PostgresBackupStatus& s = plan.status;
+  s.observed_generation = gen;
+  s.job_name = old.job_name;
+  auto set = [&](const std::string& phase, bool complete, bool failed, const std::string& reason,
+                 const std::string& message) {
+    s.phase = phase;
+    SetCondition(s, old, "Complete", complete, reason, message, gen, o.now);
+    SetCondition(s, old, "Failed", failed, reason, message, gen, o.now);
+  };
+  const std::string& name = b.spec.cluster_ref;
+  if (!o.job.has_value()) {
+    if (o.cluster == nullptr) {
+      set(std::string(api::kBackupPending), false, false, "ClusterNotFound",
+          "PostgresCluster " + name + " does not exist in this namespace");
+      return plan;
+    }
+    if (!HasRepo(*o.cluster, b.spec.repo_name)) {
+      set(std::string(api::kBackupPending), false, false, "RepoNotFound",
+          "PostgresCluster " + name + " has no repository " + b.spec.repo_name +
+              " in spec.backups.pgbackrest.repos");
+      return plan;
+    }
+    if (!ClusterReady(*o.cluster)) {
+      set(std::string(api::kBackupPending), false, false, "ClusterNotReady",
+          "waiting for PostgresCluster " + name + " to be Ready");
+      return plan;
+    }
+    plan.create_job = true;
+    for (const std::string& pod : MemberPods(*o.cluster)) {
+      if (std::find(o.ready_pods.begin(), o.ready_pods.end(), pod) != o.ready_pods.end()) {
+        plan.hosts.push_back(pod);
+      }
+    }
+    plan.from_standby = plan.hosts.size() >= 2;
+    if (plan.hosts.empty()) plan.hosts = MemberPods(*o.cluster);
+    s.job_name = JobName(b);
+    set(std::string(api::kBackupStarted), false, false, "JobCreated",
+        absl::StrCat("Job ", s.job_name, " takes a ", b.spec.type, " backup into ",
+                     b.spec.repo_name,
+                     plan.from_standby ? " from a replica" : " from the primary"));
+    return plan;
+  }
+  s.job_name = JobName(b);
+  if (o.job->complete) {
+    absl::StatusOr<api::PgBackRestBackupInfo> info = ParseBackupInfo(o.job->message);
+    if (!info.ok()) {
+      set(std::string(api::kBackupFailed), false, true, "ResultUnreadable",
+          "the Job succeeded but its report does not parse (" +
+              std::string(info.status().message()) + "): " + o.job->message.substr(0, 512));
+      return plan;
+    }
+    if (info->repo.empty()) info->repo = b.spec.repo_name;
+    s.backup = *info;
+    set(std::string(api::kBackupComplete), true, false, "BackupComplete",
+        absl::StrCat(info->type, " backup ", info->label, " in ", info->repo, ": ", info->size,
+                     " bytes of database, ", info->repo_size, " bytes stored, WAL ",
+                     info->wal_start, " to ", info->wal_stop));
+    return plan;
+  }
+  if (o.job->failed) {
+    set(std::string(api::kBackupFailed), false, true, "BackupFailed",
+        o.job->message.empty() ? "the Job failed" : o.job->message.substr(0, 2048));
+    return plan;
+  }
+  set(std::string(api::kBackupStarted), false, false, "JobRunning",
+      "Job " + s.job_name + " takes the backup");
+  return plan;
+}
+
+}  // namespace quorum::postgresbackup

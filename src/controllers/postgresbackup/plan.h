@@ -1,0 +1,49 @@
+// The PostgresBackup phase planner (pure): from the backup, its cluster and
+// its Job (as the cache shows them) to the one action to take and the status
+// to write. Phases as EtcdBackup's: Pending (no cluster, the cluster has no
+// such repository, or it is not Ready: the cluster's watch wakes the
+// backup), Started (the Job exists), Complete (the Job succeeded and
+// reported the backup), Failed (the Job failed, with pgBackRest's error).
+// Complete and Failed are final: a backup is never retried silently; the
+// user creates another PostgresBackup.
+//
+// Thread-safety: pure functions.
+#ifndef QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_PLAN_H_
+#define QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_PLAN_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/postgresbackup_types.h"
+#include "api/postgrescluster_types.h"
+#include "src/controllers/common/job_outcome.h"
+
+namespace quorum::postgresbackup {
+
+struct BackupObservation {
+  const api::PostgresBackup* backup = nullptr;
+  const api::PostgresCluster* cluster = nullptr;  // null: not found
+  std::vector<std::string> ready_pods;            // the cluster's member pods that are Ready
+  std::optional<controllers::JobOutcome> job;     // nullopt: no Job yet
+  std::string now;                                // RFC 3339, for condition transitions
+};
+
+struct BackupPlan {
+  bool create_job = false;
+  // With create_job: the members the Job talks to (the ready ones; every
+  // member when none is known to be: pgBackRest waits minutes for each host
+  // that refuses), and whether a replica is ready to copy from.
+  std::vector<std::string> hosts;
+  bool from_standby = false;
+  api::PostgresBackupStatus status;
+};
+
+// The cluster's Ready condition is True.
+bool ClusterReady(const api::PostgresCluster& cluster);
+
+BackupPlan PlanBackup(const BackupObservation& o);
+
+}  // namespace quorum::postgresbackup
+
+#endif  // QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_PLAN_H_

@@ -1,0 +1,252 @@
+// PostgreSQL backups with pgBackRest on the real node (issue 16): a
+// PostgresCluster with spec.backups.pgbackrest archives its WAL to an S3 store
+// (SeaweedFS from hack/s3.sh, over TLS with its own CA, reached through a
+// Service without selector), and PostgresBackup objects take a full backup
+// from a replica, then an incremental one on top of it; a backup naming a
+// repository the cluster lacks waits, saying so.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "test/e2e/e2e_env.h"
+
+namespace quorum::e2e {
+namespace {
+
+const kube::GroupVersionResource kPostgres{"postgres.quorum.dev", "v1alpha1", "postgresclusters"};
+const kube::GroupVersionResource kBackups{"postgres.quorum.dev", "v1alpha1", "postgresbackups"};
+const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
+const kube::GroupVersionResource kServices{"", "v1", "services"};
+const kube::GroupVersionResource kSlices{"discovery.k8s.io", "v1", "endpointslices"};
+constexpr char kNodeAddress[] = "10.245.0.1";  // hack/node.sh's bridge: pods reach it
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return std::string(absl::StripAsciiWhitespace(ss.str()));
+}
+
+class PgBackRestE2E : public E2ETest {
+ protected:
+  void SetUp() override {
+    E2ETest::SetUp();
+    if (HasFatalFailure()) return;
+    for (const char* file : {"postgres.quorum.dev_postgresclusters.yaml",
+                             "postgres.quorum.dev_postgresbackups.yaml"}) {
+      absl::Status crd =
+          testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/" + file);
+      ASSERT_TRUE(crd.ok()) << crd;
+    }
+    // The store over TLS, its certificate naming the Service the pods use:
+    // pgBackRest checks DNS names only.
+    s3_dir_ = absl::StrCat(testenv::GetControlPlane()->dir, "/s3-", ns());
+    const std::string start = absl::StrCat("QUORUM_OWNER_PID=none QUORUM_S3_ADDRESS=", kNodeAddress,
+                                           " QUORUM_S3_DNS_NAMES=s3.", ns(), ".svc ",
+                                           QUORUM_SOURCE_DIR, "/hack/s3.sh start ", s3_dir_);
+    ASSERT_EQ(std::system(start.c_str()), 0) << "hack/s3.sh start failed";
+    int port = 0;
+    std::ifstream env(s3_dir_ + "/env");
+    for (std::string line; std::getline(env, line);) {
+      const std::string prefix = "export QUORUM_S3_ENDPOINT='";
+      if (line.rfind(prefix, 0) == 0) {
+        const std::string endpoint = line.substr(prefix.size(), line.size() - prefix.size() - 1);
+        ASSERT_TRUE(absl::SimpleAtoi(endpoint.substr(endpoint.rfind(':') + 1), &port)) << endpoint;
+      }
+    }
+    ASSERT_GT(port, 0);
+    ASSERT_TRUE(client()
+                    .Create(kServices, ns(),
+                            {{"apiVersion", "v1"},
+                             {"kind", "Service"},
+                             {"metadata", {{"name", "s3"}, {"namespace", ns()}}},
+                             {"spec", {{"ports", {{{"name", "https"}, {"port", 443}}}}}}})
+                    .ok());
+    ASSERT_TRUE(client()
+                    .Create(kSlices, ns(),
+                            {{"apiVersion", "discovery.k8s.io/v1"},
+                             {"kind", "EndpointSlice"},
+                             {"metadata",
+                              {{"name", "s3-host"},
+                               {"namespace", ns()},
+                               {"labels", {{"kubernetes.io/service-name", "s3"}}}}},
+                             {"addressType", "IPv4"},
+                             {"endpoints", {{{"addresses", {kNodeAddress}}}}},
+                             {"ports", {{{"name", "https"}, {"port", port}}}}})
+                    .ok());
+    // The keys and the store's CA only in a Secret (conf.d).
+    const std::string conf =
+        absl::StrCat("[global]\nrepo1-s3-key=", ReadFile(s3_dir_ + "/credentials/access-key"),
+                     "\nrepo1-s3-key-secret=", ReadFile(s3_dir_ + "/credentials/secret-key"), "\n");
+    ASSERT_TRUE(client()
+                    .Create(kSecrets, ns(),
+                            {{"apiVersion", "v1"},
+                             {"kind", "Secret"},
+                             {"metadata", {{"name", "pgbackrest-s3"}, {"namespace", ns()}}},
+                             {"stringData",
+                              {{"s3.conf", conf}, {"ca.crt", ReadFile(s3_dir_ + "/pki/ca.crt")}}}})
+                    .ok());
+  }
+  void TearDown() override {
+    if (!s3_dir_.empty()) {
+      std::system(absl::StrCat(QUORUM_SOURCE_DIR, "/hack/s3.sh stop ", s3_dir_).c_str());
+    }
+    E2ETest::TearDown();
+  }
+
+  Json Cluster(const std::string& name, int replicas) {
+    return {
+        {"apiVersion", "postgres.quorum.dev/v1alpha1"},
+        {"kind", "PostgresCluster"},
+        {"metadata", {{"name", name}, {"namespace", ns()}}},
+        {"spec",
+         {{"postgresVersion", 15},
+          {"instances", Json::array({{{"name", "main"},
+                                      {"replicas", replicas},
+                                      {"dataVolumeClaimSpec",
+                                       {{"accessModes", Json::array({"ReadWriteOnce"})},
+                                        {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})},
+          {"backups",
+           {{"pgbackrest",
+             {{"repos", Json::array({{{"name", "repo1"},
+                                      {"s3",
+                                       {{"bucket", "quorum-backups"},
+                                        {"endpoint", absl::StrCat("s3.", ns(), ".svc")},
+                                        {"region", "us-east-1"}}}}})},
+              {"configuration", Json::array({{{"secret", {{"name", "pgbackrest-s3"}}}}})},
+              {"global",
+               {{"repo1-s3-uri-style", "path"},
+                {"repo1-storage-ca-file", "/etc/pgbackrest/conf.d/ca.crt"},
+                {"repo1-retention-full", "2"},
+                {"start-fast", "y"}}}}}}}}}};
+  }
+
+  bool Ready(const std::string& name) {
+    auto c = client().Get(kPostgres, ns(), name);
+    if (!c.ok()) return false;
+    for (const Json& cond : c->value("status", Json::object()).value("conditions", Json::array()))
+      if (cond.value("type", "") == "Ready") return cond.value("status", "") == "True";
+    return false;
+  }
+
+  CommandResult Sql(const std::string& cluster, const std::string& sql) {
+    auto s = client().Get(kSecrets, ns(), cluster + "-superuser");
+    if (!s.ok()) return {1, std::string(s.status().message())};
+    std::string uri, ca;
+    absl::Base64Unescape(s->value("data", Json::object()).value("uri", ""), &uri);
+    absl::Base64Unescape(s->value("data", Json::object()).value("ca.crt", ""), &ca);
+    const std::string ca_file = absl::StrCat("/tmp/quorum-e2e-", ns(), "-", cluster, "-ca.crt");
+    std::ofstream(ca_file) << ca;
+    uri += (uri.find('?') == std::string::npos ? "?" : "&") + std::string("sslrootcert=") + ca_file;
+    return NodeExec({"psql", uri, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql}, absl::Seconds(30));
+  }
+
+  void CreateBackup(const std::string& name, const std::string& cluster, const std::string& repo,
+                    const std::string& type) {
+    auto made = client().Create(
+        kBackups, ns(),
+        {{"apiVersion", "postgres.quorum.dev/v1alpha1"},
+         {"kind", "PostgresBackup"},
+         {"metadata", {{"name", name}, {"namespace", ns()}}},
+         {"spec", {{"clusterRef", {{"name", cluster}}}, {"repoName", repo}, {"type", type}}}});
+    ASSERT_TRUE(made.ok()) << made.status();
+  }
+
+  // The backup's status once it reaches `phase` (or another final phase).
+  Json WaitBackup(const std::string& name, const std::string& phase, absl::Duration timeout) {
+    Json status;
+    EXPECT_TRUE(testenv::Eventually(
+        [&] {
+          auto b = client().Get(kBackups, ns(), name);
+          if (!b.ok()) return false;
+          status = b->value("status", Json::object());
+          const std::string p = status.value("phase", "");
+          return p == phase || p == "Complete" || p == "Failed";
+        },
+        timeout))
+        << name << " never reached " << phase << ": " << status.dump();
+    return status;
+  }
+
+  std::string s3_dir_;
+};
+
+TEST_F(PgBackRestE2E, ArchivesWalAndTakesFullThenIncrementalBackupsFromAReplica) {
+  OperatorProcess op(ns());
+  op.Start();
+  ASSERT_TRUE(client().Create(kPostgres, ns(), Cluster("arc", 2)).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready("arc"); }, absl::Minutes(8)))
+      << "the PostgresCluster did not become Ready";
+
+  // WAL archiving: a segment switch reaches the store (the archiver's
+  // counter), and no attempt failed for good.
+  CommandResult w = Sql("arc",
+                        "create table t(id int); insert into t select generate_series(1,1000);"
+                        "select pg_switch_wal();");
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  std::string archived;
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        CommandResult r = Sql("arc", "select archived_count from pg_stat_archiver;");
+        archived = r.output;
+        int n = 0;
+        return r.exit_code == 0 && absl::SimpleAtoi(absl::StripAsciiWhitespace(r.output), &n) &&
+               n > 0;
+      },
+      absl::Minutes(3)))
+      << "nothing archived: " << archived;
+
+  // A backup naming a repository the cluster lacks waits, saying why.
+  ASSERT_NO_FATAL_FAILURE(CreateBackup("elsewhere", "arc", "repo2", "full"));
+  Json pending = WaitBackup("elsewhere", "Pending", absl::Minutes(1));
+  EXPECT_EQ(pending.value("phase", ""), "Pending");
+  EXPECT_TRUE(absl::StrContains(pending.dump(), "RepoNotFound")) << pending.dump();
+
+  // A full backup, from the replica (two members are ready).
+  ASSERT_NO_FATAL_FAILURE(CreateBackup("full-1", "arc", "repo1", "full"));
+  Json full = WaitBackup("full-1", "Complete", absl::Minutes(10));
+  ASSERT_EQ(full.value("phase", ""), "Complete") << full.dump();
+  const Json& fb = full["backup"];
+  EXPECT_EQ(fb.value("type", ""), "full");
+  EXPECT_EQ(fb.value("repo", ""), "repo1");
+  EXPECT_TRUE(absl::EndsWith(fb.value("label", ""), "F")) << fb.dump();
+  EXPECT_GT(fb.value("size", int64_t{0}), 1000000) << fb.dump();
+  EXPECT_GT(fb.value("repoSize", int64_t{0}), 0) << fb.dump();
+  EXPECT_FALSE(fb.value("walStart", "").empty()) << fb.dump();
+
+  // More rows, then an incremental backup on top of the full one.
+  ASSERT_EQ(Sql("arc", "insert into t select generate_series(1001,2000);").exit_code, 0);
+  ASSERT_NO_FATAL_FAILURE(CreateBackup("incr-1", "arc", "repo1", "incr"));
+  Json incr = WaitBackup("incr-1", "Complete", absl::Minutes(10));
+  ASSERT_EQ(incr.value("phase", ""), "Complete") << incr.dump();
+  EXPECT_EQ(incr["backup"].value("type", ""), "incr");
+  EXPECT_EQ(incr["backup"].value("prior", ""), fb.value("label", "")) << incr.dump();
+  EXPECT_LT(incr["backup"].value("repoSize", int64_t{0}), fb.value("repoSize", int64_t{0}));
+
+  // The store's keys never left the Secret: not in the cluster's ConfigMap,
+  // nor in the Job's spec.
+  const std::string key = ReadFile(s3_dir_ + "/credentials/secret-key");
+  auto cm = client().Get({"", "v1", "configmaps"}, ns(), "arc-patroni");
+  ASSERT_TRUE(cm.ok());
+  EXPECT_FALSE(absl::StrContains(cm->dump(), key));
+  auto job = client().Get({"batch", "v1", "jobs"}, ns(), "full-1-backup");
+  ASSERT_TRUE(job.ok());
+  EXPECT_FALSE(absl::StrContains(job->dump(), key));
+  // Both members were ready: the files came from the replica.
+  bool from_standby = false;
+  for (const Json& e : (*job)["spec"]["template"]["spec"]["containers"][0]["env"]) {
+    if (e.value("name", "") == "PGBACKREST_BACKUP_STANDBY")
+      from_standby = e.value("value", "") == "y";
+  }
+  EXPECT_TRUE(from_standby);
+}
+
+}  // namespace
+}  // namespace quorum::e2e

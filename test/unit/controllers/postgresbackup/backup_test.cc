@@ -1,0 +1,247 @@
+// The PostgresBackup controller's pure parts: the phase planner, the reading
+// of pgBackRest's report and the backup Job
+// (src/controllers/postgresbackup/{plan,info,job}.h).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "absl/strings/match.h"
+#include "src/controllers/postgresbackup/info.h"
+#include "src/controllers/postgresbackup/job.h"
+#include "src/controllers/postgresbackup/plan.h"
+
+namespace quorum::postgresbackup {
+namespace {
+
+using controllers::JobOutcome;
+
+// `pgbackrest info --output=json --set=...` of one full backup (pgBackRest
+// 2.45's layout, values made up).
+constexpr char kInfo[] = R"([{
+  "archive": [{"database": {"id": 1, "repo-key": 1}, "id": "15-1",
+               "max": "000000010000000000000007", "min": "000000010000000000000001"}],
+  "backup": [{
+    "annotation": null,
+    "archive": {"start": "000000010000000000000004", "stop": "000000010000000000000004"},
+    "backrest": {"format": 5, "version": "2.45"},
+    "database": {"id": 1, "repo-key": 2},
+    "error": false,
+    "info": {"delta": 31000000, "repository": {"delta": 4100000, "size": 4100000},
+             "size": 31000000},
+    "label": "20261204-101500F",
+    "link": null,
+    "lsn": {"start": "0/4000028", "stop": "0/4000138"},
+    "prior": null,
+    "reference": null,
+    "tablespace": null,
+    "timestamp": {"start": 1796379300, "stop": 1796379305},
+    "type": "full"}],
+  "cipher": "none", "name": "db",
+  "status": {"code": 0, "message": "ok"}}])";
+
+api::PostgresBackup Backup() {
+  api::PostgresBackup b;
+  b.metadata = {.name = "before-upgrade", .ns = "db", .uid = "u1", .generation = 1};
+  b.spec.cluster_ref = "hippo";
+  b.spec.repo_name = "repo2";
+  b.spec.type = "full";
+  return b;
+}
+
+api::PostgresCluster Cluster(bool ready, bool with_repo = true) {
+  api::PostgresCluster c;
+  c.metadata = {.name = "hippo", .ns = "db", .uid = "c1", .generation = 3};
+  c.spec.postgres_version = 17;
+  c.spec.instances = {api::PostgresInstanceSet{.name = "main", .replicas = 3}};
+  if (with_repo) {
+    api::PgBackRestSpec pgbr;
+    pgbr.repos = {api::PgBackRestRepo{
+        .name = "repo2", .s3 = {.bucket = "b", .endpoint = "s3.local", .region = "r"}}};
+    pgbr.configuration_secrets = {"s3-keys"};
+    c.spec.backups.pgbackrest = pgbr;
+  }
+  c.status.conditions.push_back({.type = "Ready", .status = ready ? "True" : "False"});
+  return c;
+}
+
+TEST(PostgresBackupInfoTest, ReadsTheBackupPgBackRestReports) {
+  absl::StatusOr<api::PgBackRestBackupInfo> info = ParseBackupInfo(kInfo);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->label, "20261204-101500F");
+  EXPECT_EQ(info->type, "full");
+  EXPECT_EQ(info->repo, "repo2");
+  EXPECT_EQ(info->start_time, "2026-12-04T10:15:00Z");
+  EXPECT_EQ(info->stop_time, "2026-12-04T10:15:05Z");
+  EXPECT_EQ(info->lsn_start, "0/4000028");
+  EXPECT_EQ(info->lsn_stop, "0/4000138");
+  EXPECT_EQ(info->wal_start, "000000010000000000000004");
+  EXPECT_EQ(info->wal_stop, "000000010000000000000004");
+  EXPECT_EQ(info->size, 31000000);
+  EXPECT_EQ(info->repo_size, 4100000);
+  EXPECT_EQ(info->prior, "");
+}
+
+TEST(PostgresBackupInfoTest, RefusesWhatIsNotAReport) {
+  for (const char* text :
+       {"", "ERROR: [056]: unable to find primary cluster - cannot proceed", "[{\"backup\": [",
+        "[]", "[{\"backup\": []}]", "{\"backup\": []}", "[{\"backup\": [{\"type\": \"full\"}]}]"}) {
+    EXPECT_TRUE(absl::IsInvalidArgument(ParseBackupInfo(text).status())) << text;
+  }
+}
+
+TEST(PostgresBackupPlanTest, PhasesFollowTheClusterAndTheJob) {
+  const api::PostgresBackup b = Backup();
+  const api::PostgresCluster ready = Cluster(true), not_ready = Cluster(false),
+                             no_repo = Cluster(true, false);
+  const std::vector<std::string> all = {"hippo-main-0", "hippo-main-1", "hippo-main-2"};
+  struct Case {
+    const char* name;
+    const api::PostgresCluster* cluster;
+    std::vector<std::string> ready_pods;
+    std::optional<JobOutcome> job;
+    std::string phase;
+    bool create;
+    bool standby;
+    std::string reason;
+    std::vector<std::string> hosts;
+  } cases[] = {
+      {"no cluster", nullptr, {}, std::nullopt, "Pending", false, false, "ClusterNotFound"},
+      {"no such repo", &no_repo, all, std::nullopt, "Pending", false, false, "RepoNotFound"},
+      {"not ready", &not_ready, all, std::nullopt, "Pending", false, false, "ClusterNotReady"},
+      {"ready with replicas",
+       &ready,
+       {"hippo-main-2", "hippo-main-0"},
+       std::nullopt,
+       "Started",
+       true,
+       true,
+       "JobCreated",
+       {"hippo-main-0", "hippo-main-2"}},
+      {"primary alone",
+       &ready,
+       {"hippo-main-1"},
+       std::nullopt,
+       "Started",
+       true,
+       false,
+       "JobCreated",
+       {"hippo-main-1"}},
+      {"no pod known ready",
+       &ready,
+       {"other-0"},
+       std::nullopt,
+       "Started",
+       true,
+       false,
+       "JobCreated",
+       all},
+      {"running", &ready, all, JobOutcome{}, "Started", false, false, "JobRunning"},
+      {"running, cluster gone", nullptr, {}, JobOutcome{}, "Started", false, false, "JobRunning"},
+      {"done", &ready, all, JobOutcome{.complete = true, .message = kInfo}, "Complete", false,
+       false, "BackupComplete"},
+      {"done, report cut", &ready, all, JobOutcome{.complete = true, .message = "[{\"backup\""},
+       "Failed", false, false, "ResultUnreadable"},
+      {"failed", &ready, all,
+       JobOutcome{.failed = true, .message = "ERROR: [056]: unable to find primary cluster"},
+       "Failed", false, false, "BackupFailed"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const BackupPlan plan = PlanBackup({.backup = &b,
+                                        .cluster = c.cluster,
+                                        .ready_pods = c.ready_pods,
+                                        .job = c.job,
+                                        .now = "t1"});
+    EXPECT_EQ(plan.status.phase, c.phase);
+    EXPECT_EQ(plan.hosts, c.hosts);
+    EXPECT_EQ(plan.create_job, c.create);
+    EXPECT_EQ(plan.from_standby, c.standby);
+    ASSERT_EQ(plan.status.conditions.size(), 2u);
+    EXPECT_EQ(plan.status.conditions[0].type, "Complete");
+    EXPECT_EQ(plan.status.conditions[0].reason, c.reason);
+    EXPECT_EQ(plan.status.conditions[1].status, c.phase == "Failed" ? "True" : "False");
+    EXPECT_EQ(plan.status.backup.has_value(), c.phase == "Complete");
+  }
+}
+
+TEST(PostgresBackupPlanTest, AFinishedBackupNeverChanges) {
+  api::PostgresBackup b = Backup();
+  const api::PostgresCluster ready = Cluster(true);
+  for (const char* phase : {"Complete", "Failed"}) {
+    b.status.phase = phase;
+    const BackupPlan plan = PlanBackup({.backup = &b, .cluster = &ready, .now = "t2"});
+    EXPECT_FALSE(plan.create_job);
+    EXPECT_EQ(plan.status, b.status);
+  }
+}
+
+TEST(PostgresBackupPlanTest, TheFailureSaysWhatPgBackRestSaid) {
+  const api::PostgresBackup b = Backup();
+  const api::PostgresCluster ready = Cluster(true);
+  const BackupPlan plan =
+      PlanBackup({.backup = &b,
+                  .cluster = &ready,
+                  .job = JobOutcome{.failed = true, .message = "ERROR: [039]: HTTP request failed"},
+                  .now = "t"});
+  EXPECT_TRUE(absl::StrContains(plan.status.conditions[1].message, "HTTP request failed"));
+}
+
+const nlohmann::json* Env(const nlohmann::json& container, const std::string& name) {
+  for (const nlohmann::json& e : container["env"]) {
+    if (e["name"] == name) return &e;
+  }
+  return nullptr;
+}
+
+TEST(PostgresBackupJobTest, TalksToEveryMembersServerWithTheClientCertificate) {
+  const api::PostgresBackup b = Backup();
+  const nlohmann::json job = BuildBackupJob(b, Cluster(true), MemberPods(Cluster(true)),
+                                            /*from_standby=*/true);
+  EXPECT_EQ(job["metadata"]["name"], "before-upgrade-backup");
+  EXPECT_EQ(job["metadata"]["ownerReferences"][0]["kind"], "PostgresBackup");
+  EXPECT_EQ(job["spec"]["backoffLimit"], 0);
+  const nlohmann::json& pod = job["spec"]["template"]["spec"];
+  EXPECT_EQ(pod["automountServiceAccountToken"], false);
+  EXPECT_EQ(pod["securityContext"]["runAsNonRoot"], true);
+  EXPECT_EQ(job["spec"]["template"]["metadata"]["labels"]["postgres.quorum.dev/pgbackrest-client"],
+            "hippo");
+  const nlohmann::json& c = pod["containers"][0];
+  // sh -c SCRIPT NAME TYPE REPO_NUMBER
+  ASSERT_EQ(c["command"].size(), 6u);
+  EXPECT_EQ(c["command"][4], "full");
+  EXPECT_EQ(c["command"][5], "2");
+  EXPECT_EQ((*Env(c, "PGBACKREST_BACKUP_STANDBY"))["value"], "y");
+  EXPECT_EQ((*Env(c, "PGBACKREST_PG1_HOST"))["value"], "hippo-main-0.hippo-pods.db.svc");
+  EXPECT_EQ((*Env(c, "PGBACKREST_PG3_HOST"))["value"], "hippo-main-2.hippo-pods.db.svc");
+  EXPECT_EQ(Env(c, "PGBACKREST_PG4_HOST"), nullptr);
+  EXPECT_EQ((*Env(c, "PGBACKREST_PG2_HOST_TYPE"))["value"], "tls");
+  EXPECT_EQ((*Env(c, "PGBACKREST_PG2_PATH"))["value"], "/pgdata/pg17");
+  // No secret is in the environment or the command: the store's keys come
+  // from the user's Secrets as files.
+  const std::string text = job.dump();
+  EXPECT_FALSE(absl::StrContains(text, "secretKeyRef"));
+  bool keys_mounted = false;
+  for (const nlohmann::json& v : pod["volumes"]) {
+    if (v.contains("projected")) {
+      keys_mounted = v["projected"]["sources"][0]["secret"]["name"] == "s3-keys";
+    }
+  }
+  EXPECT_TRUE(keys_mounted);
+  const nlohmann::json alone = BuildBackupJob(b, Cluster(true), {"hippo-main-1"}, false);
+  const nlohmann::json& lone = alone["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ((*Env(lone, "PGBACKREST_BACKUP_STANDBY"))["value"], "n");
+  EXPECT_EQ((*Env(lone, "PGBACKREST_PG1_HOST"))["value"], "hippo-main-1.hippo-pods.db.svc");
+  EXPECT_EQ(Env(lone, "PGBACKREST_PG2_HOST"), nullptr);
+}
+
+TEST(PostgresBackupJobTest, LongNamesAreShortenedDeterministically) {
+  api::PostgresBackup b = Backup();
+  b.metadata.name = std::string(60, 'a');
+  const std::string name = JobName(b);
+  EXPECT_LE(name.size(), 63u);
+  EXPECT_EQ(name, JobName(b));
+  EXPECT_TRUE(absl::EndsWith(name, "-backup"));
+}
+
+}  // namespace
+}  // namespace quorum::postgresbackup

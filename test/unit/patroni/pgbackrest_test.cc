@@ -1,0 +1,93 @@
+// pgBackRest's configuration file and WAL commands for a PostgresCluster
+// member (src/patroni/pgbackrest.h).
+#include "src/patroni/pgbackrest.h"
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+
+namespace quorum::patroni {
+namespace {
+
+PgBackRestInput Input() {
+  PgBackRestInput in;
+  in.stanza = "db";
+  in.repos = {{.index = 1,
+               .bucket = "backups",
+               .endpoint = "s3.eu-west-1.amazonaws.com",
+               .region = "eu-west-1",
+               .path = "/pgbackrest/ns/hippo/repo1"},
+              {.index = 3,
+               .bucket = "local",
+               .endpoint = "10.0.0.1:9000",
+               .region = "us-east-1",
+               .path = "/pgbackrest/ns/hippo/repo3"}};
+  in.pg_path = "/pgdata/pg17";
+  in.pg_port = 5432;
+  in.socket_dir = "/tmp";
+  in.pg_user = "postgres";
+  in.lock_dir = "/tmp/pgbackrest";
+  return in;
+}
+
+TEST(PgBackRestConfigTest, RendersEveryRepositoryAndTheStanza) {
+  EXPECT_EQ(RenderPgBackRestConfig(Input()),
+            "# Written by Quorum (spec.backups.pgbackrest); secrets come from conf.d.\n"
+            "[global]\n"
+            "lock-path=/tmp/pgbackrest\n"
+            "log-level-file=off\n"
+            "repo1-path=/pgbackrest/ns/hippo/repo1\n"
+            "repo1-s3-bucket=backups\n"
+            "repo1-s3-endpoint=s3.eu-west-1.amazonaws.com\n"
+            "repo1-s3-region=eu-west-1\n"
+            "repo1-type=s3\n"
+            "repo3-path=/pgbackrest/ns/hippo/repo3\n"
+            "repo3-s3-bucket=local\n"
+            "repo3-s3-endpoint=10.0.0.1\n"
+            "repo3-s3-region=us-east-1\n"
+            "repo3-storage-port=9000\n"
+            "repo3-type=s3\n"
+            "\n"
+            "[db]\n"
+            "pg1-path=/pgdata/pg17\n"
+            "pg1-port=5432\n"
+            "pg1-socket-path=/tmp\n"
+            "pg1-user=postgres\n");
+}
+
+TEST(PgBackRestConfigTest, TheUsersOptionsJoinAndTheirPathWins) {
+  PgBackRestInput in = Input();
+  in.global = {{"repo1-path", "/db"}, {"repo1-retention-full", "7"}, {"start-fast", "y"}};
+  const std::string conf = RenderPgBackRestConfig(in);
+  EXPECT_TRUE(absl::StrContains(conf, "\nrepo1-path=/db\n")) << conf;
+  EXPECT_FALSE(absl::StrContains(conf, "repo1-path=/pgbackrest")) << conf;
+  EXPECT_TRUE(absl::StrContains(conf, "\nrepo1-retention-full=7\n")) << conf;
+  EXPECT_TRUE(absl::StrContains(conf, "\nstart-fast=y\n")) << conf;
+  // The user's options stay in [global], before the stanza's section.
+  EXPECT_LT(conf.find("start-fast"), conf.find("[db]")) << conf;
+}
+
+TEST(PgBackRestConfigTest, SameInputSameBytes) {
+  EXPECT_EQ(RenderPgBackRestConfig(Input()), RenderPgBackRestConfig(Input()));
+}
+
+TEST(PgBackRestCommandsTest, NameTheFileTheIncludeDirectoryAndTheStanza) {
+  const std::string options =
+      CommandOptions("/etc/patroni/pgbackrest.conf", "/etc/pgbackrest/conf.d", "db");
+  EXPECT_EQ(options,
+            "--config=/etc/patroni/pgbackrest.conf --config-include-path=/etc/pgbackrest/conf.d "
+            "--stanza=db");
+  EXPECT_EQ(ArchiveCommand("/etc/patroni/pgbackrest-archive.sh", options),
+            "/etc/patroni/pgbackrest-archive.sh \"%p\" " + options);
+  EXPECT_EQ(RestoreCommand(options), "pgbackrest " + options + " archive-get %f \"%p\"");
+}
+
+TEST(PgBackRestCommandsTest, TheArchiveScriptCreatesAMissingStanzaOnce) {
+  const std::string script(ArchiveScript());
+  EXPECT_TRUE(absl::StartsWith(script, "#!/bin/sh\n"));
+  EXPECT_TRUE(absl::StrContains(script, "stanza-create")) << script;
+  EXPECT_TRUE(absl::StrContains(script, "archive-push")) << script;
+}
+
+}  // namespace
+}  // namespace quorum::patroni
