@@ -13,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "api/etcdcluster_validation.h"
 #include "api/postgrescluster_validation_internal.h"
 #include "src/base/json_access.h"
@@ -77,7 +78,10 @@ bool IsIndexed(std::string_view key, std::string_view prefix) {
 }
 
 // Why Quorum refuses a global key ("" when it is allowed).
-std::string RefusedKey(const std::string& key, const std::set<int>& repos) {
+// `parent`: the object holding the key (and its configuration); `at`: where
+// its repositories are.
+std::string RefusedKey(const std::string& key, const std::set<int>& repos,
+                       const std::string& parent, const std::string& at) {
   static const std::set<std::string_view> kOwned = {
       "stanza",   "config",    "config-path", "config-include-path",
       "log-path", "lock-path", "spool-path",  "archive-async",
@@ -96,19 +100,62 @@ std::string RefusedKey(const std::string& key, const std::set<int>& repos) {
   if (const int n = RepoNumber(key); n != 0) {
     const std::string_view option = IndexedOption(key);
     if (kRepoSecret.contains(option)) {
-      return "is a secret: put it into a Secret listed in spec.backups.pgbackrest.configuration "
+      return "is a secret: put it into a Secret listed in " + parent +
+             ".configuration "
              "(a key such as s3.conf holding \"[global]\\n" +
              key + "=...\"), never into the PostgresCluster";
     }
     if (kRepoOwned.contains(option) || option.starts_with("host-")) {
-      return "is set by Quorum from spec.backups.pgbackrest.repos (s3.bucket, s3.endpoint, "
-             "s3.region); remove it";
+      return "is set by Quorum from " + at + " (s3.bucket, s3.endpoint, s3.region); remove it";
     }
     if (!repos.contains(n)) {
-      return absl::StrCat("names repo", n, ", which spec.backups.pgbackrest.repos does not have");
+      return absl::StrCat("names repo", n, ", which ", at, " does not have");
     }
   }
   return "";
+}
+
+// One repository object (name and s3) at `field`; its number joins `numbers`.
+void ValidateRepo(const json& repo, const std::string& field, std::set<int>& numbers,
+                  ErrorList& errors) {
+  if (!repo.is_object()) {
+    errors.Add(field, "must be an object with name and s3");
+    return;
+  }
+  const json* name = Child(&repo, "name");
+  const std::string n = name != nullptr && name->is_string() ? name->get<std::string>() : "";
+  if (n.size() != 5 || !n.starts_with("repo") || n[4] < '1' || n[4] > '4') {
+    errors.Add(field + ".name", absl::StrCat("must be repo1, repo2, repo3 or repo4 (got ",
+                                             name != nullptr ? Dump(*name) : "nothing", ")"));
+  } else if (!numbers.insert(n[4] - '0').second) {
+    errors.Add(field + ".name", absl::StrCat("\"", n, "\" is listed twice"));
+  }
+  const json* s3 = Child(&repo, "s3");
+  if (s3 == nullptr || !s3->is_object()) {
+    errors.Add(field + ".s3",
+               "required: the repository's bucket, endpoint and region (S3 is the only "
+               "repository type so far)");
+    return;
+  }
+  for (const char* key : {"bucket", "endpoint", "region"}) {
+    const json* v = Child(s3, key);
+    const std::string f = absl::StrCat(field, ".s3.", key);
+    if (v == nullptr || !v->is_string() || v->get<std::string>().empty()) {
+      errors.Add(f, "required: a non-empty string");
+      continue;
+    }
+    const std::string s = v->get<std::string>();
+    if (std::string_view(key) == "endpoint" && !IsEndpoint(s)) {
+      errors.Add(f, absl::StrCat("\"", s,
+                                 "\" is not host or host:port; write it without scheme or "
+                                 "path, e.g. s3.eu-west-1.amazonaws.com or minio:9000"));
+    } else if (std::string_view(key) != "endpoint" &&
+               s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-") != std::string::npos) {
+      errors.Add(f, absl::StrCat("\"", s,
+                                 "\" may hold only lowercase letters, digits, '.' "
+                                 "and '-'"));
+    }
+  }
 }
 
 void ValidateRepos(const json& pgbr, std::set<int>& numbers, ErrorList& errors) {
@@ -124,52 +171,12 @@ void ValidateRepos(const json& pgbr, std::set<int>& numbers, ErrorList& errors) 
     errors.Add(at, absl::StrCat("has ", repos->size(), " entries; pgBackRest takes at most 4"));
   }
   for (size_t i = 0; i < repos->size(); ++i) {
-    const std::string field = IndexedField(at, i);
-    const json& repo = (*repos)[i];
-    if (!repo.is_object()) {
-      errors.Add(field, "must be an object with name and s3");
-      continue;
-    }
-    const json* name = Child(&repo, "name");
-    const std::string n = name != nullptr && name->is_string() ? name->get<std::string>() : "";
-    if (n.size() != 5 || !n.starts_with("repo") || n[4] < '1' || n[4] > '4') {
-      errors.Add(field + ".name", absl::StrCat("must be repo1, repo2, repo3 or repo4 (got ",
-                                               name != nullptr ? Dump(*name) : "nothing", ")"));
-    } else if (!numbers.insert(n[4] - '0').second) {
-      errors.Add(field + ".name", absl::StrCat("\"", n, "\" is listed twice"));
-    }
-    const json* s3 = Child(&repo, "s3");
-    if (s3 == nullptr || !s3->is_object()) {
-      errors.Add(field + ".s3",
-                 "required: the repository's bucket, endpoint and region (S3 is the only "
-                 "repository type so far)");
-      continue;
-    }
-    for (const char* key : {"bucket", "endpoint", "region"}) {
-      const json* v = Child(s3, key);
-      const std::string f = absl::StrCat(field, ".s3.", key);
-      if (v == nullptr || !v->is_string() || v->get<std::string>().empty()) {
-        errors.Add(f, "required: a non-empty string");
-        continue;
-      }
-      const std::string s = v->get<std::string>();
-      if (std::string_view(key) == "endpoint" && !IsEndpoint(s)) {
-        errors.Add(f, absl::StrCat("\"", s,
-                                   "\" is not host or host:port; write it without scheme or "
-                                   "path, e.g. s3.eu-west-1.amazonaws.com or minio:9000"));
-      } else if (std::string_view(key) != "endpoint" &&
-                 s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-") !=
-                     std::string::npos) {
-        errors.Add(f, absl::StrCat("\"", s,
-                                   "\" may hold only lowercase letters, digits, '.' "
-                                   "and '-'"));
-      }
-    }
+    ValidateRepo((*repos)[i], IndexedField(at, i), numbers, errors);
   }
 }
 
-void ValidateConfiguration(const json& pgbr, ErrorList& errors) {
-  const std::string at = absl::StrCat(kAt, ".configuration");
+void ValidateConfiguration(const json& pgbr, const std::string& parent, ErrorList& errors) {
+  const std::string at = parent + ".configuration";
   const json* list = Child(&pgbr, "configuration");
   if (list == nullptr) return;
   if (!list->is_array()) {
@@ -190,8 +197,9 @@ void ValidateConfiguration(const json& pgbr, ErrorList& errors) {
   }
 }
 
-void ValidateGlobal(const json& pgbr, const std::set<int>& repos, ErrorList& errors) {
-  const std::string at = absl::StrCat(kAt, ".global");
+void ValidateGlobal(const json& pgbr, const std::string& parent, const std::string& repos_at,
+                    const std::set<int>& repos, ErrorList& errors) {
+  const std::string at = parent + ".global";
   const json* global = Child(&pgbr, "global");
   if (global == nullptr) return;
   if (!global->is_object()) {
@@ -214,7 +222,7 @@ void ValidateGlobal(const json& pgbr, const std::set<int>& repos, ErrorList& err
       errors.Add(field, "must be one line");
       continue;
     }
-    if (std::string why = RefusedKey(key, repos); !why.empty()) {
+    if (std::string why = RefusedKey(key, repos, parent, repos_at); !why.empty()) {
       errors.Add(field, std::move(why));
       continue;
     }
@@ -243,8 +251,117 @@ void ValidateBackups(const json& spec, ErrorList& errors) {
   }
   std::set<int> repos;
   ValidateRepos(*pgbr, repos, errors);
-  ValidateConfiguration(*pgbr, errors);
-  ValidateGlobal(*pgbr, repos, errors);
+  ValidateConfiguration(*pgbr, kAt, errors);
+  ValidateGlobal(*pgbr, kAt, absl::StrCat(kAt, ".repos"), repos, errors);
+}
+
+void ValidateDataSource(const json& spec, const json* old_spec, ErrorList& errors) {
+  if (old_spec != nullptr && Child(old_spec, "dataSource") != nullptr &&
+      (Child(&spec, "dataSource") == nullptr ||
+       *Child(&spec, "dataSource") != *Child(old_spec, "dataSource"))) {
+    errors.Add("spec.dataSource", "is immutable: it only says how the cluster was created");
+    return;
+  }
+  if (old_spec != nullptr && Child(old_spec, "dataSource") == nullptr &&
+      Child(&spec, "dataSource") != nullptr) {
+    errors.Add("spec.dataSource",
+               "cannot be added to an existing cluster: create a new PostgresCluster to restore");
+    return;
+  }
+  const json* source = Child(&spec, "dataSource");
+  if (source == nullptr) return;
+  constexpr char kSrc[] = "spec.dataSource.pgbackrest";
+  const json* src = Child(source, "pgbackrest");
+  if (!source->is_object() || src == nullptr || !src->is_object()) {
+    errors.Add(kSrc,
+               "required: the repository to restore from, e.g. {clusterName: old, repo: "
+               "{name: repo1, s3: {...}}, configuration: [...]}");
+    return;
+  }
+  std::set<int> repos;
+  const json* repo = Child(src, "repo");
+  if (repo == nullptr) {
+    errors.Add(absl::StrCat(kSrc, ".repo"),
+               "required: {name: repoN, s3: {bucket, endpoint, region}}");
+  } else {
+    ValidateRepo(*repo, absl::StrCat(kSrc, ".repo"), repos, errors);
+  }
+  ValidateConfiguration(*src, kSrc, errors);
+  ValidateGlobal(*src, kSrc, absl::StrCat(kSrc, ".repo"), repos, errors);
+  // Where the repository is: the writer's default path, or repoN-path.
+  const json* cluster = Child(src, "clusterName");
+  bool has_path = false;
+  if (const json* global = Child(src, "global"); global != nullptr && global->is_object()) {
+    for (const auto& [key, value] : global->items()) {
+      has_path = has_path || (RepoNumber(key) != 0 && IndexedOption(key) == "path");
+    }
+  }
+  if (cluster != nullptr &&
+      (!cluster->is_string() || !IsDns1123Subdomain(cluster->get<std::string>()))) {
+    errors.Add(absl::StrCat(kSrc, ".clusterName"),
+               absl::StrCat("must be a PostgresCluster's name (got ", Dump(*cluster), ")"));
+  } else if (cluster == nullptr && !has_path) {
+    errors.Add(absl::StrCat(kSrc, ".clusterName"),
+               "required: the cluster that wrote the repository (its path is "
+               "/pgbackrest/<namespace>/<clusterName>/repoN), or repoN-path in global");
+  }
+  if (const json* ns = Child(src, "clusterNamespace");
+      ns != nullptr && (!ns->is_string() || !IsDns1123Subdomain(ns->get<std::string>()) ||
+                        ns->get<std::string>().size() > 63 ||
+                        ns->get<std::string>().find('.') != std::string::npos)) {
+    errors.Add(absl::StrCat(kSrc, ".clusterNamespace"),
+               absl::StrCat("must be a namespace's name (got ", Dump(*ns), ")"));
+  }
+  if (const json* set = Child(src, "set"); set != nullptr) {
+    const bool ok = set->is_string() && !set->get<std::string>().empty() &&
+                    set->get<std::string>().size() <= 64 &&
+                    set->get<std::string>().find_first_not_of(
+                        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-") == std::string::npos;
+    if (!ok) {
+      errors.Add(absl::StrCat(kSrc, ".set"),
+                 absl::StrCat("must be a backup label such as 20261204-101500F (a "
+                              "PostgresBackup's status.backup.label; got ",
+                              Dump(*set), ")"));
+    }
+  }
+  const json* target = Child(src, "target");
+  if (target == nullptr) return;
+  const std::string tat = absl::StrCat(kSrc, ".target");
+  if (!target->is_object() || target->size() != 1) {
+    errors.Add(tat,
+               "must set exactly one of time, lsn and xid (or leave target out: the end "
+               "of the archived WAL)");
+    return;
+  }
+  const auto& [kind, value] = *target->items().begin();
+  const std::string v = value.is_string() ? value.get<std::string>() : "";
+  const std::string field = absl::StrCat(tat, ".", kind);
+  if (kind == "time") {
+    absl::Time t;
+    std::string err;
+    if (!absl::ParseTime(absl::RFC3339_full, v, &t, &err)) {
+      errors.Add(field, absl::StrCat("must be an RFC 3339 time such as 2026-12-04T10:15:00Z (got ",
+                                     Dump(value), ")"));
+    }
+  } else if (kind == "lsn") {
+    const size_t slash = v.find('/');
+    const auto hex = [](std::string_view h) {
+      return !h.empty() && h.size() <= 8 &&
+             h.find_first_not_of("0123456789ABCDEFabcdef") == std::string_view::npos;
+    };
+    if (slash == std::string::npos || !hex(std::string_view(v).substr(0, slash)) ||
+        !hex(std::string_view(v).substr(slash + 1))) {
+      errors.Add(field,
+                 absl::StrCat("must be a WAL position such as 0/5000100 (got ", Dump(value), ")"));
+    }
+  } else if (kind == "xid") {
+    uint64_t xid = 0;
+    if (!absl::SimpleAtoi(v, &xid) || xid == 0) {
+      errors.Add(field, absl::StrCat("must be a transaction id, digits (got ", Dump(value), ")"));
+    }
+  } else {
+    errors.Add(field, "is not a target: set time, lsn or xid");
+  }
 }
 
 }  // namespace quorum::api::internal

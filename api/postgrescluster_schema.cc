@@ -98,6 +98,46 @@ Json PgBackRest() {
   return out;
 }
 
+// spec.dataSource: one repository of the shape above, where it is, and how
+// far to recover.
+Json DataSource() {
+  const Json pgbr = PgBackRest();
+  Json repo = pgbr["properties"]["repos"]["items"];
+  repo["description"] =
+      "The repository holding the backup: its name in the cluster that wrote it and its bucket.";
+  Json target = Object(
+      "Where recovery stops (then the cluster is promoted). Exactly one; leave it out to "
+      "recover to the end of the archived WAL.",
+      {{"time", String("An RFC 3339 time, e.g. 2026-12-04T10:15:00Z: the last transaction "
+                       "committed at or before it is kept.")},
+       {"lsn", String("A WAL position, e.g. 0/5000100.")},
+       {"xid", String("A transaction id: recovery stops after it commits.")}});
+  target["maxProperties"] = 1;
+  target["minProperties"] = 1;
+  Json src = Object(
+      "Restore a pgBackRest backup into the new cluster's first member, recover (to target), "
+      "then promote; the other members are cloned from it.",
+      {{"clusterName", String("The PostgresCluster that wrote the repository (it may be "
+                              "deleted): its path is /pgbackrest/<clusterNamespace>/"
+                              "<clusterName>/repoN. Or set repoN-path in global.")},
+       {"clusterNamespace", String("Its namespace. Empty: this cluster's.")},
+       {"repo", repo},
+       {"configuration", pgbr["properties"]["configuration"]},
+       {"global", pgbr["properties"]["global"]},
+       {"set", String("A backup label (a PostgresBackup's status.backup.label). Empty: "
+                      "pgBackRest picks the newest backup that ends before a time target, "
+                      "else the newest.")},
+       {"target", target}});
+  src["required"] = Json::array({"repo"});
+  Json out = Object("Where the cluster's data comes from when it is created. Immutable.",
+                    {{"pgbackrest", src}});
+  out["required"] = Json::array({"pgbackrest"});
+  out["x-kubernetes-validations"] = Json::array(
+      {Rule("self == oldSelf", "dataSource cannot change: it only says how the cluster was created",
+            "", "FieldValueForbidden")});
+  return out;
+}
+
 Json Metadata(const char* what) {
   return Object(what,
                 {
@@ -515,6 +555,7 @@ Json Spec() {
           {"tls", tls},
           {"networkPolicy", network_policy},
           {"backups", backups},
+          {"dataSource", DataSource()},
       });
   spec["required"] = Json::array({"postgresVersion", "instances"});
   spec["x-kubernetes-validations"] = Json::array({

@@ -108,6 +108,36 @@ void DecodeBackups(Decoder& d, const Json* spec, PostgresBackupsSpec& out) {
   d.StringMap(pgbr, at, "global", p.global);
 }
 
+void DecodeDataSource(Decoder& d, const Json* spec, PostgresDataSource& out) {
+  const Json* src = d.Member(d.Member(spec, "spec", "dataSource"), "spec.dataSource", "pgbackrest");
+  if (src == nullptr) return;
+  const std::string at = "spec.dataSource.pgbackrest";
+  PgBackRestDataSource& p = out.pgbackrest.emplace();
+  d.String(src, at, "clusterName", p.cluster_name);
+  d.String(src, at, "clusterNamespace", p.cluster_namespace);
+  const Json* repo = d.Member(src, at, "repo");
+  d.String(repo, at + ".repo", "name", p.repo.name);
+  const Json* s3 = d.Member(repo, at + ".repo", "s3");
+  d.String(s3, at + ".repo.s3", "bucket", p.repo.s3.bucket);
+  d.String(s3, at + ".repo.s3", "endpoint", p.repo.s3.endpoint);
+  d.String(s3, at + ".repo.s3", "region", p.repo.s3.region);
+  struct Projection {
+    std::string secret;
+  };
+  std::vector<Projection> projections;
+  DecodeList(d, src, at, "configuration", projections,
+             [](Decoder& d, const Json& o, const std::string& at, Projection& c) {
+               d.String(d.Member(&o, at, "secret"), at + ".secret", "name", c.secret);
+             });
+  for (Projection& c : projections) p.configuration_secrets.push_back(std::move(c.secret));
+  d.StringMap(src, at, "global", p.global);
+  d.String(src, at, "set", p.set);
+  const Json* target = d.Member(src, at, "target");
+  d.String(target, at + ".target", "time", p.target.time);
+  d.String(target, at + ".target", "lsn", p.target.lsn);
+  d.String(target, at + ".target", "xid", p.target.xid);
+}
+
 void DecodeSpec(Decoder& d, const Json* spec, PostgresClusterSpec& out) {
   d.Int32(spec, "spec", "postgresVersion", out.postgres_version);
   d.String(spec, "spec", "image", out.image);
@@ -131,6 +161,7 @@ void DecodeSpec(Decoder& d, const Json* spec, PostgresClusterSpec& out) {
   d.Bool(np, "spec.networkPolicy", "enabled", out.network_policy.enabled);
   d.Array(np, "spec.networkPolicy", "postgresFrom", out.network_policy.postgres_from);
   DecodeBackups(d, spec, out.backups);
+  DecodeDataSource(d, spec, out.data_source);
 }
 
 void DecodeCondition(Decoder& d, const Json& c, const std::string& at, Condition& out) {
@@ -311,6 +342,31 @@ Json ToJson(const PostgresClusterSpec& spec) {
     }
     if (!p->global.empty()) pgbr["global"] = p->global;
     out["backups"] = {{"pgbackrest", pgbr}};
+  }
+  if (const std::optional<PgBackRestDataSource>& p = spec.data_source.pgbackrest) {
+    Json src = {{"repo",
+                 {{"name", p->repo.name},
+                  {"s3",
+                   {{"bucket", p->repo.s3.bucket},
+                    {"endpoint", p->repo.s3.endpoint},
+                    {"region", p->repo.s3.region}}}}}};
+    if (!p->cluster_name.empty()) src["clusterName"] = p->cluster_name;
+    if (!p->cluster_namespace.empty()) src["clusterNamespace"] = p->cluster_namespace;
+    if (!p->configuration_secrets.empty()) {
+      Json configuration = Json::array();
+      for (const std::string& s : p->configuration_secrets) {
+        configuration.push_back({{"secret", {{"name", s}}}});
+      }
+      src["configuration"] = configuration;
+    }
+    if (!p->global.empty()) src["global"] = p->global;
+    if (!p->set.empty()) src["set"] = p->set;
+    Json target = Json::object();
+    if (!p->target.time.empty()) target["time"] = p->target.time;
+    if (!p->target.lsn.empty()) target["lsn"] = p->target.lsn;
+    if (!p->target.xid.empty()) target["xid"] = p->target.xid;
+    if (!target.empty()) src["target"] = target;
+    out["dataSource"] = {{"pgbackrest", src}};
   }
   return out;
 }

@@ -129,6 +129,35 @@ struct PostgresBackupsSpec {
   std::optional<PgBackRestSpec> pgbackrest;
 };
 
+// spec.dataSource.pgbackrest.target: where a point-in-time recovery stops;
+// at most one is set, none: at the end of the archived WAL.
+struct PgBackRestRestoreTarget {
+  std::string time;  // RFC 3339, e.g. 2026-12-04T10:15:00Z
+  std::string lsn;   // e.g. 0/5000100
+  std::string xid;   // a transaction id, digits
+};
+
+// spec.dataSource.pgbackrest: a new cluster's first member restores a
+// backup from a repository (another cluster's, possibly deleted) with
+// pgBackRest, then recovers to `target` and promotes; the others are cloned
+// from it.
+struct PgBackRestDataSource {
+  // The cluster that wrote the repository: its default path
+  // /pgbackrest/<cluster_namespace>/<cluster_name>/<repo.name>; global's
+  // repoN-path wins.
+  std::string cluster_name;
+  std::string cluster_namespace;  // "" the new cluster's namespace
+  PgBackRestRepo repo;
+  std::vector<std::string> configuration_secrets;
+  std::map<std::string, std::string> global;
+  std::string set;  // a backup label; "" lets pgBackRest choose (the newest before a time target)
+  PgBackRestRestoreTarget target;
+};
+
+struct PostgresDataSource {
+  std::optional<PgBackRestDataSource> pgbackrest;
+};
+
 struct PostgresClusterSpec {
   int32_t postgres_version = 0;
   std::string image;  // "" means DefaultPostgresImage(postgres_version)
@@ -139,6 +168,7 @@ struct PostgresClusterSpec {
   PostgresTlsSpec tls;
   PostgresNetworkPolicySpec network_policy;
   PostgresBackupsSpec backups;
+  PostgresDataSource data_source;  // immutable
 };
 
 struct PostgresInstanceStatus {

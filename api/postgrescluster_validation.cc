@@ -247,6 +247,7 @@ std::vector<FieldError> ValidatePostgresCluster(const Json& obj, const Json* old
   internal::ValidateTls(*spec, list);
   internal::ValidateNetworkPolicy(*spec, list);
   internal::ValidateBackups(*spec, list);
+  internal::ValidateDataSource(*spec, old_spec, list);
   return errors;
 }
 

@@ -55,6 +55,12 @@ void ValidateNetworkPolicy(const nlohmann::json& spec, ErrorList& errors);
 // names) and global (option names and one-line values; keys Quorum owns, keys
 // holding secrets and keys naming a repo that is not listed are refused).
 void ValidateBackups(const nlohmann::json& spec, ErrorList& errors);
+// spec.dataSource.pgbackrest: the repository (as a backups repo), its
+// configuration and global options, where it is (clusterName or repoN-path),
+// the backup set and at most one target (RFC 3339 time, LSN, xid).
+// Immutable: refused when added to, changed on or removed from `old_spec`.
+void ValidateDataSource(const nlohmann::json& spec, const nlohmann::json* old_spec,
+                        ErrorList& errors);
 
 }  // namespace quorum::api::internal
 

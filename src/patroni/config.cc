@@ -138,6 +138,12 @@ json BuildConfig(const ConfigInput& in) {
   }
   out["bootstrap"] = {{"dcs", bootstrap_dcs},
                       {"initdb", json::array({json{{"encoding", "UTF8"}}, "data-checksums"})}};
+  if (!in.restore_command.empty()) {
+    out["bootstrap"]["method"] = "pgbackrest";
+    out["bootstrap"]["pgbackrest"] = {{"command", in.restore_command},
+                                      {"keep_existing_recovery_conf", true},
+                                      {"no_params", true}};
+  }
   out["postgresql"] = pg;
   out["tags"] = json::object();
   for (const auto& [k, v] : in.tags) out["tags"][k] = v;

@@ -13,7 +13,8 @@
 //   bootstrap.dcs {ttl, loop_wait, retry_timeout, failsafe_mode (true with the
 //     etcd DCS), postgresql {use_pg_rewind, use_slots, parameters, pg_hba}}
 //     deep-merged with dynamic_configuration (the user's values win),
-//     bootstrap.initdb,
+//     bootstrap.initdb (or with a restore_command: bootstrap.method pgbackrest
+//     and bootstrap.pgbackrest {command, keep_existing_recovery_conf, no_params}),
 //   postgresql {listen, data_dir, bin_dir, pgpass,
 //     remove_data_directory_on_rewind_failure and _on_diverged_timelines (both
 //     true: a replica that cannot rejoin is cloned again), authentication usernames
@@ -136,6 +137,11 @@ struct ConfigInput {
   bool restapi_auth = false;
   // HTTPS on the REST API (see RestApiTls); nullopt: plain HTTP.
   std::optional<RestApiTls> restapi_tls;
+  // A new cluster's data from a backup: bootstrap.method "pgbackrest" runs
+  // this command (no Patroni arguments) instead of initdb, keeping the
+  // recovery settings it writes (the restore's restore_command and target)
+  // until the recovery has promoted; Patroni then drops them. "" = initdb.
+  std::string restore_command;
 };
 
 // Patroni's dynamic configuration: the file's bootstrap.dcs, which Patroni

@@ -14,6 +14,13 @@ void Append(std::string& out, const std::string& name, const Section& section) {
   for (const auto& [key, value] : section) absl::StrAppend(&out, key, "=", value, "\n");
 }
 
+Section StanzaSection(const PgBackRestInput& in) {
+  return {{"pg1-path", in.pg_path},
+          {"pg1-port", absl::StrCat(in.pg_port)},
+          {"pg1-socket-path", in.socket_dir},
+          {"pg1-user", in.pg_user}};
+}
+
 }  // namespace
 
 std::string RenderPgBackRestConfig(const PgBackRestInput& in) {
@@ -31,23 +38,31 @@ std::string RenderPgBackRestConfig(const PgBackRestInput& in) {
     global[repo + "s3-endpoint"] = host;
     global[repo + "s3-region"] = r.region;
   }
-  if (const std::optional<PgBackRestTlsServer>& t = in.tls_server) {
-    global["tls-server-address"] = "*";
-    global["tls-server-auth"] = t->client_cn + "=" + in.stanza;
-    global["tls-server-ca-file"] = t->ca_file;
-    global["tls-server-cert-file"] = t->cert_file;
-    global["tls-server-key-file"] = t->key_file;
-    global["tls-server-port"] = absl::StrCat(t->port);
-  }
   for (const auto& [key, value] : in.global) global[key] = value;
-  const Section stanza = {{"pg1-path", in.pg_path},
-                          {"pg1-port", absl::StrCat(in.pg_port)},
-                          {"pg1-socket-path", in.socket_dir},
-                          {"pg1-user", in.pg_user}};
   std::string out = "# Written by Quorum (spec.backups.pgbackrest); secrets come from conf.d.\n";
   Append(out, "global", global);
   out += "\n";
-  Append(out, in.stanza, stanza);
+  Append(out, in.stanza, StanzaSection(in));
+  return out;
+}
+
+std::string RenderPgBackRestServerConfig(const PgBackRestInput& in) {
+  if (!in.tls_server.has_value()) return "";
+  const PgBackRestTlsServer& t = *in.tls_server;
+  const Section global = {{"lock-path", in.lock_dir},
+                          {"log-level-file", "off"},
+                          {"tls-server-address", "*"},
+                          {"tls-server-auth", t.client_cn + "=" + in.stanza},
+                          {"tls-server-ca-file", t.ca_file},
+                          {"tls-server-cert-file", t.cert_file},
+                          {"tls-server-key-file", t.key_file},
+                          {"tls-server-port", absl::StrCat(t.port)}};
+  std::string out =
+      "# Written by Quorum: pgBackRest's TLS server in the member (backup Jobs connect);\n"
+      "# no repository: the server's side only reads the data directory.\n";
+  Append(out, "global", global);
+  out += "\n";
+  Append(out, in.stanza, StanzaSection(in));
   return out;
 }
 

@@ -6,9 +6,7 @@
 // include directory (conf.d), which pgBackRest reads after this file.
 //
 // Layout of the rendered file (pgBackRest 2.4x option names):
-//   [global]  log-level-file=off, lock-path, the TLS server's options
-//             (tls-server-*, when the member serves backups), then per
-//             repository N:
+//   [global]  log-level-file=off, lock-path, then per repository N:
 //             repoN-type=s3, repoN-path, repoN-s3-bucket, repoN-s3-endpoint,
 //             repoN-storage-port (with host:port endpoints), repoN-s3-region;
 //             then the user's global options (validated at admission: none of
@@ -16,6 +14,10 @@
 //             default)
 //   [<stanza>] pg1-path, pg1-port, pg1-socket-path, pg1-user
 // Lines are sorted within a section, so the same input gives the same bytes.
+// The TLS server (`pgbackrest server` in the member's `pgbackrest` container)
+// has a file of its own: [global] log-level-file, lock-path and tls-server-*,
+// and the same [<stanza>]; no repository, whose options (and keys) the
+// server's side would otherwise demand.
 //
 // Thread-safety: pure functions.
 #ifndef QUORUM_SRC_PATRONI_PGBACKREST_H_
@@ -70,6 +72,9 @@ struct PgBackRestInput {
 
 // The configuration file's text.
 std::string RenderPgBackRestConfig(const PgBackRestInput& in);
+// The TLS server's file; "" without in.tls_server.
+std::string RenderPgBackRestServerConfig(const PgBackRestInput& in);
+inline constexpr std::string_view kPgBackRestServerConfigFileName = "pgbackrest-server.conf";
 
 // The options every pgBackRest command of the pod needs:
 // "--config=<file> --config-include-path=<dir> --stanza=<stanza>". The include

@@ -3,7 +3,12 @@
 // (SeaweedFS from hack/s3.sh, over TLS with its own CA, reached through a
 // Service without selector), and PostgresBackup objects take a full backup
 // from a replica, then an incremental one on top of it; a backup naming a
-// repository the cluster lacks waits, saying so.
+// repository the cluster lacks waits, saying so. Point-in-time recovery: rows
+// committed, a full backup, more rows, time T, more rows; new clusters
+// restored to T (spec.dataSource.pgbackrest) on the kubernetes DCS and on the
+// etcd DCS of an EtcdCluster hold exactly the rows committed up to T. A
+// failover while a backup runs: the backup completes or fails saying why, and
+// the next one completes.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -101,6 +106,24 @@ class PgBackRestE2E : public E2ETest {
     E2ETest::TearDown();
   }
 
+  // The store as a restore source: the repository `cluster` wrote, the same
+  // Secret (keys and CA, in restore.d this time).
+  Json RestoreSource(const std::string& cluster, const std::string& time) {
+    return {{"pgbackrest",
+             {{"clusterName", cluster},
+              {"repo",
+               {{"name", "repo1"},
+                {"s3",
+                 {{"bucket", "quorum-backups"},
+                  {"endpoint", absl::StrCat("s3.", ns(), ".svc")},
+                  {"region", "us-east-1"}}}}},
+              {"configuration", Json::array({{{"secret", {{"name", "pgbackrest-s3"}}}}})},
+              {"global",
+               {{"repo1-s3-uri-style", "path"},
+                {"repo1-storage-ca-file", "/etc/pgbackrest/restore.d/ca.crt"}}},
+              {"target", {{"time", time}}}}}};
+  }
+
   Json Cluster(const std::string& name, int replicas) {
     return {
         {"apiVersion", "postgres.quorum.dev/v1alpha1"},
@@ -148,6 +171,19 @@ class PgBackRestE2E : public E2ETest {
     return NodeExec({"psql", uri, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql}, absl::Seconds(30));
   }
 
+  // The first statement after Ready, retried: the primary Service may route
+  // a moment after the cluster says Ready. Statements must be repeatable.
+  CommandResult FirstSql(const std::string& cluster, const std::string& sql) {
+    CommandResult r;
+    testenv::Eventually(
+        [&] {
+          r = Sql(cluster, sql);
+          return r.exit_code == 0;
+        },
+        absl::Minutes(2));
+    return r;
+  }
+
   void CreateBackup(const std::string& name, const std::string& cluster, const std::string& repo,
                     const std::string& type) {
     auto made = client().Create(
@@ -187,9 +223,9 @@ TEST_F(PgBackRestE2E, ArchivesWalAndTakesFullThenIncrementalBackupsFromAReplica)
 
   // WAL archiving: a segment switch reaches the store (the archiver's
   // counter), and no attempt failed for good.
-  CommandResult w = Sql("arc",
-                        "create table t(id int); insert into t select generate_series(1,1000);"
-                        "select pg_switch_wal();");
+  CommandResult w = FirstSql("arc",
+                             "drop table if exists t; create table t(id int); insert into t "
+                             "select generate_series(1,1000); select pg_switch_wal();");
   ASSERT_EQ(w.exit_code, 0) << w.output;
   std::string archived;
   EXPECT_TRUE(testenv::Eventually(
@@ -246,6 +282,138 @@ TEST_F(PgBackRestE2E, ArchivesWalAndTakesFullThenIncrementalBackupsFromAReplica)
       from_standby = e.value("value", "") == "y";
   }
   EXPECT_TRUE(from_standby);
+}
+
+TEST_F(PgBackRestE2E, PointInTimeRecoveryIntoNewClustersOnBothDcs) {
+  OperatorProcess op(ns());
+  op.Start();
+  ASSERT_TRUE(
+      client()
+          .Create({"etcd.aenix.io", "v1alpha1", "etcdclusters"}, ns(),
+                  {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                   {"kind", "EtcdCluster"},
+                   {"metadata", {{"name", "dcs"}, {"namespace", ns()}}},
+                   {"spec", {{"replicas", 1}, {"storage", {{"emptyDir", Json::object()}}}}}})
+          .ok());
+  ASSERT_TRUE(client().Create(kPostgres, ns(), Cluster("src", 1)).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready("src"); }, absl::Minutes(8)))
+      << "the source cluster did not become Ready";
+  CommandResult w = FirstSql("src",
+                             "create table if not exists t(id int primary key); insert into t "
+                             "select generate_series(1,100) on conflict do nothing;");
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  ASSERT_NO_FATAL_FAILURE(CreateBackup("base", "src", "repo1", "full"));
+  Json full = WaitBackup("base", "Complete", absl::Minutes(10));
+  ASSERT_EQ(full.value("phase", ""), "Complete") << full.dump();
+
+  // Rows 101..200 are committed before T; 201..300 after it.
+  ASSERT_EQ(Sql("src", "insert into t select generate_series(101,200);").exit_code, 0);
+  CommandResult t = Sql("src",
+                        "select to_char(clock_timestamp() at time zone 'UTC', "
+                        "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"');");
+  ASSERT_EQ(t.exit_code, 0) << t.output;
+  const std::string target(absl::StripAsciiWhitespace(t.output));
+  absl::SleepFor(absl::Seconds(2));
+  ASSERT_EQ(Sql("src", "insert into t select generate_series(201,300);").exit_code, 0);
+  // Everything up to the last commit reaches the archive.
+  CommandResult sw = Sql("src", "select pg_walfile_name(pg_switch_wal());");
+  ASSERT_EQ(sw.exit_code, 0) << sw.output;
+  const std::string segment(absl::StripAsciiWhitespace(sw.output));
+  std::string last;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        CommandResult r =
+            Sql("src", "select coalesce(last_archived_wal, '') from pg_stat_archiver;");
+        last = std::string(absl::StripAsciiWhitespace(r.output));
+        return r.exit_code == 0 && last >= segment;
+      },
+      absl::Minutes(3)))
+      << "segment " << segment << " not archived; last " << last;
+
+  Json on_k8s = Cluster("pitr-k8s", 2);
+  on_k8s["spec"].erase("backups");
+  on_k8s["spec"]["dataSource"] = RestoreSource("src", target);
+  ASSERT_TRUE(client().Create(kPostgres, ns(), on_k8s).ok());
+  Json on_etcd = Cluster("pitr-etcd", 1);
+  on_etcd["spec"].erase("backups");
+  on_etcd["spec"]["dataSource"] = RestoreSource("src", target);
+  on_etcd["spec"]["patroni"] = {
+      {"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}};
+  ASSERT_TRUE(client().Create(kPostgres, ns(), on_etcd).ok());
+  for (const char* name : {"pitr-k8s", "pitr-etcd"}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(testenv::Eventually([&] { return Ready(name); }, absl::Minutes(10)))
+        << name << " did not become Ready";
+    std::string rows;
+    EXPECT_TRUE(testenv::Eventually(
+        [&] {
+          CommandResult r = Sql(name, "select count(*), min(id), max(id) from t;");
+          rows = std::string(absl::StripAsciiWhitespace(r.output));
+          return r.exit_code == 0;
+        },
+        absl::Minutes(2)))
+        << rows;
+    EXPECT_EQ(rows, "200|1|200") << "rows up to " << target;
+    // It is a primary that takes writes (promoted at the target).
+    CommandResult more = Sql(name, "insert into t values (1000); select pg_is_in_recovery();");
+    EXPECT_EQ(more.exit_code, 0) << more.output;
+    EXPECT_EQ(std::string(absl::StripAsciiWhitespace(more.output)), "f");
+  }
+  // The restored cluster with a replica: it was cloned from the restored primary.
+  auto c = client().Get(kPostgres, ns(), "pitr-k8s");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)["status"].value("readyInstances", ""), "2/2") << (*c)["status"].dump();
+}
+
+TEST_F(PgBackRestE2E, ABackupDuringAFailoverEndsClearlyAndTheNextOneCompletes) {
+  OperatorProcess op(ns());
+  op.Start();
+  ASSERT_TRUE(client().Create(kPostgres, ns(), Cluster("fo", 2)).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready("fo"); }, absl::Minutes(8)))
+      << "the PostgresCluster did not become Ready";
+  // Enough data (~300 MB) that the copy takes a while.
+  CommandResult w = FirstSql("fo",
+                             "drop table if exists t; create table t(id int, v text); insert into "
+                             "t select g, repeat(md5(g::text), 16) from generate_series(1, 500000) "
+                             "g;");
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  auto cluster = client().Get(kPostgres, ns(), "fo");
+  ASSERT_TRUE(cluster.ok());
+  const std::string primary = (*cluster)["status"].value("primary", "");
+  ASSERT_FALSE(primary.empty());
+
+  ASSERT_NO_FATAL_FAILURE(CreateBackup("during", "fo", "repo1", "full"));
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        auto pods =
+            client().List({"", "v1", "pods"}, ns(), {.label_selector = "job-name=during-backup"});
+        if (!pods.ok()) return false;
+        for (const Json& p : (*pods)["items"]) {
+          if (p["status"].value("phase", "") != "Pending") return true;
+        }
+        return false;
+      },
+      absl::Minutes(3)))
+      << "the backup's pod never started";
+  ASSERT_TRUE(client().Delete({"", "v1", "pods"}, ns(), primary).ok());
+
+  Json during = WaitBackup("during", "Complete", absl::Minutes(15));
+  const std::string phase = during.value("phase", "");
+  ASSERT_TRUE(phase == "Complete" || phase == "Failed") << during.dump();
+  if (phase == "Failed") {
+    bool says_why = false;
+    for (const Json& c : during["conditions"]) {
+      says_why = says_why || (c.value("type", "") == "Failed" &&
+                              absl::StrContains(c.value("message", ""), "ERROR"));
+    }
+    EXPECT_TRUE(says_why) << during.dump();
+  }
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready("fo"); }, absl::Minutes(8)))
+      << "the cluster did not recover from the failover";
+  ASSERT_NO_FATAL_FAILURE(CreateBackup("after", "fo", "repo1", "full"));
+  Json after = WaitBackup("after", "Complete", absl::Minutes(15));
+  EXPECT_EQ(after.value("phase", ""), "Complete") << after.dump();
+  std::printf("backup during the failover: %s\n", phase.c_str());
 }
 
 }  // namespace

@@ -111,17 +111,11 @@ Json BuildBackupJob(const api::PostgresBackup& b, const api::PostgresCluster& cl
       {{"name", "server-ca"}, {"mountPath", kServerCaDir}, {"readOnly", true}},
       {{"name", "client-tls"}, {"mountPath", kClientTlsDir}, {"readOnly", true}},
   });
-  if (const auto& pgbr = cluster.spec.backups.pgbackrest;
-      pgbr.has_value() && !pgbr->configuration_secrets.empty()) {
-    Json sources = Json::array();
-    for (const std::string& secret : pgbr->configuration_secrets) {
-      sources.push_back({{"secret", {{"name", secret}}}});
-    }
-    volumes.push_back({{"name", "pgbackrest-config"},
-                       {"projected", {{"sources", sources}, {"defaultMode", 0440}}}});
-    mounts.push_back({{"name", "pgbackrest-config"},
-                      {"mountPath", std::string(patroni::kPgBackRestIncludeDir)},
-                      {"readOnly", true}});
+  if (const auto& pgbr = cluster.spec.backups.pgbackrest) {
+    volumes.push_back(
+        pg::PgBackRestSecretsVolume("pgbackrest-config", pgbr->configuration_secrets));
+    mounts.push_back(
+        pg::PgBackRestSecretsMount("pgbackrest-config", patroni::kPgBackRestIncludeDir));
   }
   Json container = {
       {"name", "pgbackrest"},

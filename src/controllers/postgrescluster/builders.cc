@@ -2,6 +2,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "api/postgrescluster.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/readiness.h"
@@ -101,6 +102,19 @@ Json Service(const PostgresCluster& cluster, const std::string& name, Json spec)
 
 std::string MemberImage(const PostgresCluster& cluster) { return Image(cluster); }
 
+Json PgBackRestSecretsVolume(const std::string& name, const std::vector<std::string>& secrets) {
+  // An empty folder without Secrets: pgBackRest refuses an include path that
+  // does not exist.
+  if (secrets.empty()) return {{"name", name}, {"emptyDir", Json::object()}};
+  Json sources = Json::array();
+  for (const std::string& secret : secrets) sources.push_back({{"secret", {{"name", secret}}}});
+  return {{"name", name}, {"projected", {{"sources", sources}, {"defaultMode", 0440}}}};
+}
+
+Json PgBackRestSecretsMount(const std::string& name, std::string_view dir) {
+  return {{"name", name}, {"mountPath", std::string(dir)}, {"readOnly", true}};
+}
+
 std::string DataDir(int major) { return absl::StrCat(kDataMount, "/pg", major); }
 std::string BinDir(int major) { return absl::StrCat("/usr/lib/postgresql/", major, "/bin"); }
 
@@ -148,6 +162,62 @@ std::optional<patroni::PgBackRestInput> BuildPgBackRestInput(const PostgresClust
   return in;
 }
 
+std::optional<patroni::PgBackRestInput> BuildPgBackRestRestoreInput(
+    const PostgresCluster& cluster) {
+  if (!cluster.spec.data_source.pgbackrest.has_value()) return std::nullopt;
+  const api::PgBackRestDataSource& src = *cluster.spec.data_source.pgbackrest;
+  const Names n = NamesOf(cluster);
+  patroni::PgBackRestInput in;
+  in.stanza = kPgBackRestStanza;
+  const std::string source_ns = src.cluster_namespace.empty() ? n.ns : src.cluster_namespace;
+  in.repos.push_back(
+      {.index = src.repo.Index(),
+       .bucket = src.repo.s3.bucket,
+       .endpoint = src.repo.s3.endpoint,
+       .region = src.repo.s3.region,
+       .path = absl::StrCat("/pgbackrest/", source_ns, "/", src.cluster_name, "/", src.repo.name)});
+  in.global = src.global;
+  in.pg_path = DataDir(Major(cluster));
+  in.pg_port = kPostgresPort;
+  in.socket_dir = kTmpDir;
+  in.pg_user = std::string(api::kSuperuserName);
+  in.lock_dir = absl::StrCat(kTmpDir, "/pgbackrest");
+  return in;
+}
+
+std::string PgBackRestRestoreCommand(const PostgresCluster& cluster) {
+  if (!cluster.spec.data_source.pgbackrest.has_value()) return "";
+  const api::PgBackRestDataSource& src = *cluster.spec.data_source.pgbackrest;
+  std::string cmd =
+      absl::StrCat("pgbackrest ",
+                   patroni::CommandOptions(kPgBackRestRestoreConfigFile,
+                                           kPgBackRestRestoreIncludeDir, kPgBackRestStanza),
+                   " --repo=", src.repo.Index(), " --log-level-console=info");
+  if (!src.set.empty()) absl::StrAppend(&cmd, " --set=", src.set);
+  const api::PgBackRestRestoreTarget& t = src.target;
+  std::string type, target;
+  if (!t.time.empty()) {
+    absl::Time at;
+    std::string err;
+    if (absl::ParseTime(absl::RFC3339_full, t.time, &at, &err)) {
+      type = "time";
+      // PostgreSQL's form, in UTC (pgBackRest parses it to choose the backup).
+      target = absl::FormatTime("%Y-%m-%d %H:%M:%E*S+00", at, absl::UTCTimeZone());
+    }
+  } else if (!t.lsn.empty()) {
+    type = "lsn";
+    target = t.lsn;
+  } else if (!t.xid.empty()) {
+    type = "xid";
+    target = t.xid;
+  }
+  if (!type.empty()) {
+    // Quoted for Patroni, which splits the command like a shell.
+    absl::StrAppend(&cmd, " --type=", type, " \"--target=", target, "\" --target-action=promote");
+  }
+  return cmd + " restore";
+}
+
 patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const DcsResolution& dcs) {
   const api::PatroniSpec& p = cluster.spec.patroni;
   patroni::ConfigInput in;
@@ -183,6 +253,7 @@ patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const Dcs
     // first for every segment it replays, so an unreachable repository would
     // hold each of them up for pgBackRest's whole timeout (seen on the demo).
   }
+  in.restore_command = PgBackRestRestoreCommand(cluster);
   in.local_parameters = {{"unix_socket_directories", kTmpDir}};
   in.use_pg_rewind = true;
   in.data_dir = DataDir(Major(cluster));
@@ -222,6 +293,11 @@ Json BuildConfigMap(const PostgresCluster& cluster, const patroni::ConfigInput& 
     data[std::string(patroni::kPgBackRestConfigFileName)] = patroni::RenderPgBackRestConfig(*pgbr);
     data[std::string(patroni::kArchiveScriptFileName)] = std::string(patroni::ArchiveScript());
     data[std::string(patroni::kServerScriptFileName)] = std::string(patroni::ServerScript());
+    data[std::string(patroni::kPgBackRestServerConfigFileName)] =
+        patroni::RenderPgBackRestServerConfig(*pgbr);
+  }
+  if (std::optional<patroni::PgBackRestInput> src = BuildPgBackRestRestoreInput(cluster)) {
+    data["pgbackrest-restore.conf"] = patroni::RenderPgBackRestConfig(*src);
   }
   return {{"apiVersion", "v1"},
           {"kind", "ConfigMap"},
@@ -241,7 +317,8 @@ Json PgBackRestServerContainer(const PostgresCluster& cluster,
           {"image", Image(cluster)},
           {"command", Json::array({kPgBackRestServerScript, server.cert_file, server.key_file,
                                    server.ca_file})},
-          {"env", Json::array({{{"name", "PGBACKREST_CONFIG"}, {"value", kPgBackRestConfigFile}}})},
+          {"env",
+           Json::array({{{"name", "PGBACKREST_CONFIG"}, {"value", kPgBackRestServerConfigFile}}})},
           {"ports", Json::array({{{"name", "pgbackrest"}, {"containerPort", server.port}}})},
           {"volumeMounts",
            Json::array({{{"name", "config"}, {"mountPath", kConfigDir}, {"readOnly", true}},
@@ -295,18 +372,15 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
                        {"secret", {{"secretName", dcs.tls_secret}, {"defaultMode", 0440}}}});
   }
   // pgBackRest reads the files of the user's configuration Secrets (S3 keys,
-  // a CA) from its include directory, the same way as the TLS files.
-  if (const auto& pgbr = cluster.spec.backups.pgbackrest;
-      pgbr.has_value() && !pgbr->configuration_secrets.empty()) {
-    Json sources = Json::array();
-    for (const std::string& secret : pgbr->configuration_secrets) {
-      sources.push_back({{"secret", {{"name", secret}}}});
-    }
-    mounts.push_back({{"name", "pgbackrest-config"},
-                      {"mountPath", std::string(patroni::kPgBackRestIncludeDir)},
-                      {"readOnly", true}});
-    volumes.push_back({{"name", "pgbackrest-config"},
-                       {"projected", {{"sources", sources}, {"defaultMode", 0440}}}});
+  // a CA) from its include directory, the same way as the TLS files; so
+  // does the restore of spec.dataSource, from its own.
+  if (const auto& pgbr = cluster.spec.backups.pgbackrest) {
+    mounts.push_back(PgBackRestSecretsMount("pgbackrest-config", patroni::kPgBackRestIncludeDir));
+    volumes.push_back(PgBackRestSecretsVolume("pgbackrest-config", pgbr->configuration_secrets));
+  }
+  if (const auto& src = cluster.spec.data_source.pgbackrest) {
+    mounts.push_back(PgBackRestSecretsMount("pgbackrest-restore", kPgBackRestRestoreIncludeDir));
+    volumes.push_back(PgBackRestSecretsVolume("pgbackrest-restore", src->configuration_secrets));
   }
   // The kubelet does not check the REST API's certificate (HTTPS probes
   // never do); its requests stay on the node.

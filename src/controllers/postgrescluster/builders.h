@@ -58,6 +58,19 @@ std::vector<std::string> PgHba(const PostgresCluster& cluster);
 // The members' image: spec.image, or the default of spec.postgresVersion.
 std::string MemberImage(const PostgresCluster& cluster);
 
+// A volume with the files of pgBackRest configuration `secrets` (projected,
+// mode 0440), or an empty folder without any; and its read-only mount at `dir`.
+Json PgBackRestSecretsVolume(const std::string& name, const std::vector<std::string>& secrets);
+Json PgBackRestSecretsMount(const std::string& name, std::string_view dir);
+
+// spec.dataSource.pgbackrest: the source repository's configuration
+// (pgbackrest-restore.conf in the ConfigMap), and the command Patroni's
+// bootstrap runs instead of initdb: pgbackrest restore with the set and
+// target (a time in UTC as PostgreSQL writes it), promoting at the target.
+// nullopt / "" without a dataSource.
+std::optional<patroni::PgBackRestInput> BuildPgBackRestRestoreInput(const PostgresCluster& cluster);
+std::string PgBackRestRestoreCommand(const PostgresCluster& cluster);
+
 // pgBackRest's configuration for spec.backups.pgbackrest; nullopt without it.
 // A repository's default path is /pgbackrest/<namespace>/<cluster>/repoN.
 std::optional<patroni::PgBackRestInput> BuildPgBackRestInput(const PostgresCluster& cluster);

@@ -40,6 +40,11 @@ inline constexpr char kTmpDir[] = "/tmp";
 inline constexpr char kPgBackRestConfigFile[] = "/etc/patroni/pgbackrest.conf";
 inline constexpr char kPgBackRestArchiveScript[] = "/etc/patroni/pgbackrest-archive.sh";
 inline constexpr char kPgBackRestServerScript[] = "/etc/patroni/pgbackrest-server.sh";
+inline constexpr char kPgBackRestServerConfigFile[] = "/etc/patroni/pgbackrest-server.conf";
+// spec.dataSource.pgbackrest: the source repository's configuration (in the
+// ConfigMap) and its Secrets' files.
+inline constexpr char kPgBackRestRestoreConfigFile[] = "/etc/patroni/pgbackrest-restore.conf";
+inline constexpr char kPgBackRestRestoreIncludeDir[] = "/etc/pgbackrest/restore.d";
 // pgBackRest's stanza, the same in every cluster (Crunchy's choice): the
 // repository path tells clusters apart.
 inline constexpr char kPgBackRestStanza[] = "db";

@@ -319,6 +319,34 @@ const InvalidCase kInvalid[] = {
      R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
      R"(], "global": {"repo-path": "/x"}}}}})",
      "spec.backups.pgbackrest.global.repo-path", "repoN-path"},
+    {"RestoreWithoutRepo", R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old"}}}})",
+     "spec.dataSource.pgbackrest.repo", "required"},
+    {"RestoreWithoutWhere", R"({"spec": {"dataSource": {"pgbackrest": {"repo": )" REPO1 "}}}}",
+     "spec.dataSource.pgbackrest.clusterName", "repoN-path"},
+    {"RestoreGlobalOtherRepo",
+     R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1
+     R"(, "global": {"repo2-path": "/x"}}}}})",
+     "spec.dataSource.pgbackrest.global.repo2-path", "does not have"},
+    {"RestoreGlobalSecret",
+     R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1
+     R"(, "global": {"repo1-s3-key": "AKIA"}}}}})",
+     "spec.dataSource.pgbackrest.global.repo1-s3-key", "spec.dataSource.pgbackrest.configuration"},
+    {"RestoreTwoTargets",
+     R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1
+     R"(, "target": {"time": "2026-12-04T10:15:00Z", "xid": "1000"}}}}})",
+     "spec.dataSource.pgbackrest.target", "exactly one"},
+    {"RestoreTimeNotRfc3339",
+     R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1
+     R"(, "target": {"time": "2026-12-04 10:15:00"}}}}})",
+     "spec.dataSource.pgbackrest.target.time", "RFC 3339"},
+    {"RestoreBadLsn",
+     R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1
+     R"(, "target": {"lsn": "5000100"}}}}})",
+     "spec.dataSource.pgbackrest.target.lsn", "WAL position"},
+    {"RestoreBadSet",
+     R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1
+     R"(, "set": "latest; rm -rf /"}}}})",
+     "spec.dataSource.pgbackrest.set", "backup label"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rules, PostgresInvalidCreateTest, ::testing::ValuesIn(kInvalid),
@@ -374,6 +402,14 @@ const ValidCase kValid[] = {
     {"PgBackRestEverything",
      R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
      R"(, {"name": "repo3", "s3": {"bucket": "b.c", "endpoint": "10.0.0.1:9000", "region": "us-east-1"}}], "configuration": [{"secret": {"name": "s3-keys"}}, {"secret": {"name": "s3-ca"}}], "global": {"repo1-retention-full": "7", "repo3-path": "/db", "repo3-s3-uri-style": "path", "repo3-storage-ca-file": "/etc/pgbackrest/conf.d/ca.crt", "start-fast": "y"}}}}})"},
+    {"RestoreToTheEnd",
+     R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1 "}}}}"},
+    {"RestoreToATimeFromAPath",
+     R"({"spec": {"dataSource": {"pgbackrest": {"repo": )" REPO1
+     R"(, "configuration": [{"secret": {"name": "s3-keys"}}], "global": {"repo1-path": "/old", "repo1-s3-uri-style": "path"}, "set": "20261204-101500F", "target": {"time": "2026-12-04T10:15:00.5+01:00"}}}}})"},
+    {"RestoreToAnLsn",
+     R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "clusterNamespace": "prod", "repo": )" REPO1
+     R"(, "target": {"lsn": "0/5000100"}}}}})"},
     {"LongestStatefulSetName",
      R"({"spec": {"instances": [{"name": "a234567890123456789012345678901234567890123456", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"},
 };
@@ -482,6 +518,20 @@ TEST(PostgresClusterValidationTest, AllowsSixteenInstanceSetsButNotSeventeen) {
   EXPECT_EQ(Describe(ValidatePostgresCluster(obj, nullptr)), "(no errors)");
   obj["spec"]["instances"] = InstanceSets(17);
   EXPECT_TRUE(HasError(ValidatePostgresCluster(obj, nullptr), "spec.instances", "at most 16"));
+}
+
+TEST(PostgresClusterValidationTest, TheDataSourceNeverChanges) {
+  const Json source = Json::parse(
+      R"({"pgbackrest": {"clusterName": "old", "repo": )" REPO1 "}}");
+  Json old = With("{}");
+  Json with = old;
+  with["spec"]["dataSource"] = source;
+  Json changed = with;
+  changed["spec"]["dataSource"]["pgbackrest"]["clusterName"] = "other";
+  EXPECT_TRUE(ValidatePostgresCluster(with, &with).empty());
+  EXPECT_TRUE(HasError(ValidatePostgresCluster(changed, &with), "spec.dataSource", "immutable"));
+  EXPECT_TRUE(HasError(ValidatePostgresCluster(old, &with), "spec.dataSource", "immutable"));
+  EXPECT_TRUE(HasError(ValidatePostgresCluster(with, &old), "spec.dataSource", "existing"));
 }
 
 TEST(PostgresClusterValidationTest, ReportsEveryErrorAtOnce) {

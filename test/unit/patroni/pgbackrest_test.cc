@@ -89,5 +89,35 @@ TEST(PgBackRestCommandsTest, TheArchiveScriptCreatesAMissingStanzaOnce) {
   EXPECT_TRUE(absl::StrContains(script, "archive-push")) << script;
 }
 
+TEST(PgBackRestConfigTest, TheTlsServerHasAFileWithoutRepositories) {
+  PgBackRestInput in = Input();
+  EXPECT_EQ(RenderPgBackRestServerConfig(in), "");
+  in.tls_server = PgBackRestTlsServer{.port = 8432,
+                                      .cert_file = "/tls/tls.crt",
+                                      .key_file = "/tls/tls.key",
+                                      .ca_file = "/ca/ca.crt",
+                                      .client_cn = "backup-client"};
+  EXPECT_EQ(RenderPgBackRestServerConfig(in),
+            "# Written by Quorum: pgBackRest's TLS server in the member (backup Jobs connect);\n"
+            "# no repository: the server's side only reads the data directory.\n"
+            "[global]\n"
+            "lock-path=/tmp/pgbackrest\n"
+            "log-level-file=off\n"
+            "tls-server-address=*\n"
+            "tls-server-auth=backup-client=db\n"
+            "tls-server-ca-file=/ca/ca.crt\n"
+            "tls-server-cert-file=/tls/tls.crt\n"
+            "tls-server-key-file=/tls/tls.key\n"
+            "tls-server-port=8432\n"
+            "\n"
+            "[db]\n"
+            "pg1-path=/pgdata/pg17\n"
+            "pg1-port=5432\n"
+            "pg1-socket-path=/tmp\n"
+            "pg1-user=postgres\n");
+  // The repositories' file never names the server's options.
+  EXPECT_FALSE(absl::StrContains(RenderPgBackRestConfig(in), "tls-server"));
+}
+
 }  // namespace
 }  // namespace quorum::patroni

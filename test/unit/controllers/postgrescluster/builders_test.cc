@@ -154,6 +154,49 @@ TEST(PostgresBuildersGoldenTest, PgBackRestBackups) {
   testing::ExpectGoldenJson(kTestdata + "pgbackrest.json", BuildAll(Parse(obj), TlsWorld()));
 }
 
+TEST(PostgresBuildersTest, ADataSourceBootstrapsWithPgBackRestRestore) {
+  Json obj = ClusterJson(kEtcdClusterRef);
+  obj["spec"]["dataSource"] = {
+      {"pgbackrest",
+       {{"clusterName", "old"},
+        {"repo",
+         {{"name", "repo2"},
+          {"s3", {{"bucket", "b"}, {"endpoint", "s3.local:9000"}, {"region", "r"}}}}},
+        {"global", {{"repo2-s3-uri-style", "path"}}},
+        {"target", {{"time", "2026-12-04T11:15:00.25+01:00"}}}}}};
+  const PostgresCluster cluster = Parse(obj);
+  EXPECT_EQ(PgBackRestRestoreCommand(cluster),
+            "pgbackrest --config=/etc/patroni/pgbackrest-restore.conf "
+            "--config-include-path=/etc/pgbackrest/restore.d --stanza=db --repo=2 "
+            "--log-level-console=info --type=time \"--target=2026-12-04 10:15:00.25+00\" "
+            "--target-action=promote restore");
+  const std::optional<patroni::PgBackRestInput> src = BuildPgBackRestRestoreInput(cluster);
+  ASSERT_TRUE(src.has_value());
+  ASSERT_EQ(src->repos.size(), 1u);
+  EXPECT_EQ(src->repos[0].index, 2);
+  EXPECT_EQ(src->repos[0].path, "/pgbackrest/db/old/repo2");
+  EXPECT_FALSE(src->tls_server.has_value());
+  // Patroni bootstraps with it, keeping the restore's recovery settings.
+  const DcsResolution dcs = ResolveDcs(cluster, TlsWorld().lookup());
+  const Json config = patroni::BuildConfig(BuildPatroniInput(cluster, dcs));
+  EXPECT_EQ(config["bootstrap"]["method"], "pgbackrest");
+  EXPECT_EQ(config["bootstrap"]["pgbackrest"]["keep_existing_recovery_conf"], true);
+  EXPECT_EQ(config["bootstrap"]["pgbackrest"]["no_params"], true);
+  // The source's Secrets folder exists even without Secrets (an empty one).
+  bool restore_dir = false;
+  const Json all = BuildAll(cluster, TlsWorld());
+  for (const Json& v : all["statefulSet"]["spec"]["template"]["spec"]["volumes"]) {
+    restore_dir = restore_dir || (v["name"] == "pgbackrest-restore" && v.contains("emptyDir"));
+  }
+  EXPECT_TRUE(restore_dir);
+  EXPECT_TRUE(all["configMap"]["data"].contains("pgbackrest-restore.conf"));
+  // Without a target: recover to the end of the archive.
+  obj["spec"]["dataSource"]["pgbackrest"].erase("target");
+  obj["spec"]["dataSource"]["pgbackrest"]["set"] = "20261204-101500F";
+  EXPECT_TRUE(absl::EndsWith(PgBackRestRestoreCommand(Parse(obj)),
+                             "--repo=2 --log-level-console=info --set=20261204-101500F restore"));
+}
+
 std::set<std::string> Names(const std::vector<Json>& objects) {
   std::set<std::string> out;
   for (const Json& o : objects)
