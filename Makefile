@@ -38,7 +38,7 @@ define controlplane_up
 	@echo "Stop it with: make controlplane-down"
 endef
 
-.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench bench-scale bench-node demo demo-down faults clean
+.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench bench-scale bench-node bench-backup demo demo-down faults clean
 
 help:
 	@echo "make demo               control plane + a real node + operator + a sample EtcdCluster and PostgresCluster"
@@ -54,6 +54,7 @@ help:
 	@echo "make bench              build, start the dev control plane, run the kube client benchmark"
 	@echo "make bench-scale N=1000 [UNRELATED=2000]  the operator process at scale on its own control plane"
 	@echo "make bench-node         the real node: image build, node start/stop, EtcdCluster Ready, PostgreSQL failover"
+	@echo "make bench-backup       the real node: pgBackRest full backup (MB/s) and restore of ~1 GB, an etcd snapshot of 100 MB"
 	@echo "make faults [FAULT_ROWS=1,4 FAULT_REPEAT=1]  the fault table against the running demo (docs/reliability.md)"
 	@echo "make clean              remove $(BUILD_DIR)/"
 
@@ -120,6 +121,12 @@ bench-node: deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target quorum-operator etcdcluster_ready_bench postgrescluster_failover_bench
 	hack/node-bench.sh $(BUILD_DIR) --runs 3
+
+bench-backup: deps
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target quorum-operator backup_bench
+	hack/images.sh build >/dev/null
+	hack/backup-bench.sh $(BUILD_DIR) $(BENCH_ARGS)
 
 demo: deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)

@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "api/cron.h"
 #include "api/etcdcluster_validation.h"
 #include "api/postgrescluster_validation_internal.h"
 #include "src/base/json_access.h"
@@ -158,6 +159,32 @@ void ValidateRepo(const json& repo, const std::string& field, std::set<int>& num
   }
 }
 
+// repos[].schedules: each a cron line that parses and fires.
+void ValidateSchedules(const json& repo, const std::string& at, ErrorList& errors) {
+  const json* schedules = Child(&repo, "schedules");
+  if (schedules == nullptr) return;
+  if (!schedules->is_object()) {
+    errors.Add(at, "must be an object, e.g. {full: \"0 1 * * 0\", incremental: \"0 1 * * 1-6\"}");
+    return;
+  }
+  for (const auto& [key, value] : schedules->items()) {
+    const std::string field = absl::StrCat(at, ".", key);
+    if (key != "full" && key != "differential" && key != "incremental") {
+      errors.Add(field, "is not a backup type: full, differential or incremental");
+      continue;
+    }
+    if (!value.is_string()) {
+      errors.Add(field,
+                 absl::StrCat("must be a cron line such as \"0 1 * * 0\" (got ", Dump(value), ")"));
+      continue;
+    }
+    if (absl::StatusOr<CronSchedule> cron = CronSchedule::Parse(value.get<std::string>());
+        !cron.ok()) {
+      errors.Add(field, std::string(cron.status().message()));
+    }
+  }
+}
+
 void ValidateRepos(const json& pgbr, std::set<int>& numbers, ErrorList& errors) {
   const std::string at = absl::StrCat(kAt, ".repos");
   const json* repos = Child(&pgbr, "repos");
@@ -172,6 +199,7 @@ void ValidateRepos(const json& pgbr, std::set<int>& numbers, ErrorList& errors) 
   }
   for (size_t i = 0; i < repos->size(); ++i) {
     ValidateRepo((*repos)[i], IndexedField(at, i), numbers, errors);
+    ValidateSchedules((*repos)[i], IndexedField(at, i) + ".schedules", errors);
   }
 }
 
@@ -333,7 +361,9 @@ void ValidateDataSource(const json& spec, const json* old_spec, ErrorList& error
                "of the archived WAL)");
     return;
   }
-  const auto& [kind, value] = *target->items().begin();
+  const auto first = target->begin();
+  const std::string kind = first.key();
+  const json& value = first.value();
   const std::string v = value.is_string() ? value.get<std::string>() : "";
   const std::string field = absl::StrCat(tat, ".", kind);
   if (kind == "time") {

@@ -56,10 +56,18 @@ Json PgBackRest() {
        {"region",
         WithPattern(String("The bucket's region, e.g. us-east-1."), "^[a-z0-9-]+$", 63)}});
   s3["required"] = Json::array({"bucket", "endpoint", "region"});
+  Json schedules = Object(
+      "Backups on a schedule: five-field cron lines in UTC (minute hour day-of-month month "
+      "day-of-week, e.g. \"0 1 * * 0\"). At each time Quorum creates a PostgresBackup of that "
+      "type into this repository.",
+      {{"full", String("When to take full backups.")},
+       {"differential", String("When to take differential backups (changes since the last full).")},
+       {"incremental",
+        String("When to take incremental backups (changes since the last backup).")}});
   Json repo = Object(
       "A pgBackRest repository. Its path in the bucket is repoN-path from global, default "
       "/pgbackrest/<namespace>/<cluster>/repoN.",
-      {{"name", repo_name}, {"s3", s3}});
+      {{"name", repo_name}, {"s3", s3}, {"schedules", schedules}});
   repo["required"] = Json::array({"name", "s3"});
   Json repos = Typed("array", "Where backups and archived WAL go: 1 to 4 repositories.");
   repos["items"] = repo;
@@ -103,6 +111,7 @@ Json PgBackRest() {
 Json DataSource() {
   const Json pgbr = PgBackRest();
   Json repo = pgbr["properties"]["repos"]["items"];
+  repo["properties"].erase("schedules");
   repo["description"] =
       "The repository holding the backup: its name in the cluster that wrote it and its bucket.";
   Json target = Object(

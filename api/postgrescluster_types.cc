@@ -95,6 +95,10 @@ void DecodeBackups(Decoder& d, const Json* spec, PostgresBackupsSpec& out) {
                d.String(s3, at + ".s3", "bucket", r.s3.bucket);
                d.String(s3, at + ".s3", "endpoint", r.s3.endpoint);
                d.String(s3, at + ".s3", "region", r.s3.region);
+               const Json* sch = d.Member(&o, at, "schedules");
+               d.String(sch, at + ".schedules", "full", r.schedules.full);
+               d.String(sch, at + ".schedules", "differential", r.schedules.differential);
+               d.String(sch, at + ".schedules", "incremental", r.schedules.incremental);
              });
   struct Projection {
     std::string secret;
@@ -327,10 +331,15 @@ Json ToJson(const PostgresClusterSpec& spec) {
   if (const std::optional<PgBackRestSpec>& p = spec.backups.pgbackrest) {
     Json repos = Json::array();
     for (const PgBackRestRepo& r : p->repos) {
-      repos.push_back(
-          {{"name", r.name},
-           {"s3",
-            {{"bucket", r.s3.bucket}, {"endpoint", r.s3.endpoint}, {"region", r.s3.region}}}});
+      Json repo = {
+          {"name", r.name},
+          {"s3", {{"bucket", r.s3.bucket}, {"endpoint", r.s3.endpoint}, {"region", r.s3.region}}}};
+      Json schedules = Json::object();
+      if (!r.schedules.full.empty()) schedules["full"] = r.schedules.full;
+      if (!r.schedules.differential.empty()) schedules["differential"] = r.schedules.differential;
+      if (!r.schedules.incremental.empty()) schedules["incremental"] = r.schedules.incremental;
+      if (!schedules.empty()) repo["schedules"] = schedules;
+      repos.push_back(repo);
     }
     Json pgbr = {{"repos", repos}};
     if (!p->configuration_secrets.empty()) {

@@ -108,10 +108,19 @@ struct PgBackRestS3 {
   std::string region;
 };
 
+// spec.backups.pgbackrest.repos[].schedules: five-field UTC cron lines
+// (api/cron.h); "" = none of that type.
+struct PgBackRestSchedules {
+  std::string full;
+  std::string differential;
+  std::string incremental;
+};
+
 // spec.backups.pgbackrest.repos[]: one pgBackRest repository.
 struct PgBackRestRepo {
   std::string name;  // repo1 .. repo4
   PgBackRestS3 s3;
+  PgBackRestSchedules schedules;
   // 1..4, from the name.
   int Index() const { return name.size() == 5 ? name[4] - '0' : 0; }
 };

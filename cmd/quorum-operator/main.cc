@@ -243,10 +243,12 @@ int Run(const Flags& f) {
   // A controller runs only when its resource is served: an operator started
   // before a CRD is installed says so instead of never becoming ready.
   const std::set<std::string> wanted = absl::StrSplit(f.controllers, ',', absl::SkipEmpty());
+  auto served = [&](const kube::GroupVersionResource& gvr) {
+    return !absl::IsNotFound((*client)->List(gvr, "", {.limit = 1}).status());
+  };
   auto enabled = [&](const std::string& name, const kube::GroupVersionResource& gvr) {
     if (!wanted.contains(name)) return false;
-    absl::StatusOr<kube::Json> probe = (*client)->List(gvr, "", {.limit = 1});
-    if (absl::IsNotFound(probe.status())) {
+    if (!served(gvr)) {
       spdlog::error(
           "controller {} disabled: {}.{} is not served (install the CRDs: "
           "quorum-operator crds | kubectl apply --server-side -f -), then restart",
@@ -275,7 +277,12 @@ int Run(const Flags& f) {
   // The members' NetworkPolicy admits Patroni's REST API from this namespace.
   pg_reconciler.SetOperatorNamespace(PodNamespace());
   if (enabled("postgrescluster", postgrescluster::kPostgresClusters)) {
-    postgrescluster::SetupPostgresClusterController(manager, pg_reconciler, f.workers);
+    runtime::Controller& c =
+        postgrescluster::SetupPostgresClusterController(manager, pg_reconciler, f.workers);
+    // Scheduled backups need the PostgresBackup resource.
+    if (served(postgrescluster::kPostgresBackups)) {
+      postgrescluster::WatchScheduledBackups(manager, c, pg_reconciler);
+    }
   }
   postgresbackup::PostgresBackupReconciler pg_backup_reconciler(**client, manager.cache(),
                                                                 manager.recorder());

@@ -8,10 +8,12 @@
 // restored to T (spec.dataSource.pgbackrest) on the kubernetes DCS and on the
 // etcd DCS of an EtcdCluster hold exactly the rows committed up to T. A
 // failover while a backup runs: the backup completes or fails saying why, and
-// the next one completes.
+// the next one completes. A schedule every minute creates a PostgresBackup per
+// cron time, each completing.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/escaping.h"
@@ -414,6 +416,38 @@ TEST_F(PgBackRestE2E, ABackupDuringAFailoverEndsClearlyAndTheNextOneCompletes) {
   Json after = WaitBackup("after", "Complete", absl::Minutes(15));
   EXPECT_EQ(after.value("phase", ""), "Complete") << after.dump();
   std::printf("backup during the failover: %s\n", phase.c_str());
+}
+
+TEST_F(PgBackRestE2E, ASchedulesBackupsEveryMinute) {
+  OperatorProcess op(ns());
+  op.Start();
+  Json pg = Cluster("cron", 1);
+  pg["spec"]["backups"]["pgbackrest"]["repos"][0]["schedules"] = {{"full", "* * * * *"}};
+  ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready("cron"); }, absl::Minutes(8)))
+      << "the PostgresCluster did not become Ready";
+  // Two cron times, two backups, each complete, named by their cron time.
+  std::set<std::string> complete;
+  std::string seen;
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        auto list = client().List(kBackups, ns(),
+                                  {.label_selector = "postgres.quorum.dev/schedule=repo1-full"});
+        if (!list.ok()) return false;
+        seen = list->dump();
+        for (const Json& b : (*list)["items"]) {
+          const Json status = b.value("status", Json::object());
+          if (status.value("phase", "") == "Complete") complete.insert(status["backup"]["label"]);
+          if (status.value("phase", "") == "Failed") {
+            ADD_FAILURE() << "a scheduled backup failed: " << status.dump();
+            return true;
+          }
+        }
+        return complete.size() >= 2;
+      },
+      absl::Minutes(6)))
+      << seen;
+  EXPECT_GE(complete.size(), 2u);
 }
 
 }  // namespace

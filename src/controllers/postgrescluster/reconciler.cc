@@ -7,6 +7,7 @@
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/common/stale_dependents.h"
+#include "src/controllers/postgrescluster/backup_schedule.h"
 #include "src/controllers/postgrescluster/crash_loop.h"
 #include "src/controllers/postgrescluster/finalizer.h"
 #include "src/controllers/postgrescluster/next_wait.h"
@@ -166,12 +167,25 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   // Status last, only when it changed; then wait.
   absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, problem, applied);
   if (!wrote.ok()) return wrote;
+  // Scheduled backups, when the PostgresBackup resource is served.
+  std::optional<absl::Duration> backup_wait;
+  if (scheduled_backups_) {
+    absl::StatusOr<std::optional<absl::Duration>> next = ScheduleBackups(ctx, absl::Now());
+    if (!next.ok()) return next.status();
+    backup_wait = *next;
+  } else if (HasBackupSchedules(*cluster)) {
+    recorder_.Warning(*stored, "BackupSchedulesIgnored",
+                      "spec.backups.pgbackrest.repos[].schedules: the PostgresBackup resource is "
+                      "not served (install its CRD and restart the operator)");
+  }
   runtime::Result wait = NextWait(backoff_, req, dcs, members);
-  if (std::optional<absl::Duration> tls_wait = ReloadAfterRenewal(ctx, members, prepared->tls)) {
+  for (const std::optional<absl::Duration>& also :
+       {ReloadAfterRenewal(ctx, members, prepared->tls), backup_wait}) {
+    if (!also.has_value()) continue;
     if (!wait.requeue && wait.requeue_after == absl::ZeroDuration()) {
-      wait.requeue_after = *tls_wait;
+      wait.requeue_after = *also;
     } else if (wait.requeue_after > absl::ZeroDuration()) {
-      wait.requeue_after = std::min(wait.requeue_after, *tls_wait);
+      wait.requeue_after = std::min(wait.requeue_after, *also);
     }
   }
   return wait;

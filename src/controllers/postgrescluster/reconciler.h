@@ -79,6 +79,8 @@ inline const kube::GroupVersionResource kRoleBindings{"rbac.authorization.k8s.io
 inline const kube::GroupVersionResource kPdbs{"policy", "v1", "poddisruptionbudgets"};
 inline const kube::GroupVersionResource kNetworkPolicies{"networking.k8s.io", "v1",
                                                          "networkpolicies"};
+inline const kube::GroupVersionResource kPostgresBackups{"postgres.quorum.dev", "v1alpha1",
+                                                         "postgresbackups"};
 
 // Index names on the PostgresCluster informer.
 inline constexpr char kSecretIndex[] = "postgrescluster-secrets";
@@ -90,6 +92,9 @@ using MemberUrlFunc = std::function<std::string(const nlohmann::json& pod)>;
 
 class PostgresClusterReconciler : public runtime::Reconciler {
  public:
+  // Set by WatchScheduledBackups: PostgresBackups are cached and watched.
+  void EnableScheduledBackups() { scheduled_backups_ = true; }
+
   PostgresClusterReconciler(kube::Client& client, runtime::Cache& cache,
                             runtime::EventRecorder& recorder, MemberUrlFunc member_url = nullptr);
   absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
@@ -109,6 +114,7 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   size_t remembered() const;
 
  private:
+  bool scheduled_backups_ = false;
   absl::StatusOr<runtime::Result> ReconcileDeletion(const runtime::Request& req,
                                                     const nlohmann::json& stored);
   // Drops what is kept for an object that is gone or going.
@@ -159,6 +165,13 @@ class PostgresClusterReconciler : public runtime::Reconciler {
 runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
                                                     PostgresClusterReconciler& reconciler,
                                                     int workers);
+
+// Scheduled backups (spec.backups.pgbackrest.repos[].schedules, backup_schedule.h):
+// watches the PostgresBackups the clusters own and lets `reconciler` create
+// and prune them. Call when the PostgresBackup resource is served (without
+// it a cluster with schedules gets a Warning event instead).
+void WatchScheduledBackups(runtime::Manager& manager, runtime::Controller& controller,
+                           PostgresClusterReconciler& reconciler);
 
 }  // namespace quorum::postgrescluster
 

@@ -83,4 +83,13 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
   return c;
 }
 
+void WatchScheduledBackups(runtime::Manager& manager, runtime::Controller& controller,
+                           PostgresClusterReconciler& reconciler) {
+  controller.Watch(manager.cache().Informer(kPostgresBackups),
+                   runtime::EnqueueRequestForOwner(std::string(api::kPostgresGroup),
+                                                   std::string(api::kPostgresClusterKind)),
+                   {runtime::ResourceVersionChangedPredicate()});
+  reconciler.EnableScheduledBackups();
+}
+
 }  // namespace quorum::postgrescluster

@@ -319,6 +319,12 @@ const InvalidCase kInvalid[] = {
      R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
      R"(], "global": {"repo-path": "/x"}}}}})",
      "spec.backups.pgbackrest.global.repo-path", "repoN-path"},
+    {"PgBackRestScheduleBad",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo1", "s3": {"bucket": "b", "endpoint": "s3", "region": "r"}, "schedules": {"full": "0 25 * * *"}}]}}}})",
+     "spec.backups.pgbackrest.repos[0].schedules.full", "hour"},
+    {"PgBackRestScheduleType",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo1", "s3": {"bucket": "b", "endpoint": "s3", "region": "r"}, "schedules": {"weekly": "0 1 * * 0"}}]}}}})",
+     "spec.backups.pgbackrest.repos[0].schedules.weekly", "full, differential or incremental"},
     {"RestoreWithoutRepo", R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old"}}}})",
      "spec.dataSource.pgbackrest.repo", "required"},
     {"RestoreWithoutWhere", R"({"spec": {"dataSource": {"pgbackrest": {"repo": )" REPO1 "}}}}",
@@ -402,6 +408,8 @@ const ValidCase kValid[] = {
     {"PgBackRestEverything",
      R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
      R"(, {"name": "repo3", "s3": {"bucket": "b.c", "endpoint": "10.0.0.1:9000", "region": "us-east-1"}}], "configuration": [{"secret": {"name": "s3-keys"}}, {"secret": {"name": "s3-ca"}}], "global": {"repo1-retention-full": "7", "repo3-path": "/db", "repo3-s3-uri-style": "path", "repo3-storage-ca-file": "/etc/pgbackrest/conf.d/ca.crt", "start-fast": "y"}}}}})"},
+    {"PgBackRestSchedules",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo1", "s3": {"bucket": "b", "endpoint": "s3", "region": "r"}, "schedules": {"full": "0 1 * * 0", "differential": "0 1 * * 3", "incremental": "0 */6 * * *"}}]}}}})"},
     {"RestoreToTheEnd",
      R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1 "}}}}"},
     {"RestoreToATimeFromAPath",

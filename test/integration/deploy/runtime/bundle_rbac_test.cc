@@ -67,6 +67,8 @@ const std::map<std::string, std::string> kMayBeUnused = {
     {"etcd.aenix.io/etcdbackups/finalizers update",
      "only checked by the OwnerReferencesPermissionEnforcement admission plugin"},
     // PostgresBackup: this test creates none (e2e_pgbackrest_test runs them).
+    {"postgres.quorum.dev/postgresbackups create", "a backup schedule's cron time (none here)"},
+    {"postgres.quorum.dev/postgresbackups delete", "a backup schedule's history (none here)"},
     {"postgres.quorum.dev/postgresbackups/status patch",
      "a PostgresBackup's phase (this test creates none)"},
     {"postgres.quorum.dev/postgresbackups/finalizers update",

@@ -1,0 +1,94 @@
+#include "src/controllers/postgrescluster/backup_schedule.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "api/cron.h"
+
+namespace quorum::postgrescluster {
+namespace {
+
+struct Schedule {
+  std::string repo, type, cron;
+};
+
+// In the order they go first when due together.
+std::vector<Schedule> SchedulesOf(const PostgresCluster& cluster) {
+  std::vector<Schedule> out;
+  if (!cluster.spec.backups.pgbackrest.has_value()) return out;
+  for (const char* type : {"full", "diff", "incr"}) {
+    for (const api::PgBackRestRepo& r : cluster.spec.backups.pgbackrest->repos) {
+      const std::string& cron = std::string(type) == "full"   ? r.schedules.full
+                                : std::string(type) == "diff" ? r.schedules.differential
+                                                              : r.schedules.incremental;
+      if (!cron.empty()) out.push_back({r.name, type, cron});
+    }
+  }
+  return out;
+}
+
+bool Active(const std::string& phase) { return phase != "Complete" && phase != "Failed"; }
+
+}  // namespace
+
+bool HasBackupSchedules(const PostgresCluster& cluster) { return !SchedulesOf(cluster).empty(); }
+
+BackupSchedulePlan PlanScheduledBackups(const PostgresCluster& cluster, absl::Time created,
+                                        const std::vector<ScheduledBackup>& backups,
+                                        absl::Time now) {
+  BackupSchedulePlan plan;
+  const bool busy = std::any_of(backups.begin(), backups.end(),
+                                [](const ScheduledBackup& b) { return Active(b.phase); });
+  for (const Schedule& s : SchedulesOf(cluster)) {
+    absl::StatusOr<api::CronSchedule> cron = api::CronSchedule::Parse(s.cron);
+    if (!cron.ok()) continue;  // refused at admission
+    plan.next = std::min(plan.next, cron->Next(now));
+    const std::string key = s.repo + "-" + s.type;
+    absl::Time last = created;
+    for (const ScheduledBackup& b : backups) {
+      if (b.schedule == key) last = std::max(last, b.scheduled_at);
+    }
+    const absl::Time due = cron->Prev(now);
+    if (!busy && !plan.create.has_value() && due > last && due >= created) {
+      plan.create = BackupToCreate{.repo = s.repo, .type = s.type, .at = due};
+    }
+  }
+  // History, per schedule: the newest finished objects stay.
+  std::map<std::string, std::vector<const ScheduledBackup*>> by_schedule;
+  for (const ScheduledBackup& b : backups) by_schedule[b.schedule].push_back(&b);
+  for (auto& [key, list] : by_schedule) {
+    std::sort(list.begin(), list.end(), [](const ScheduledBackup* a, const ScheduledBackup* b) {
+      return a->scheduled_at > b->scheduled_at;
+    });
+    int complete = 0, failed = 0;
+    for (const ScheduledBackup* b : list) {
+      if (b->phase == "Complete" && ++complete > kKeepComplete) plan.remove.push_back(b->name);
+      if (b->phase == "Failed" && ++failed > kKeepFailed) plan.remove.push_back(b->name);
+    }
+  }
+  return plan;
+}
+
+Json BuildScheduledBackup(const PostgresCluster& cluster, const BackupToCreate& c) {
+  const Names n = NamesOf(cluster);
+  const std::string name =
+      absl::StrCat(n.cluster, "-", c.repo, "-", c.type, "-", absl::ToUnixSeconds(c.at) / 60);
+  Json labels = {{"app.kubernetes.io/managed-by", "quorum-operator"},
+                 {kBackupClusterLabel, n.cluster},
+                 {kBackupScheduleLabel, c.repo + "-" + c.type}};
+  return {
+      {"apiVersion", "postgres.quorum.dev/v1alpha1"},
+      {"kind", "PostgresBackup"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", n.ns},
+        {"labels", labels},
+        {"annotations",
+         {{kScheduledAtAnnotation,
+           absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", c.at, absl::UTCTimeZone())}}},
+        {"ownerReferences", Json::array({OwnerReference(cluster)})}}},
+      {"spec", {{"clusterRef", {{"name", n.cluster}}}, {"repoName", c.repo}, {"type", c.type}}}};
+}
+
+}  // namespace quorum::postgrescluster
