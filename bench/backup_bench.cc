@@ -10,7 +10,7 @@
 //     snapshot's size.
 //
 //   backup_bench --kubeconfig PATH --namespace NS --exec 'hack/node.sh exec CP_DIR --'
-//       --etcdctl PATH --etcd-s3-endpoint URL [--pg-rows N] [--etcd-mb N]
+//       --etcdctl PATH --etcd-s3-endpoint URL [--pg-rows N] [--etcd-mb N] [--only pg|etcd]
 //
 // hack/backup-bench.sh prepares all of it (`make bench-backup`): the namespace
 // holds a Service `s3` (HTTPS, the store's CA and keys in Secret
@@ -44,6 +44,7 @@ struct Options {
   std::string kubeconfig, ns, exec, etcdctl, etcd_s3_endpoint;
   int pg_rows = 1100000;  // ~1 KB each: ~1.2 GB with indexes and overhead
   int etcd_mb = 100;
+  bool pg = true, etcd = true;  // --only pg|etcd
 };
 
 // Runs a command; its exit code and standard output.
@@ -309,6 +310,9 @@ int Main(int argc, char** argv) {
       o.etcd_s3_endpoint = value;
     } else if (flag == "--pg-rows" && absl::SimpleAtoi(value, &o.pg_rows)) {
     } else if (flag == "--etcd-mb" && absl::SimpleAtoi(value, &o.etcd_mb)) {
+    } else if (flag == "--only" && (value == "pg" || value == "etcd")) {
+      o.pg = value == "pg";
+      o.etcd = value == "etcd";
     } else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
@@ -323,8 +327,8 @@ int Main(int argc, char** argv) {
   auto client = quorum::kube::Client::Create(*config);
   if (!client.ok()) return 1;
   Bench bench(**client, o);
-  const int pg = bench.PgBackRest();
-  const int etcd = bench.Etcd();
+  const int pg = o.pg ? bench.PgBackRest() : 0;
+  const int etcd = o.etcd ? bench.Etcd() : 0;
   return pg != 0 ? pg : etcd;
 }
 

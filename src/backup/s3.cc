@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -39,6 +40,10 @@ absl::Status StatusOfHttp(long code, const std::string& body, const std::string&
   if (size_t b = body.find("<Code>"); b != std::string::npos) {
     size_t e = body.find("</Code>", b);
     if (e != std::string::npos) detail = body.substr(b + 6, e - b - 6);
+  }
+  if (detail.empty() && !body.empty()) {
+    // Not S3's XML (a proxy's or the HTTP server's own answer): its first line.
+    detail = body.substr(0, std::min<size_t>(body.find('\n'), 200));
   }
   const std::string msg = absl::StrCat(what, ": HTTP ", code, detail.empty() ? "" : " ", detail);
   if (code == 403 || code == 401) return absl::PermissionDeniedError(msg);
