@@ -82,6 +82,8 @@ conf="$(printf '[global]\nrepo1-s3-key=%s\nrepo1-s3-key-secret=%s\n' \
   "$(cat "$cp/s3-tls/credentials/access-key")" "$(cat "$cp/s3-tls/credentials/secret-key")")"
 kubectl -n "$ns" create secret generic pgbackrest-s3 --from-literal=s3.conf="$conf" \
   --from-file=ca.crt="$cp/s3-tls/pki/ca.crt" >/dev/null
+# From files, as users often make them: the values keep the files' final
+# newline (the snapshot Job strips it).
 kubectl -n "$ns" create secret generic s3-creds \
   --from-file=AWS_ACCESS_KEY_ID="$cp/s3-plain/credentials/access-key" \
   --from-file=AWS_SECRET_ACCESS_KEY="$cp/s3-plain/credentials/secret-key" >/dev/null

@@ -67,7 +67,7 @@ backup::S3Location Location(const S3Flags& f) {
 }
 
 backup::SigV4Credentials S3Credentials() {
-  return {Env("AWS_ACCESS_KEY_ID"), Env("AWS_SECRET_ACCESS_KEY")};
+  return backup::CleanCredentials(Env("AWS_ACCESS_KEY_ID"), Env("AWS_SECRET_ACCESS_KEY"));
 }
 
 // The result (or the error) goes to stdout or stderr and to the termination

@@ -104,6 +104,14 @@ std::string SigningKey(std::string_view secret_access_key, std::string_view date
   return Hmac(k, "aws4_request");
 }
 
+SigV4Credentials CleanCredentials(std::string_view access_key_id,
+                                  std::string_view secret_access_key) {
+  auto strip = [](std::string_view v) {
+    return std::string(absl::StripAsciiWhitespace(absl::string_view(v.data(), v.size())));
+  };
+  return {strip(access_key_id), strip(secret_access_key)};
+}
+
 std::string Authorization(const SigV4Request& request, const SigV4Credentials& credentials,
                           const SigV4Scope& scope) {
   const std::string amz_date = HeaderValue(request, "x-amz-date");

@@ -19,6 +19,14 @@ struct SigV4Credentials {
   std::string secret_access_key;
 };
 
+// Credentials as a Secret holds them, without surrounding whitespace: a
+// Secret made with `kubectl create secret generic --from-file` keeps the
+// file's final newline, which would split the Authorization header (the
+// store answers HTTP 400, or resets the connection during an upload). Access
+// keys and secret keys never contain whitespace.
+SigV4Credentials CleanCredentials(std::string_view access_key_id,
+                                  std::string_view secret_access_key);
+
 struct SigV4Request {
   std::string method;  // GET, PUT, ...
   std::string path;    // the URI path, not yet encoded, e.g. /bucket/key with spaces

@@ -32,8 +32,12 @@ absl::StatusOr<backup::SigV4Credentials> S3Credentials(kube::Client& client, con
                                                       std::string(api::kS3AccessKeyIdKey), " or ",
                                                       std::string(api::kS3SecretAccessKeyKey)));
   }
-  c.access_key_id = std::move(id);
-  c.secret_access_key = std::move(key);
+  c = backup::CleanCredentials(id, key);
+  if (c.access_key_id.empty() || c.secret_access_key.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat("Secret ", secret, " has an empty ",
+                                                      std::string(api::kS3AccessKeyIdKey), " or ",
+                                                      std::string(api::kS3SecretAccessKeyKey)));
+  }
   return c;
 }
 

@@ -88,5 +88,11 @@ TEST(SigV4Test, UriEncodeKeepsOnlyUnreservedCharacters) {
   EXPECT_EQ(UriEncode("\xe1\x88\xb4", true), "%E1%88%B4");
 }
 
+TEST(SigV4Test, CredentialsLoseTheNewlineAFileLeftInTheSecret) {
+  const SigV4Credentials c = CleanCredentials("AKIDEXAMPLE\n", " wJalrXUtnFEMI/K7MDENG\r\n");
+  EXPECT_EQ(c.access_key_id, "AKIDEXAMPLE");
+  EXPECT_EQ(c.secret_access_key, "wJalrXUtnFEMI/K7MDENG");
+}
+
 }  // namespace
 }  // namespace quorum::backup
