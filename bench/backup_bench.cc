@@ -11,6 +11,7 @@
 //
 //   backup_bench --kubeconfig PATH --namespace NS --exec 'hack/node.sh exec CP_DIR --'
 //       --etcdctl PATH --etcd-s3-endpoint URL [--pg-rows N] [--etcd-mb N] [--only pg|etcd]
+//       [--pg-data random|repeated]
 //
 // hack/backup-bench.sh prepares all of it (`make bench-backup`): the namespace
 // holds a Service `s3` (HTTPS, the store's CA and keys in Secret
@@ -45,6 +46,9 @@ struct Options {
   int pg_rows = 1100000;  // ~1 KB each: ~1.2 GB with indexes and overhead
   int etcd_mb = 100;
   bool pg = true, etcd = true;  // --only pg|etcd
+  // --pg-data random (default): ~1 KB of random hex per row, which compresses
+  // about 2x; repeated: one md5 repeated, which compresses ~30x.
+  bool pg_random = true;
 };
 
 // Runs a command; its exit code and standard output.
@@ -173,9 +177,12 @@ int Bench::PgBackRest() {
       [&] {
         load = Sql("big",
                    absl::StrCat("set client_min_messages = warning; drop table if exists big; "
-                                "create table big as select g as "
-                                "id, repeat(md5(g::text), 30) as v from generate_series(1, ",
-                                o_.pg_rows, ") g; select pg_database_size(current_database());"));
+                                "create table big as select g as id, ",
+                                o_.pg_random ? "(select string_agg(md5(random()::text), '') from "
+                                               "generate_series(1, 30) s where g > 0)"
+                                             : "repeat(md5(g::text), 30)",
+                                " as v from generate_series(1, ", o_.pg_rows,
+                                ") g; select pg_database_size(current_database());"));
         return load.first == 0;
       },
       absl::Minutes(20));
@@ -185,8 +192,9 @@ int Bench::PgBackRest() {
   }
   int64_t db_bytes = 0;
   (void)absl::SimpleAtoi(absl::StripAsciiWhitespace(load.second), &db_bytes);
-  std::printf("pgbackrest: database %.0f MB (%d rows of ~1 KB), loaded in %.1f s\n", Mb(db_bytes),
-              o_.pg_rows, absl::ToDoubleSeconds(absl::Now() - t0));
+  std::printf("pgbackrest: database %.0f MB (%d rows of ~1 KB, %s), loaded in %.1f s\n",
+              Mb(db_bytes), o_.pg_rows, o_.pg_random ? "random hex" : "one md5 repeated",
+              absl::ToDoubleSeconds(absl::Now() - t0));
 
   const Json backup = {{"apiVersion", "postgres.quorum.dev/v1alpha1"},
                        {"kind", "PostgresBackup"},
@@ -310,6 +318,8 @@ int Main(int argc, char** argv) {
       o.etcd_s3_endpoint = value;
     } else if (flag == "--pg-rows" && absl::SimpleAtoi(value, &o.pg_rows)) {
     } else if (flag == "--etcd-mb" && absl::SimpleAtoi(value, &o.etcd_mb)) {
+    } else if (flag == "--pg-data" && (value == "random" || value == "repeated")) {
+      o.pg_random = value == "random";
     } else if (flag == "--only" && (value == "pg" || value == "etcd")) {
       o.pg = value == "pg";
       o.etcd = value == "etcd";
