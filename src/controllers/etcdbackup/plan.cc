@@ -15,24 +15,6 @@ bool IsFinal(const std::string& phase) {
   return phase == api::kBackupComplete || phase == api::kBackupFailed;
 }
 
-// Sets condition `type`, keeping its transition time when the status holds.
-void SetCondition(api::EtcdBackupStatus& s, const api::EtcdBackupStatus& old,
-                  const std::string& type, bool value, const std::string& reason,
-                  const std::string& message, int64_t generation, const std::string& now) {
-  api::Condition c{.type = type,
-                   .status = value ? "True" : "False",
-                   .reason = reason,
-                   .message = message,
-                   .observed_generation = generation,
-                   .last_transition_time = now};
-  for (const api::Condition& prev : old.conditions) {
-    if (prev.type == type && prev.status == c.status) {
-      c.last_transition_time = prev.last_transition_time;
-    }
-  }
-  s.conditions.push_back(std::move(c));
-}
-
 // file:///backup/<sub>/<name> (as the Job saw it) -> pvc://<claim>/<sub>/<name>.
 std::string PvcUri(const api::BackupPvc& pvc, const std::string& file_uri) {
   absl::string_view path = file_uri;
@@ -58,8 +40,8 @@ BackupPlan PlanBackup(const BackupObservation& o) {
   auto set = [&](const std::string& phase, bool complete, bool failed, const std::string& reason,
                  const std::string& message) {
     s.phase = phase;
-    SetCondition(s, old, "Complete", complete, reason, message, gen, o.now);
-    SetCondition(s, old, "Failed", failed, reason, message, gen, o.now);
+    controllers::AppendBackupCondition(s, old, "Complete", complete, reason, message, gen, o.now);
+    controllers::AppendBackupCondition(s, old, "Failed", failed, reason, message, gen, o.now);
   };
   if (!o.job.has_value()) {
     if (o.cluster == nullptr) {
