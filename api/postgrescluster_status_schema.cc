@@ -15,6 +15,29 @@ using internal::schema::kMeta;
 using internal::schema::Object;
 using internal::schema::String;
 
+namespace {
+
+// status.backups.pgbackrest.repos[]: the newest Complete backup of each type.
+Json BackupsStatus() {
+  Json ref = Object("The newest Complete PostgresBackup of this type.",
+                    {{"backup", String("The PostgresBackup's name.")},
+                     {"label", String("pgBackRest's label of the backup.")},
+                     {"stopTime", String("When it ended (RFC 3339): a point-in-time recovery "
+                                         "from it reaches any time after this.")}});
+  Json repo = Object("One repository.", {{"name", String("repo1..repo4.")},
+                                         {"full", ref},
+                                         {"differential", ref},
+                                         {"incremental", ref}});
+  Json repos = {{"type", "array"},
+                {"description", "Per repository of spec.backups.pgbackrest.repos."},
+                {"items", repo},
+                {"x-kubernetes-list-type", "atomic"}};
+  return Object("Backups (PostgresBackup objects, on demand or scheduled), as their Jobs reported.",
+                {{"pgbackrest", Object("pgBackRest.", {{"repos", repos}})}});
+}
+
+}  // namespace
+
 Json PostgresClusterStatusSchema() {
   Json conditions = {
       {"type", "array"},
@@ -75,6 +98,7 @@ Json PostgresClusterStatusSchema() {
             {"description", "The Secrets holding each user's credentials."},
             {"items", user},
             {"x-kubernetes-list-type", "atomic"}}},
+          {"backups", BackupsStatus()},
           {"patroni",
            Object("What Patroni reports.",
                   {

@@ -207,6 +207,25 @@ void DecodeStatus(Decoder& d, const Json* status, PostgresClusterStatus& out) {
                      d.String(&o, at, "name", u.name);
                      d.String(&o, at, "secretName", u.secret_name);
                    });
+  const Json* repos =
+      d.Member(d.Member(d.Member(status, "status", "backups"), "status.backups", "pgbackrest"),
+               "status.backups.pgbackrest", "repos");
+  for (size_t i = 0; repos != nullptr && repos->is_array() && i < repos->size(); ++i) {
+    const Json& r = (*repos)[i];
+    const std::string at = "status.backups.pgbackrest.repos[" + std::to_string(i) + "]";
+    PgBackRestRepoStatus& rs = out.backup_repos.emplace_back();
+    d.String(&r, at, "name", rs.name);
+    for (auto [key, ref] :
+         {std::pair{"full", &rs.full}, std::pair{"differential", &rs.differential},
+          std::pair{"incremental", &rs.incremental}}) {
+      if (const Json* b = d.Member(&r, at, key)) {
+        PgBackRestBackupRef& x = ref->emplace();
+        d.String(b, at + "." + key, "backup", x.backup);
+        d.String(b, at + "." + key, "label", x.label);
+        d.String(b, at + "." + key, "stopTime", x.stop_time);
+      }
+    }
+  }
   const Json* patroni = d.Member(status, "status", "patroni");
   d.String(patroni, "status.patroni", "systemIdentifier", out.patroni.system_identifier);
   if (const Json* sw = d.Member(patroni, "status.patroni", "switchover")) {
@@ -412,6 +431,23 @@ Json ToJson(const PostgresClusterStatus& s) {
                              {"message", sw->message}};
   }
   if (!patroni.empty()) out["patroni"] = patroni;
+  if (!s.backup_repos.empty()) {
+    Json repos = Json::array();
+    for (const PgBackRestRepoStatus& r : s.backup_repos) {
+      Json repo = {{"name", r.name}};
+      for (const auto& [key, ref] :
+           {std::pair{"full", &r.full}, std::pair{"differential", &r.differential},
+            std::pair{"incremental", &r.incremental}}) {
+        if (ref->has_value()) {
+          repo[key] = {{"backup", (*ref)->backup},
+                       {"label", (*ref)->label},
+                       {"stopTime", (*ref)->stop_time}};
+        }
+      }
+      repos.push_back(repo);
+    }
+    out["backups"] = {{"pgbackrest", {{"repos", repos}}}};
+  }
   return out;
 }
 

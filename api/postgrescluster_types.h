@@ -212,6 +212,20 @@ struct PostgresPatroniStatus {
   bool operator==(const PostgresPatroniStatus&) const = default;
 };
 
+// status.backups.pgbackrest.repos[]: the newest Complete PostgresBackup of
+// each type in one repository.
+struct PgBackRestBackupRef {
+  std::string backup;     // the PostgresBackup
+  std::string label;      // pgBackRest's label
+  std::string stop_time;  // RFC 3339
+  bool operator==(const PgBackRestBackupRef&) const = default;
+};
+struct PgBackRestRepoStatus {
+  std::string name;  // repo1..repo4
+  std::optional<PgBackRestBackupRef> full, differential, incremental;
+  bool operator==(const PgBackRestRepoStatus&) const = default;
+};
+
 struct PostgresClusterStatus {
   int64_t observed_generation = 0;
   std::vector<Condition> conditions;
@@ -222,6 +236,7 @@ struct PostgresClusterStatus {
   std::string replica_service;
   std::vector<PostgresUserStatus> users;
   PostgresPatroniStatus patroni;
+  std::vector<PgBackRestRepoStatus> backup_repos;  // status.backups.pgbackrest.repos
   bool operator==(const PostgresClusterStatus&) const = default;
 };
 

@@ -448,6 +448,33 @@ TEST_F(PgBackRestE2E, ASchedulesBackupsEveryMinute) {
       absl::Minutes(6)))
       << seen;
   EXPECT_GE(complete.size(), 2u);
+  // The cluster's status names its newest full backup.
+  std::string newest;
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        auto c = client().Get(kPostgres, ns(), "cron");
+        if (!c.ok()) return false;
+        const Json& repos = (*c)["status"]["backups"]["pgbackrest"]["repos"];
+        if (!repos.is_array() || repos.empty()) return false;
+        newest = repos[0]["full"].value("label", "");
+        // The newest Complete one now (the schedule keeps going).
+        auto list = client().List(kBackups, ns(),
+                                  {.label_selector = "postgres.quorum.dev/schedule=repo1-full"});
+        if (!list.ok()) return false;
+        std::string want, want_stop;
+        for (const Json& b : (*list)["items"]) {
+          const Json status = b.value("status", Json::object());
+          if (status.value("phase", "") != "Complete") continue;
+          const std::string stop = status["backup"].value("stopTime", "");
+          if (stop > want_stop) {
+            want_stop = stop;
+            want = status["backup"].value("label", "");
+          }
+        }
+        return !newest.empty() && newest == want;
+      },
+      absl::Minutes(1)))
+      << "status.backups: " << newest;
 }
 
 }  // namespace

@@ -32,6 +32,31 @@ bool Active(const std::string& phase) { return phase != "Complete" && phase != "
 
 }  // namespace
 
+std::vector<api::PgBackRestRepoStatus> SummarizeBackups(const PostgresCluster& cluster,
+                                                        const std::vector<FinishedBackup>& done) {
+  std::vector<api::PgBackRestRepoStatus> out;
+  if (!cluster.spec.backups.pgbackrest.has_value()) return out;
+  for (const api::PgBackRestRepo& r : cluster.spec.backups.pgbackrest->repos) {
+    api::PgBackRestRepoStatus& rs = out.emplace_back();
+    rs.name = r.name;
+    for (const FinishedBackup& b : done) {
+      if (b.repo != r.name) continue;
+      std::optional<api::PgBackRestBackupRef>* slot = b.type == "full"   ? &rs.full
+                                                      : b.type == "diff" ? &rs.differential
+                                                      : b.type == "incr" ? &rs.incremental
+                                                                         : nullptr;
+      if (slot == nullptr) continue;
+      // RFC 3339 in UTC ("Z") compares as text; the name breaks a tie.
+      if (!slot->has_value() || (*slot)->stop_time < b.stop_time ||
+          ((*slot)->stop_time == b.stop_time && (*slot)->backup < b.name)) {
+        *slot =
+            api::PgBackRestBackupRef{.backup = b.name, .label = b.label, .stop_time = b.stop_time};
+      }
+    }
+  }
+  return out;
+}
+
 bool HasBackupSchedules(const PostgresCluster& cluster) { return !SchedulesOf(cluster).empty(); }
 
 BackupSchedulePlan PlanScheduledBackups(const PostgresCluster& cluster, absl::Time created,

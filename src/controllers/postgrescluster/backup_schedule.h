@@ -66,6 +66,21 @@ BackupSchedulePlan PlanScheduledBackups(const PostgresCluster& cluster, absl::Ti
                                         const std::vector<ScheduledBackup>& backups,
                                         absl::Time now);
 
+// A finished PostgresBackup of the cluster (scheduled or not), as the
+// summary reads it.
+struct FinishedBackup {
+  std::string name;
+  std::string repo;  // spec.repoName
+  std::string type;  // status.backup.type: what pgBackRest took (full | diff | incr)
+  std::string label;
+  std::string stop_time;  // RFC 3339
+};
+
+// status.backups.pgbackrest.repos: per repository of the spec, in its order,
+// the newest (by stop time) Complete backup of each type.
+std::vector<api::PgBackRestRepoStatus> SummarizeBackups(const PostgresCluster& cluster,
+                                                        const std::vector<FinishedBackup>& done);
+
 // Whether any repository has a schedule.
 bool HasBackupSchedules(const PostgresCluster& cluster);
 
@@ -78,6 +93,8 @@ struct Phase;
 // BackupScheduled, BackupDeleted), and returns how long until the next cron
 // time (nullopt: no schedule).
 absl::StatusOr<std::optional<absl::Duration>> ScheduleBackups(const Phase& p, absl::Time now);
+// The cluster's Complete PostgresBackups (spec.clusterRef), from the cache.
+std::vector<FinishedBackup> FinishedBackupsOf(const Phase& p);
 
 }  // namespace quorum::postgrescluster
 

@@ -165,7 +165,9 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   const std::optional<api::PostgresSwitchoverStatus> switchover =
       Switchover(*cluster, members, rest_, ctx.rest_auth, recorder_, *stored);
   // Status last, only when it changed; then wait.
-  absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, problem, applied);
+  std::optional<std::vector<api::PgBackRestRepoStatus>> backups;
+  if (scheduled_backups_) backups = SummarizeBackups(*cluster, FinishedBackupsOf(ctx));
+  absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, problem, applied, backups);
   if (!wrote.ok()) return wrote;
   // Scheduled backups, when the PostgresBackup resource is served.
   std::optional<absl::Duration> backup_wait;

@@ -61,4 +61,19 @@ absl::StatusOr<std::optional<absl::Duration>> ScheduleBackups(const Phase& p, ab
   return std::max(plan.next - now, absl::Seconds(1));
 }
 
+std::vector<FinishedBackup> FinishedBackupsOf(const Phase& p) {
+  std::vector<FinishedBackup> out;
+  for (const runtime::ObjectPtr& o : p.cache.List(kPostgresBackups, p.n.ns)) {
+    if (Str(At(*o, {"spec", "clusterRef", "name"})) != p.n.cluster) continue;
+    if (Str(At(*o, {"status", "phase"})) != "Complete") continue;
+    const Json& b = At(*o, {"status", "backup"});
+    out.push_back({.name = Str(At(*o, {"metadata", "name"})),
+                   .repo = Str(At(*o, {"spec", "repoName"})),
+                   .type = Str(At(b, {"type"})),
+                   .label = Str(At(b, {"label"})),
+                   .stop_time = Str(At(b, {"stopTime"}))});
+  }
+  return out;
+}
+
 }  // namespace quorum::postgrescluster

@@ -85,10 +85,16 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
 
 void WatchScheduledBackups(runtime::Manager& manager, runtime::Controller& controller,
                            PostgresClusterReconciler& reconciler) {
-  controller.Watch(manager.cache().Informer(kPostgresBackups),
-                   runtime::EnqueueRequestForOwner(std::string(api::kPostgresGroup),
-                                                   std::string(api::kPostgresClusterKind)),
-                   {runtime::ResourceVersionChangedPredicate()});
+  // Every backup of a cluster (scheduled or not) wakes it: its schedule and
+  // status.backups follow them.
+  controller.Watch(
+      manager.cache().Informer(kPostgresBackups),
+      [](const Json& b) {
+        const std::string name = Str(At(b, {"spec", "clusterRef", "name"}));
+        if (name.empty()) return std::vector<runtime::Request>{};
+        return std::vector<runtime::Request>{{b["metadata"].value("namespace", ""), name}};
+      },
+      {runtime::ResourceVersionChangedPredicate()});
   reconciler.EnableScheduledBackups();
 }
 

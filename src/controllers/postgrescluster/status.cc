@@ -108,6 +108,8 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
   status.patroni = cluster.status.patroni;
   if (!in.system_identifier.empty()) status.patroni.system_identifier = in.system_identifier;
   if (in.switchover) status.patroni.switchover = in.switchover;
+  status.backup_repos =
+      in.backup_repos.has_value() ? *in.backup_repos : cluster.status.backup_repos;
   return status;
 }
 

@@ -37,6 +37,8 @@ struct StatusInput {
   // A StatefulSet was just written: Progressing whatever the (older) cached
   // StatefulSets say.
   bool statefulset_written = false;
+  // status.backups (backup_schedule.h SummarizeBackups); nullopt keeps the old.
+  std::optional<std::vector<api::PgBackRestRepoStatus>> backup_repos;
   absl::Time now;
 };
 

@@ -12,7 +12,8 @@ using runtime::ObjectPtr;
 
 absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members& members,
                          const std::optional<api::PostgresSwitchoverStatus>& switchover,
-                         const std::string& problem, const AppliedObjects& applied) {
+                         const std::string& problem, const AppliedObjects& applied,
+                         const std::optional<std::vector<api::PgBackRestRepoStatus>>& backups) {
   const controllers::ClaimTemplateOutcome& claims = applied.claims;
   std::map<std::string, Json> statefulsets;
   std::vector<ObjectPtr> pvcs;
@@ -53,6 +54,7 @@ absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members
                                                .problem = problem,
                                                .storage = storage,
                                                .statefulset_written = applied.statefulset_written,
+                                               .backup_repos = backups,
                                                .now = absl::Now()}));
   const Json old = p.stored.value("status", Json::object());
   if (runtime::IsSubset(status, old) && runtime::IsSubset(old, status)) return absl::OkStatus();

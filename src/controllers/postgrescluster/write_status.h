@@ -16,11 +16,13 @@
 
 namespace quorum::postgrescluster {
 
-// Builds the status and applies it only when it changed. NotFound (the
-// cluster went) is OK; other errors are the client's.
+// Builds the status and applies it only when it changed. `backups`: the
+// summary of status.backups (nullopt keeps the old). NotFound (the cluster
+// went) is OK; other errors are the client's.
 absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members& members,
                          const std::optional<api::PostgresSwitchoverStatus>& switchover,
-                         const std::string& problem, const AppliedObjects& applied);
+                         const std::string& problem, const AppliedObjects& applied,
+                         const std::optional<std::vector<api::PgBackRestRepoStatus>>& backups);
 
 }  // namespace quorum::postgrescluster
 

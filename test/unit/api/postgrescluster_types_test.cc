@@ -238,7 +238,12 @@ TEST(PostgresClusterStatusTest, SerialisesAndReadsBack) {
                   .switchover = PostgresSwitchoverStatus{.trigger = "1",
                                                          .type = "Switchover",
                                                          .from = "hippo-main-0",
-                                                         .result = "Succeeded"}}};
+                                                         .result = "Succeeded"}},
+      .backup_repos = {{.name = "repo1",
+                        .full = PgBackRestBackupRef{.backup = "hippo-repo1-full-29939100",
+                                                    .label = "20261204-010000F",
+                                                    .stop_time = "2026-12-04T01:00:05Z"}},
+                       {.name = "repo2"}}};
   Json obj = Object(MinimalSpec());
   obj["status"] = ToJson(s);
   absl::StatusOr<PostgresCluster> c = DecodePostgresCluster(obj);
@@ -247,6 +252,7 @@ TEST(PostgresClusterStatusTest, SerialisesAndReadsBack) {
   EXPECT_EQ(FindCondition(c->status, "Ready")->reason, "AllInstancesReady");
   EXPECT_EQ(FindCondition(c->status, "DCSReady"), nullptr);
   EXPECT_FALSE(ToJson(PostgresClusterStatus{}).contains("primary")) << "absent until known";
+  EXPECT_FALSE(ToJson(PostgresClusterStatus{}).contains("backups")) << "absent without backups";
 }
 
 }  // namespace

@@ -121,5 +121,27 @@ TEST(BackupScheduleTest, TheObjectIsNamedByTheCronTimeAndOwnedByTheCluster) {
   EXPECT_FALSE(HasBackupSchedules(Cluster("")));
 }
 
+TEST(BackupScheduleTest, TheStatusSummaryHasTheNewestOfEachTypePerRepository) {
+  PostgresCluster c = Cluster("0 1 * * *");
+  c.spec.backups.pgbackrest->repos.push_back(
+      {.name = "repo2", .s3 = {.bucket = "b2", .endpoint = "s3", .region = "r"}});
+  const std::vector<FinishedBackup> done = {
+      {"f1", "repo1", "full", "L1F", "2026-12-04T01:00:05Z"},
+      {"f2", "repo1", "full", "L2F", "2026-12-05T01:00:05Z"},
+      {"i1", "repo1", "incr", "L2F_I1", "2026-12-05T07:00:05Z"},
+      {"x", "repo3", "full", "gone", "2026-12-06T01:00:05Z"},  // no longer in the spec
+  };
+  const std::vector<api::PgBackRestRepoStatus> repos = SummarizeBackups(c, done);
+  ASSERT_EQ(repos.size(), 2u);
+  EXPECT_EQ(repos[0].name, "repo1");
+  ASSERT_TRUE(repos[0].full.has_value());
+  EXPECT_EQ(repos[0].full->backup, "f2");
+  EXPECT_EQ(repos[0].full->label, "L2F");
+  ASSERT_TRUE(repos[0].incremental.has_value());
+  EXPECT_EQ(repos[0].incremental->stop_time, "2026-12-05T07:00:05Z");
+  EXPECT_FALSE(repos[0].differential.has_value());
+  EXPECT_EQ(repos[1], (api::PgBackRestRepoStatus{.name = "repo2"}));
+}
+
 }  // namespace
 }  // namespace quorum::postgrescluster
