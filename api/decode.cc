@@ -109,4 +109,21 @@ absl::Status Decoder::ToStatus() const {
   return absl::InvalidArgumentError(JoinFieldErrors(errors_));
 }
 
+void DecodeStatusConditions(Decoder& d, const nlohmann::json* status, std::vector<Condition>& out) {
+  const nlohmann::json* conditions = d.Member(status, "status", "conditions");
+  for (size_t i = 0; conditions != nullptr && conditions->is_array() && i < conditions->size();
+       ++i) {
+    const nlohmann::json& c = (*conditions)[i];
+    if (!c.is_object()) continue;
+    const std::string at = "status.conditions[" + std::to_string(i) + "]";
+    Condition& o = out.emplace_back();
+    d.String(&c, at, "type", o.type);
+    d.String(&c, at, "status", o.status);
+    d.String(&c, at, "reason", o.reason);
+    d.String(&c, at, "message", o.message);
+    d.Int64(&c, at, "observedGeneration", o.observed_generation);
+    d.String(&c, at, "lastTransitionTime", o.last_transition_time);
+  }
+}
+
 }  // namespace quorum::api::internal

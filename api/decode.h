@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "api/etcdcluster_types.h"
 #include "api/field_error.h"
 
 namespace quorum::api::internal {
@@ -57,6 +58,10 @@ class Decoder {
 inline std::string Join(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
+
+// status.conditions of `status` (an object, or null) into `out`; entries
+// that are not objects are skipped.
+void DecodeStatusConditions(Decoder& d, const nlohmann::json* status, std::vector<Condition>& out);
 
 }  // namespace quorum::api::internal
 

@@ -33,20 +33,7 @@ void DecodeStatus(Decoder& d, const Json* status, EtcdBackupStatus& out) {
   d.Int64(status, "status", "observedGeneration", out.observed_generation);
   d.String(status, "status", "phase", out.phase);
   d.String(status, "status", "jobName", out.job_name);
-  const Json* conditions = d.Member(status, "status", "conditions");
-  for (size_t i = 0; conditions != nullptr && conditions->is_array() && i < conditions->size();
-       ++i) {
-    const Json& c = (*conditions)[i];
-    if (!c.is_object()) continue;
-    const std::string at = "status.conditions[" + std::to_string(i) + "]";
-    Condition& out_c = out.conditions.emplace_back();
-    d.String(&c, at, "type", out_c.type);
-    d.String(&c, at, "status", out_c.status);
-    d.String(&c, at, "reason", out_c.reason);
-    d.String(&c, at, "message", out_c.message);
-    d.Int64(&c, at, "observedGeneration", out_c.observed_generation);
-    d.String(&c, at, "lastTransitionTime", out_c.last_transition_time);
-  }
+  internal::DecodeStatusConditions(d, status, out.conditions);
   if (const Json* snap = d.Member(status, "status", "snapshot")) {
     BackupSnapshotStatus& s = out.snapshot.emplace();
     d.String(snap, "status.snapshot", "uri", s.uri);

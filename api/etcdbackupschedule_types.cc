@@ -9,23 +9,6 @@ namespace {
 using Json = nlohmann::json;
 using internal::Decoder;
 
-void DecodeConditions(Decoder& d, const Json* status, std::vector<Condition>& out) {
-  const Json* conditions = d.Member(status, "status", "conditions");
-  for (size_t i = 0; conditions != nullptr && conditions->is_array() && i < conditions->size();
-       ++i) {
-    const Json& c = (*conditions)[i];
-    if (!c.is_object()) continue;
-    const std::string at = "status.conditions[" + std::to_string(i) + "]";
-    Condition& o = out.emplace_back();
-    d.String(&c, at, "type", o.type);
-    d.String(&c, at, "status", o.status);
-    d.String(&c, at, "reason", o.reason);
-    d.String(&c, at, "message", o.message);
-    d.Int64(&c, at, "observedGeneration", o.observed_generation);
-    d.String(&c, at, "lastTransitionTime", o.last_transition_time);
-  }
-}
-
 void DecodeSnapshots(Decoder& d, const Json* status, std::vector<ScheduledSnapshot>& out) {
   const Json* list = d.Member(status, "status", "snapshots");
   for (size_t i = 0; list != nullptr && list->is_array() && i < list->size(); ++i) {
@@ -43,7 +26,7 @@ void DecodeSnapshots(Decoder& d, const Json* status, std::vector<ScheduledSnapsh
 
 void DecodeStatus(Decoder& d, const Json* status, EtcdBackupScheduleStatus& out) {
   d.Int64(status, "status", "observedGeneration", out.observed_generation);
-  DecodeConditions(d, status, out.conditions);
+  internal::DecodeStatusConditions(d, status, out.conditions);
   d.String(status, "status", "lastScheduleTime", out.last_schedule_time);
   d.String(status, "status", "lastSuccessfulBackupTime", out.last_successful_backup_time);
   d.String(status, "status", "nextScheduleTime", out.next_schedule_time);

@@ -49,14 +49,11 @@ std::string RenderPgBackRestConfig(const PgBackRestInput& in) {
 std::string RenderPgBackRestServerConfig(const PgBackRestInput& in) {
   if (!in.tls_server.has_value()) return "";
   const PgBackRestTlsServer& t = *in.tls_server;
-  const Section global = {{"lock-path", in.lock_dir},
-                          {"log-level-file", "off"},
-                          {"tls-server-address", "*"},
-                          {"tls-server-auth", t.client_cn + "=" + in.stanza},
-                          {"tls-server-ca-file", t.ca_file},
-                          {"tls-server-cert-file", t.cert_file},
-                          {"tls-server-key-file", t.key_file},
-                          {"tls-server-port", absl::StrCat(t.port)}};
+  const Section global = {
+      {"lock-path", in.lock_dir},          {"log-level-file", "off"},
+      {"tls-server-address", "*"},         {"tls-server-auth", t.client_cn + "=" + in.stanza},
+      {"tls-server-ca-file", t.ca_file},   {"tls-server-cert-file", t.cert_file},
+      {"tls-server-key-file", t.key_file}, {"tls-server-port", absl::StrCat(t.port)}};
   std::string out =
       "# Written by Quorum: pgBackRest's TLS server in the member (backup Jobs connect);\n"
       "# no repository: the server's side only reads the data directory.\n";

@@ -315,7 +315,14 @@ TEST_F(PgBackRestE2E, PointInTimeRecoveryIntoNewClustersOnBothDcs) {
                         "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"');");
   ASSERT_EQ(t.exit_code, 0) << t.output;
   const std::string target(absl::StripAsciiWhitespace(t.output));
-  absl::SleepFor(absl::Seconds(2));
+  // The later rows commit clearly after T: wait for the server's clock.
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        CommandResult r = Sql("src", absl::StrCat("select clock_timestamp() > '", target,
+                                                  "'::timestamptz + interval '1 second';"));
+        return r.exit_code == 0 && absl::StripAsciiWhitespace(r.output) == "t";
+      },
+      absl::Seconds(30)));
   ASSERT_EQ(Sql("src", "insert into t select generate_series(201,300);").exit_code, 0);
   // Everything up to the last commit reaches the archive.
   CommandResult sw = Sql("src", "select pg_walfile_name(pg_switch_wal());");

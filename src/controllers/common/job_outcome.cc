@@ -31,4 +31,26 @@ JobOutcome OutcomeOf(const Json& job, const Json& pods) {
   return out;
 }
 
+Json BuildOneShotJob(const std::string& name, const std::string& ns, const Json& labels,
+                     const JobOwner& owner, int deadline_seconds, const Json& pod_spec) {
+  return {
+      {"apiVersion", "batch/v1"},
+      {"kind", "Job"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", ns},
+        {"labels", labels},
+        {"ownerReferences", Json::array({{{"apiVersion", owner.api_version},
+                                          {"kind", owner.kind},
+                                          {"name", owner.name},
+                                          {"uid", owner.uid},
+                                          {"controller", true},
+                                          {"blockOwnerDeletion", true}}})}}},
+      {"spec",
+       {{"backoffLimit", 0},
+        {"activeDeadlineSeconds", deadline_seconds},
+        {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}},
+  };
+}
+
 }  // namespace quorum::controllers

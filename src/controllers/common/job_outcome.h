@@ -1,7 +1,7 @@
 // What a finished Job says (pure): its Complete/Failed conditions and its
 // pod's termination message, which the backup Jobs (EtcdBackup,
-// PostgresBackup) use to report their result without API access; and the
-// conditions of those one-shot backup objects.
+// PostgresBackup) use to report their result without API access; the Job
+// object such a backup owns; and the conditions of those one-shot objects.
 //
 // Thread-safety: pure functions.
 #ifndef QUORUM_SRC_CONTROLLERS_COMMON_JOB_OUTCOME_H_
@@ -24,6 +24,18 @@ struct JobOutcome {
 // its pods (the items of a pod list, or an array of pods, any order; the last
 // terminated wins).
 JobOutcome OutcomeOf(const nlohmann::json& job, const nlohmann::json& pods);
+
+// The owner of a backup Job: the backup object (its controller).
+struct JobOwner {
+  std::string api_version, kind, name, uid;
+};
+
+// A Job that runs `pod_spec` once (backoffLimit 0: a failure is final) for
+// at most `deadline_seconds`, labelled `labels` (its pods too), owned by
+// `owner`.
+nlohmann::json BuildOneShotJob(const std::string& name, const std::string& ns,
+                               const nlohmann::json& labels, const JobOwner& owner,
+                               int deadline_seconds, const nlohmann::json& pod_spec);
 
 // Appends condition `type` to `status.conditions`, keeping its transition
 // time from `old` while its status holds. `Status`: EtcdBackupStatus,

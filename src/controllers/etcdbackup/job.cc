@@ -5,6 +5,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "src/controllers/common/job_outcome.h"
 #include "src/controllers/etcdcluster/auth.h"
 #include "src/controllers/etcdcluster/names.h"
 
@@ -128,25 +129,12 @@ Json BuildSnapshotJob(const api::EtcdBackup& b, const api::EtcdCluster& cluster,
       {"containers", Json::array({container})},
       {"volumes", volumes},
   };
-  const Json labels = Labels(b);
-  return {
-      {"apiVersion", "batch/v1"},
-      {"kind", "Job"},
-      {"metadata",
-       {{"name", JobName(b)},
-        {"namespace", b.metadata.ns},
-        {"labels", labels},
-        {"ownerReferences", Json::array({{{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                                          {"kind", "EtcdBackup"},
-                                          {"name", b.metadata.name},
-                                          {"uid", b.metadata.uid},
-                                          {"controller", true},
-                                          {"blockOwnerDeletion", true}}})}}},
-      {"spec",
-       {{"backoffLimit", 0},
-        {"activeDeadlineSeconds", kJobDeadlineSeconds},
-        {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}},
-  };
+  return controllers::BuildOneShotJob(JobName(b), b.metadata.ns, Labels(b),
+                                      {.api_version = "etcd.aenix.io/v1alpha1",
+                                       .kind = "EtcdBackup",
+                                       .name = b.metadata.name,
+                                       .uid = b.metadata.uid},
+                                      kJobDeadlineSeconds, pod_spec);
 }
 
 }  // namespace quorum::etcdbackup

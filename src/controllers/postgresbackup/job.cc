@@ -4,6 +4,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "src/controllers/common/job_outcome.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/tls.h"
@@ -145,25 +146,12 @@ Json BuildBackupJob(const api::PostgresBackup& b, const api::PostgresCluster& cl
       {"containers", Json::array({container})},
       {"volumes", volumes},
   };
-  const Json labels = Labels(b);
-  return {
-      {"apiVersion", "batch/v1"},
-      {"kind", "Job"},
-      {"metadata",
-       {{"name", JobName(b)},
-        {"namespace", b.metadata.ns},
-        {"labels", labels},
-        {"ownerReferences", Json::array({{{"apiVersion", "postgres.quorum.dev/v1alpha1"},
-                                          {"kind", "PostgresBackup"},
-                                          {"name", b.metadata.name},
-                                          {"uid", b.metadata.uid},
-                                          {"controller", true},
-                                          {"blockOwnerDeletion", true}}})}}},
-      {"spec",
-       {{"backoffLimit", 0},
-        {"activeDeadlineSeconds", kJobDeadlineSeconds},
-        {"template", {{"metadata", {{"labels", labels}}}, {"spec", pod_spec}}}}},
-  };
+  return controllers::BuildOneShotJob(JobName(b), b.metadata.ns, Labels(b),
+                                      {.api_version = "postgres.quorum.dev/v1alpha1",
+                                       .kind = "PostgresBackup",
+                                       .name = b.metadata.name,
+                                       .uid = b.metadata.uid},
+                                      kJobDeadlineSeconds, pod_spec);
 }
 
 }  // namespace quorum::postgresbackup

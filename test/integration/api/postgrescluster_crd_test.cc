@@ -110,11 +110,9 @@ TEST_F(PostgresClusterCrdTest, TheSchemaDefaultsAMinimalClusterWithoutAnyWebhook
 
   // Fields the schema does not know are pruned, except inside
   // dynamicConfiguration (Patroni's own, free-form).
-  auto pruned = client().Create(
-      kPostgresClusters, ns(),
-      Cluster(
-          "pruned",
-          R"({"monitoring": {"s3": {}}, "backups": {"s3": {}},
+  auto pruned = client().Create(kPostgresClusters, ns(),
+                                Cluster("pruned",
+                                        R"({"monitoring": {"s3": {}}, "backups": {"s3": {}},
               "patroni": {"dynamicConfiguration": {"anything": {"x": 1}}}})"));
   ASSERT_TRUE(pruned.ok()) << pruned.status();
   EXPECT_FALSE((*pruned)["spec"].contains("monitoring"));

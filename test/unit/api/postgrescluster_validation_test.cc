@@ -529,8 +529,7 @@ TEST(PostgresClusterValidationTest, AllowsSixteenInstanceSetsButNotSeventeen) {
 }
 
 TEST(PostgresClusterValidationTest, TheDataSourceNeverChanges) {
-  const Json source = Json::parse(
-      R"({"pgbackrest": {"clusterName": "old", "repo": )" REPO1 "}}");
+  const Json source = Json::parse(R"({"pgbackrest": {"clusterName": "old", "repo": )" REPO1 "}}");
   Json old = With("{}");
   Json with = old;
   with["spec"]["dataSource"] = source;
