@@ -98,6 +98,10 @@ inline constexpr std::string_view kInstanceSetLabel = "postgres.quorum.dev/insta
 // acted on once (status.patroni.switchover.trigger records the last one).
 inline constexpr std::string_view kSwitchoverTriggerAnnotation =
     "postgres.quorum.dev/trigger-switchover";
+// Annotation that asks for an in-place restore (spec.backups.pgbackrest.restore):
+// each new value is acted on once (status.backups.pgbackrest.restore.id).
+inline constexpr std::string_view kRestoreTriggerAnnotation =
+    "postgres.quorum.dev/pgbackrest-restore";
 
 // A PostgreSQL identifier as spec.users names roles and databases:
 // ^[a-z_][a-z0-9_]{0,62}$ (lowercase, so it never needs quoting).

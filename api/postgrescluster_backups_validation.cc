@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "api/cron.h"
 #include "api/etcdcluster_validation.h"
+#include "api/postgrescluster.h"
 #include "api/postgrescluster_validation_internal.h"
 #include "src/base/json_access.h"
 
@@ -262,6 +263,90 @@ void ValidateGlobal(const json& pgbr, const std::string& parent, const std::stri
   }
 }
 
+// `set` under `parent`: a pgBackRest backup label.
+void ValidateSet(const json& parent, const std::string& at, ErrorList& errors) {
+  const json* set = Child(&parent, "set");
+  if (set == nullptr) return;
+  const bool ok = set->is_string() && !set->get<std::string>().empty() &&
+                  set->get<std::string>().size() <= 64 &&
+                  set->get<std::string>().find_first_not_of(
+                      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-") == std::string::npos;
+  if (!ok) {
+    errors.Add(absl::StrCat(at, ".set"),
+               absl::StrCat("must be a backup label such as 20261204-101500F (a "
+                            "PostgresBackup's status.backup.label; got ",
+                            Dump(*set), ")"));
+  }
+}
+
+// `target` under `parent`: exactly one of time (RFC 3339), lsn, xid.
+void ValidateTarget(const json& parent, const std::string& at, ErrorList& errors) {
+  const json* target = Child(&parent, "target");
+  if (target == nullptr) return;
+  const std::string tat = absl::StrCat(at, ".target");
+  if (!target->is_object() || target->size() != 1) {
+    errors.Add(tat,
+               "must set exactly one of time, lsn and xid (or leave target out: the end "
+               "of the archived WAL)");
+    return;
+  }
+  const auto first = target->begin();
+  const std::string kind = first.key();
+  const json& value = first.value();
+  const std::string v = value.is_string() ? value.get<std::string>() : "";
+  const std::string field = absl::StrCat(tat, ".", kind);
+  if (kind == "time") {
+    absl::Time t;
+    std::string err;
+    if (!absl::ParseTime(absl::RFC3339_full, v, &t, &err)) {
+      errors.Add(field, absl::StrCat("must be an RFC 3339 time such as 2026-12-04T10:15:00Z (got ",
+                                     Dump(value), ")"));
+    }
+  } else if (kind == "lsn") {
+    const size_t slash = v.find('/');
+    const auto hex = [](std::string_view h) {
+      return !h.empty() && h.size() <= 8 &&
+             h.find_first_not_of("0123456789ABCDEFabcdef") == std::string_view::npos;
+    };
+    if (slash == std::string::npos || !hex(std::string_view(v).substr(0, slash)) ||
+        !hex(std::string_view(v).substr(slash + 1))) {
+      errors.Add(field,
+                 absl::StrCat("must be a WAL position such as 0/5000100 (got ", Dump(value), ")"));
+    }
+  } else if (kind == "xid") {
+    uint64_t xid = 0;
+    if (!absl::SimpleAtoi(v, &xid) || xid == 0) {
+      errors.Add(field, absl::StrCat("must be a transaction id, digits (got ", Dump(value), ")"));
+    }
+  } else {
+    errors.Add(field, "is not a target: set time, lsn or xid");
+  }
+}
+
+// restore: the in-place restore's repository must be one of `repos`.
+void ValidateRestore(const json& pgbr, const std::set<int>& repos, ErrorList& errors) {
+  const json* restore = Child(&pgbr, "restore");
+  if (restore == nullptr) return;
+  const std::string at = absl::StrCat(kAt, ".restore");
+  if (!restore->is_object()) {
+    errors.Add(at, "must be an object, e.g. {enabled: true, repoName: repo1, target: {time: ...}}");
+    return;
+  }
+  if (const json* enabled = Child(restore, "enabled");
+      enabled != nullptr && !enabled->is_boolean()) {
+    errors.Add(at + ".enabled", absl::StrCat("must be true or false (got ", Dump(*enabled), ")"));
+  }
+  const json* repo = Child(restore, "repoName");
+  const std::string name = repo != nullptr && repo->is_string() ? repo->get<std::string>() : "";
+  if (name.size() != 5 || !name.starts_with("repo") || !repos.contains(name[4] - '0')) {
+    errors.Add(at + ".repoName",
+               absl::StrCat("must name one of ", kAt, ".repos (got ",
+                            repo != nullptr ? Dump(*repo) : "nothing", ")"));
+  }
+  ValidateSet(*restore, at, errors);
+  ValidateTarget(*restore, at, errors);
+}
+
 }  // namespace
 
 void ValidateBackups(const json& spec, ErrorList& errors) {
@@ -281,6 +366,24 @@ void ValidateBackups(const json& spec, ErrorList& errors) {
   ValidateRepos(*pgbr, repos, errors);
   ValidateConfiguration(*pgbr, kAt, errors);
   ValidateGlobal(*pgbr, kAt, absl::StrCat(kAt, ".repos"), repos, errors);
+  ValidateRestore(*pgbr, repos, errors);
+}
+
+void ValidateRestoreTrigger(const json& obj, const json* old, ErrorList& errors) {
+  if (old == nullptr) return;
+  const std::string key(kRestoreTriggerAnnotation);
+  auto value = [&](const json& o) {
+    const json* v = json_access::Path(&o, {"metadata", "annotations", key.c_str()});
+    return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
+  };
+  const std::string now = value(obj);
+  if (now.empty() || now == value(*old)) return;
+  const json* enabled = json_access::Path(&obj, {"spec", "backups", "pgbackrest", "restore", "enabled"});
+  if (enabled != nullptr && enabled->is_boolean() && enabled->get<bool>()) return;
+  errors.Add(absl::StrCat("metadata.annotations[", key, "]"),
+             absl::StrCat("asks for an in-place restore, but ", kAt,
+                          ".restore.enabled is not true: set restore {enabled: true, repoName: "
+                          "repoN, target: ...} first (in the same apply or before)"));
 }
 
 void ValidateDataSource(const json& spec, const json* old_spec, ErrorList& errors) {
@@ -340,58 +443,8 @@ void ValidateDataSource(const json& spec, const json* old_spec, ErrorList& error
     errors.Add(absl::StrCat(kSrc, ".clusterNamespace"),
                absl::StrCat("must be a namespace's name (got ", Dump(*ns), ")"));
   }
-  if (const json* set = Child(src, "set"); set != nullptr) {
-    const bool ok = set->is_string() && !set->get<std::string>().empty() &&
-                    set->get<std::string>().size() <= 64 &&
-                    set->get<std::string>().find_first_not_of(
-                        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_-") == std::string::npos;
-    if (!ok) {
-      errors.Add(absl::StrCat(kSrc, ".set"),
-                 absl::StrCat("must be a backup label such as 20261204-101500F (a "
-                              "PostgresBackup's status.backup.label; got ",
-                              Dump(*set), ")"));
-    }
-  }
-  const json* target = Child(src, "target");
-  if (target == nullptr) return;
-  const std::string tat = absl::StrCat(kSrc, ".target");
-  if (!target->is_object() || target->size() != 1) {
-    errors.Add(tat,
-               "must set exactly one of time, lsn and xid (or leave target out: the end "
-               "of the archived WAL)");
-    return;
-  }
-  const auto first = target->begin();
-  const std::string kind = first.key();
-  const json& value = first.value();
-  const std::string v = value.is_string() ? value.get<std::string>() : "";
-  const std::string field = absl::StrCat(tat, ".", kind);
-  if (kind == "time") {
-    absl::Time t;
-    std::string err;
-    if (!absl::ParseTime(absl::RFC3339_full, v, &t, &err)) {
-      errors.Add(field, absl::StrCat("must be an RFC 3339 time such as 2026-12-04T10:15:00Z (got ",
-                                     Dump(value), ")"));
-    }
-  } else if (kind == "lsn") {
-    const size_t slash = v.find('/');
-    const auto hex = [](std::string_view h) {
-      return !h.empty() && h.size() <= 8 &&
-             h.find_first_not_of("0123456789ABCDEFabcdef") == std::string_view::npos;
-    };
-    if (slash == std::string::npos || !hex(std::string_view(v).substr(0, slash)) ||
-        !hex(std::string_view(v).substr(slash + 1))) {
-      errors.Add(field,
-                 absl::StrCat("must be a WAL position such as 0/5000100 (got ", Dump(value), ")"));
-    }
-  } else if (kind == "xid") {
-    uint64_t xid = 0;
-    if (!absl::SimpleAtoi(v, &xid) || xid == 0) {
-      errors.Add(field, absl::StrCat("must be a transaction id, digits (got ", Dump(value), ")"));
-    }
-  } else {
-    errors.Add(field, "is not a target: set time, lsn or xid");
-  }
+  ValidateSet(*src, kSrc, errors);
+  ValidateTarget(*src, kSrc, errors);
 }
 
 }  // namespace quorum::api::internal

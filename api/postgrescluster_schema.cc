@@ -39,6 +39,26 @@ Json WithPattern(Json node, const char* pattern, int max_length) {
   return node;
 }
 
+// A point-in-time recovery's target (dataSource and the in-place restore).
+Json RestoreTarget() {
+  Json target = Object(
+      "Where recovery stops (then the cluster is promoted). Exactly one; leave it out to "
+      "recover to the end of the archived WAL.",
+      {{"time", String("An RFC 3339 time, e.g. 2026-12-04T10:15:00Z: the last transaction "
+                       "committed at or before it is kept.")},
+       {"lsn", String("A WAL position, e.g. 0/5000100.")},
+       {"xid", String("A transaction id: recovery stops after it commits.")}});
+  target["maxProperties"] = 1;
+  target["minProperties"] = 1;
+  return target;
+}
+
+Json BackupSet() {
+  return String(
+      "A backup label (a PostgresBackup's status.backup.label). Empty: pgBackRest picks the "
+      "newest backup that ends before a time target, else the newest.");
+}
+
 // spec.backups.pgbackrest (Crunchy PGO v5's field names). The webhook checks
 // what a schema cannot say well: repo names unique, global keys Quorum owns or
 // that hold secrets, and repo numbers in global keys that name no repo.
@@ -98,10 +118,22 @@ Json PgBackRest() {
       "secrets (repoN-s3-key, repoN-s3-key-secret, repoN-cipher-pass) belong in a Secret "
       "under configuration.");
   global["maxProperties"] = 64;
+  Json restore = Object(
+      "An in-place restore of this cluster from one of its repositories, done when the "
+      "annotation postgres.quorum.dev/pgbackrest-restore gets a new value: the members stop, "
+      "their volumes and Patroni's state in the DCS are removed, the first member restores and "
+      "recovers (to target), the others are cloned from it. Everything written after the "
+      "restored point is lost.",
+      {{"enabled", Bool("Allow restores through the annotation.")},
+       {"repoName", repo_name},
+       {"set", BackupSet()},
+       {"target", RestoreTarget()}});
+  restore["required"] = Json::array({"enabled", "repoName"});
   Json out = Object(
       "pgBackRest: WAL archived continuously from the primary (archive_command) to every repo, "
       "the stanza (\"db\") created by the first archive.",
-      {{"repos", repos}, {"configuration", configuration}, {"global", global}});
+      {{"repos", repos}, {"configuration", configuration}, {"global", global},
+       {"restore", restore}});
   out["required"] = Json::array({"repos"});
   return out;
 }
@@ -114,15 +146,6 @@ Json DataSource() {
   repo["properties"].erase("schedules");
   repo["description"] =
       "The repository holding the backup: its name in the cluster that wrote it and its bucket.";
-  Json target = Object(
-      "Where recovery stops (then the cluster is promoted). Exactly one; leave it out to "
-      "recover to the end of the archived WAL.",
-      {{"time", String("An RFC 3339 time, e.g. 2026-12-04T10:15:00Z: the last transaction "
-                       "committed at or before it is kept.")},
-       {"lsn", String("A WAL position, e.g. 0/5000100.")},
-       {"xid", String("A transaction id: recovery stops after it commits.")}});
-  target["maxProperties"] = 1;
-  target["minProperties"] = 1;
   Json src = Object(
       "Restore a pgBackRest backup into the new cluster's first member, recover (to target), "
       "then promote; the other members are cloned from it.",
@@ -133,10 +156,8 @@ Json DataSource() {
        {"repo", repo},
        {"configuration", pgbr["properties"]["configuration"]},
        {"global", pgbr["properties"]["global"]},
-       {"set", String("A backup label (a PostgresBackup's status.backup.label). Empty: "
-                      "pgBackRest picks the newest backup that ends before a time target, "
-                      "else the newest.")},
-       {"target", target}});
+       {"set", BackupSet()},
+       {"target", RestoreTarget()}});
   src["required"] = Json::array({"repo"});
   Json out = Object("Where the cluster's data comes from when it is created. Immutable.",
                     {{"pgbackrest", src}});

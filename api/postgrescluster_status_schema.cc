@@ -32,8 +32,19 @@ Json BackupsStatus() {
                 {"description", "Per repository of spec.backups.pgbackrest.repos."},
                 {"items", repo},
                 {"x-kubernetes-list-type", "atomic"}};
-  return Object("Backups (PostgresBackup objects, on demand or scheduled), as their Jobs reported.",
-                {{"pgbackrest", Object("pgBackRest.", {{"repos", repos}})}});
+  Json restore = Object(
+      "The last in-place restore (spec.backups.pgbackrest.restore) triggered.",
+      {{"id", String("The value of the annotation postgres.quorum.dev/pgbackrest-restore it "
+                     "answers.")},
+       {"phase", String("Stopping (the members stop; their volumes and Patroni's DCS state "
+                        "go), Restoring (the first member restores and recovers), Succeeded.")},
+       {"startedAt", String("When it was triggered (RFC 3339).")},
+       {"finishedAt", String("When a primary ran again (RFC 3339).")},
+       {"message", String("What it is doing or waiting for.")}});
+  return Object(
+      "Backups (PostgresBackup objects, on demand or scheduled), as their Jobs reported, and "
+      "the last in-place restore.",
+      {{"pgbackrest", Object("pgBackRest.", {{"repos", repos}, {"restore", restore}})}});
 }
 
 }  // namespace

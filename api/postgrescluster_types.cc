@@ -83,6 +83,14 @@ void DecodePatroni(Decoder& d, const Json* spec, PatroniSpec& out) {
   if (out.switchover.type.empty()) out.switchover.type = std::string(kDefaultSwitchoverType);
 }
 
+void DecodeTarget(Decoder& d, const Json* parent, const std::string& at,
+                  PgBackRestRestoreTarget& out) {
+  const Json* target = d.Member(parent, at, "target");
+  d.String(target, at + ".target", "time", out.time);
+  d.String(target, at + ".target", "lsn", out.lsn);
+  d.String(target, at + ".target", "xid", out.xid);
+}
+
 void DecodeBackups(Decoder& d, const Json* spec, PostgresBackupsSpec& out) {
   const Json* pgbr = d.Member(d.Member(spec, "spec", "backups"), "spec.backups", "pgbackrest");
   if (pgbr == nullptr) return;
@@ -110,6 +118,13 @@ void DecodeBackups(Decoder& d, const Json* spec, PostgresBackupsSpec& out) {
              });
   for (Projection& c : projections) p.configuration_secrets.push_back(std::move(c.secret));
   d.StringMap(pgbr, at, "global", p.global);
+  if (const Json* restore = d.Member(pgbr, at, "restore")) {
+    PgBackRestInPlaceRestore& r = p.restore.emplace();
+    d.Bool(restore, at + ".restore", "enabled", r.enabled);
+    d.String(restore, at + ".restore", "repoName", r.repo_name);
+    d.String(restore, at + ".restore", "set", r.set);
+    DecodeTarget(d, restore, at + ".restore", r.target);
+  }
 }
 
 void DecodeDataSource(Decoder& d, const Json* spec, PostgresDataSource& out) {
@@ -136,10 +151,7 @@ void DecodeDataSource(Decoder& d, const Json* spec, PostgresDataSource& out) {
   for (Projection& c : projections) p.configuration_secrets.push_back(std::move(c.secret));
   d.StringMap(src, at, "global", p.global);
   d.String(src, at, "set", p.set);
-  const Json* target = d.Member(src, at, "target");
-  d.String(target, at + ".target", "time", p.target.time);
-  d.String(target, at + ".target", "lsn", p.target.lsn);
-  d.String(target, at + ".target", "xid", p.target.xid);
+  DecodeTarget(d, src, at, p.target);
 }
 
 void DecodeSpec(Decoder& d, const Json* spec, PostgresClusterSpec& out) {
@@ -207,9 +219,18 @@ void DecodeStatus(Decoder& d, const Json* status, PostgresClusterStatus& out) {
                      d.String(&o, at, "name", u.name);
                      d.String(&o, at, "secretName", u.secret_name);
                    });
-  const Json* repos =
-      d.Member(d.Member(d.Member(status, "status", "backups"), "status.backups", "pgbackrest"),
-               "status.backups.pgbackrest", "repos");
+  const Json* pgbr =
+      d.Member(d.Member(status, "status", "backups"), "status.backups", "pgbackrest");
+  if (const Json* r = d.Member(pgbr, "status.backups.pgbackrest", "restore")) {
+    const std::string at = "status.backups.pgbackrest.restore";
+    PgBackRestRestoreStatus& x = out.restore.emplace();
+    d.String(r, at, "id", x.id);
+    d.String(r, at, "phase", x.phase);
+    d.String(r, at, "startedAt", x.started_at);
+    d.String(r, at, "finishedAt", x.finished_at);
+    d.String(r, at, "message", x.message);
+  }
+  const Json* repos = d.Member(pgbr, "status.backups.pgbackrest", "repos");
   for (size_t i = 0; repos != nullptr && repos->is_array() && i < repos->size(); ++i) {
     const Json& r = (*repos)[i];
     const std::string at = "status.backups.pgbackrest.repos[" + std::to_string(i) + "]";
@@ -283,6 +304,14 @@ Json PatroniJson(const PatroniSpec& p) {
   if (!p.switchover.target_instance.empty()) {
     out["switchover"]["targetInstance"] = p.switchover.target_instance;
   }
+  return out;
+}
+
+Json ToJson(const PgBackRestRestoreTarget& t) {
+  Json out = Json::object();
+  if (!t.time.empty()) out["time"] = t.time;
+  if (!t.lsn.empty()) out["lsn"] = t.lsn;
+  if (!t.xid.empty()) out["xid"] = t.xid;
   return out;
 }
 
@@ -369,6 +398,13 @@ Json ToJson(const PostgresClusterSpec& spec) {
       pgbr["configuration"] = configuration;
     }
     if (!p->global.empty()) pgbr["global"] = p->global;
+    if (const std::optional<PgBackRestInPlaceRestore>& r = p->restore) {
+      Json restore = {{"enabled", r->enabled}};
+      if (!r->repo_name.empty()) restore["repoName"] = r->repo_name;
+      if (!r->set.empty()) restore["set"] = r->set;
+      if (Json t = ToJson(r->target); !t.empty()) restore["target"] = t;
+      pgbr["restore"] = restore;
+    }
     out["backups"] = {{"pgbackrest", pgbr}};
   }
   if (const std::optional<PgBackRestDataSource>& p = spec.data_source.pgbackrest) {
@@ -389,11 +425,7 @@ Json ToJson(const PostgresClusterSpec& spec) {
     }
     if (!p->global.empty()) src["global"] = p->global;
     if (!p->set.empty()) src["set"] = p->set;
-    Json target = Json::object();
-    if (!p->target.time.empty()) target["time"] = p->target.time;
-    if (!p->target.lsn.empty()) target["lsn"] = p->target.lsn;
-    if (!p->target.xid.empty()) target["xid"] = p->target.xid;
-    if (!target.empty()) src["target"] = target;
+    if (Json t = ToJson(p->target); !t.empty()) src["target"] = t;
     out["dataSource"] = {{"pgbackrest", src}};
   }
   return out;
@@ -431,6 +463,13 @@ Json ToJson(const PostgresClusterStatus& s) {
                              {"message", sw->message}};
   }
   if (!patroni.empty()) out["patroni"] = patroni;
+  Json pgbr = Json::object();
+  if (const std::optional<PgBackRestRestoreStatus>& r = s.restore) {
+    Json restore = {{"id", r->id}, {"phase", r->phase}, {"startedAt", r->started_at}};
+    if (!r->finished_at.empty()) restore["finishedAt"] = r->finished_at;
+    if (!r->message.empty()) restore["message"] = r->message;
+    pgbr["restore"] = restore;
+  }
   if (!s.backup_repos.empty()) {
     Json repos = Json::array();
     for (const PgBackRestRepoStatus& r : s.backup_repos) {
@@ -446,8 +485,9 @@ Json ToJson(const PostgresClusterStatus& s) {
       }
       repos.push_back(repo);
     }
-    out["backups"] = {{"pgbackrest", {{"repos", repos}}}};
+    pgbr["repos"] = repos;
   }
+  if (!pgbr.empty()) out["backups"] = {{"pgbackrest", pgbr}};
   return out;
 }
 

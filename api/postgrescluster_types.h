@@ -125,6 +125,26 @@ struct PgBackRestRepo {
   int Index() const { return name.size() == 5 ? name[4] - '0' : 0; }
 };
 
+// A point-in-time recovery's target (spec.dataSource.pgbackrest.target and
+// spec.backups.pgbackrest.restore.target): where recovery stops; at most one
+// is set, none: at the end of the archived WAL.
+struct PgBackRestRestoreTarget {
+  std::string time;  // RFC 3339, e.g. 2026-12-04T10:15:00Z
+  std::string lsn;   // e.g. 0/5000100
+  std::string xid;   // a transaction id, digits
+  bool operator==(const PgBackRestRestoreTarget&) const = default;
+};
+
+// spec.backups.pgbackrest.restore: an in-place restore of this cluster from
+// one of its own repositories (Crunchy's model): the spec says what, the
+// annotation kRestoreTriggerAnnotation (api/postgrescluster.h) says when.
+struct PgBackRestInPlaceRestore {
+  bool enabled = false;
+  std::string repo_name;  // one of repos[].name
+  std::string set;        // a backup label; "" lets pgBackRest choose
+  PgBackRestRestoreTarget target;
+};
+
 // spec.backups.pgbackrest (Crunchy PGO v5's field names).
 struct PgBackRestSpec {
   std::vector<PgBackRestRepo> repos;
@@ -132,18 +152,11 @@ struct PgBackRestSpec {
   // pgBackRest's conf.d (S3 keys, a CA file).
   std::vector<std::string> configuration_secrets;
   std::map<std::string, std::string> global;  // pgBackRest options, [global]
+  std::optional<PgBackRestInPlaceRestore> restore;
 };
 
 struct PostgresBackupsSpec {
   std::optional<PgBackRestSpec> pgbackrest;
-};
-
-// spec.dataSource.pgbackrest.target: where a point-in-time recovery stops;
-// at most one is set, none: at the end of the archived WAL.
-struct PgBackRestRestoreTarget {
-  std::string time;  // RFC 3339, e.g. 2026-12-04T10:15:00Z
-  std::string lsn;   // e.g. 0/5000100
-  std::string xid;   // a transaction id, digits
 };
 
 // spec.dataSource.pgbackrest: a new cluster's first member restores a
@@ -226,6 +239,21 @@ struct PgBackRestRepoStatus {
   bool operator==(const PgBackRestRepoStatus&) const = default;
 };
 
+// status.backups.pgbackrest.restore: the last in-place restore triggered.
+struct PgBackRestRestoreStatus {
+  std::string id;          // the trigger annotation's value it answers
+  std::string phase;       // kRestore* below
+  std::string started_at;  // RFC 3339
+  std::string finished_at;
+  std::string message;
+  bool operator==(const PgBackRestRestoreStatus&) const = default;
+};
+// Stopping: the members stop, then their volumes and Patroni's DCS state go.
+// Restoring: the first member restores and recovers; the others clone it.
+inline constexpr char kRestoreStopping[] = "Stopping";
+inline constexpr char kRestoreRestoring[] = "Restoring";
+inline constexpr char kRestoreSucceeded[] = "Succeeded";
+
 struct PostgresClusterStatus {
   int64_t observed_generation = 0;
   std::vector<Condition> conditions;
@@ -237,6 +265,7 @@ struct PostgresClusterStatus {
   std::vector<PostgresUserStatus> users;
   PostgresPatroniStatus patroni;
   std::vector<PgBackRestRepoStatus> backup_repos;  // status.backups.pgbackrest.repos
+  std::optional<PgBackRestRestoreStatus> restore;  // status.backups.pgbackrest.restore
   bool operator==(const PostgresClusterStatus&) const = default;
 };
 

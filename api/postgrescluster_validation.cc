@@ -228,6 +228,7 @@ std::vector<FieldError> ValidatePostgresCluster(const Json& obj, const Json* old
   }
   const Json* spec = Child(&obj, "spec");
   const Json* old_spec = old != nullptr ? Child(old, "spec") : nullptr;
+  internal::ValidateRestoreTrigger(obj, old, list);
   if (old_spec != nullptr && spec != nullptr && *spec == *old_spec) return errors;
   if (old_spec != nullptr && !old_spec->is_object()) old_spec = nullptr;
   const std::string name = v.Name(obj);

@@ -59,6 +59,12 @@ void ValidateBackups(const nlohmann::json& spec, ErrorList& errors);
 // configuration and global options, where it is (clusterName or repoN-path),
 // the backup set and at most one target (RFC 3339 time, LSN, xid).
 // Immutable: refused when added to, changed on or removed from `old_spec`.
+// An update that gives the restore annotation (kRestoreTriggerAnnotation) a
+// new value needs spec.backups.pgbackrest.restore.enabled: otherwise the
+// trigger would be ignored. Creates are not checked (the reconciler parses
+// objects without their old version).
+void ValidateRestoreTrigger(const nlohmann::json& obj, const nlohmann::json* old,
+                            ErrorList& errors);
 void ValidateDataSource(const nlohmann::json& spec, const nlohmann::json* old_spec,
                         ErrorList& errors);
 

@@ -9,10 +9,12 @@
 // etcd DCS of an EtcdCluster hold exactly the rows committed up to T. A
 // failover while a backup runs: the backup completes or fails saying why, and
 // the next one completes. A schedule every minute creates a PostgresBackup per
-// cron time, each completing.
+// cron time, each completing. In-place restores of running clusters to T on
+// both DCS (spec.backups.pgbackrest.restore and its annotation).
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -213,6 +215,59 @@ class PgBackRestE2E : public E2ETest {
     return status;
   }
 
+  // Rows 101..200 committed before the time returned (T, RFC 3339 in UTC),
+  // 201..300 clearly after it; everything archived. Rows 1..100 exist.
+  std::string RowsAroundATime(const std::string& cluster) {
+    EXPECT_EQ(Sql(cluster, "insert into t select generate_series(101,200);").exit_code, 0);
+    CommandResult t = Sql(cluster,
+                          "select to_char(clock_timestamp() at time zone 'UTC', "
+                          "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"');");
+    EXPECT_EQ(t.exit_code, 0) << t.output;
+    const std::string target(absl::StripAsciiWhitespace(t.output));
+    // The later rows commit clearly after T: wait for the server's clock.
+    EXPECT_TRUE(testenv::Eventually(
+        [&] {
+          CommandResult r = Sql(cluster, absl::StrCat("select clock_timestamp() > '", target,
+                                                      "'::timestamptz + interval '1 second';"));
+          return r.exit_code == 0 && absl::StripAsciiWhitespace(r.output) == "t";
+        },
+        absl::Seconds(30)));
+    EXPECT_EQ(Sql(cluster, "insert into t select generate_series(201,300);").exit_code, 0);
+    // Everything up to the last commit reaches the archive.
+    CommandResult sw = Sql(cluster, "select pg_walfile_name(pg_switch_wal());");
+    EXPECT_EQ(sw.exit_code, 0) << sw.output;
+    const std::string segment(absl::StripAsciiWhitespace(sw.output));
+    std::string last;
+    EXPECT_TRUE(testenv::Eventually(
+        [&] {
+          CommandResult r =
+              Sql(cluster, "select coalesce(last_archived_wal, '') from pg_stat_archiver;");
+          last = std::string(absl::StripAsciiWhitespace(r.output));
+          return r.exit_code == 0 && last >= segment;
+        },
+        absl::Minutes(3)))
+        << "segment " << segment << " not archived; last " << last;
+    return target;
+  }
+
+  // Exactly rows 1..200 in `cluster`, and a primary that takes writes.
+  void ExpectRowsUpToTheTarget(const std::string& cluster, const std::string& target) {
+    std::string rows;
+    EXPECT_TRUE(testenv::Eventually(
+        [&] {
+          CommandResult r = Sql(cluster, "select count(*), min(id), max(id) from t;");
+          rows = std::string(absl::StripAsciiWhitespace(r.output));
+          return r.exit_code == 0;
+        },
+        absl::Minutes(2)))
+        << rows;
+    EXPECT_EQ(rows, "200|1|200") << "rows up to " << target;
+    // It is a primary that takes writes (promoted at the target).
+    CommandResult more = Sql(cluster, "insert into t values (1000); select pg_is_in_recovery();");
+    EXPECT_EQ(more.exit_code, 0) << more.output;
+    EXPECT_EQ(std::string(absl::StripAsciiWhitespace(more.output)), "f");
+  }
+
   std::string s3_dir_;
 };
 
@@ -308,36 +363,8 @@ TEST_F(PgBackRestE2E, PointInTimeRecoveryIntoNewClustersOnBothDcs) {
   Json full = WaitBackup("base", "Complete", absl::Minutes(10));
   ASSERT_EQ(full.value("phase", ""), "Complete") << full.dump();
 
-  // Rows 101..200 are committed before T; 201..300 after it.
-  ASSERT_EQ(Sql("src", "insert into t select generate_series(101,200);").exit_code, 0);
-  CommandResult t = Sql("src",
-                        "select to_char(clock_timestamp() at time zone 'UTC', "
-                        "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"');");
-  ASSERT_EQ(t.exit_code, 0) << t.output;
-  const std::string target(absl::StripAsciiWhitespace(t.output));
-  // The later rows commit clearly after T: wait for the server's clock.
-  ASSERT_TRUE(testenv::Eventually(
-      [&] {
-        CommandResult r = Sql("src", absl::StrCat("select clock_timestamp() > '", target,
-                                                  "'::timestamptz + interval '1 second';"));
-        return r.exit_code == 0 && absl::StripAsciiWhitespace(r.output) == "t";
-      },
-      absl::Seconds(30)));
-  ASSERT_EQ(Sql("src", "insert into t select generate_series(201,300);").exit_code, 0);
-  // Everything up to the last commit reaches the archive.
-  CommandResult sw = Sql("src", "select pg_walfile_name(pg_switch_wal());");
-  ASSERT_EQ(sw.exit_code, 0) << sw.output;
-  const std::string segment(absl::StripAsciiWhitespace(sw.output));
-  std::string last;
-  ASSERT_TRUE(testenv::Eventually(
-      [&] {
-        CommandResult r =
-            Sql("src", "select coalesce(last_archived_wal, '') from pg_stat_archiver;");
-        last = std::string(absl::StripAsciiWhitespace(r.output));
-        return r.exit_code == 0 && last >= segment;
-      },
-      absl::Minutes(3)))
-      << "segment " << segment << " not archived; last " << last;
+  std::string target;
+  ASSERT_NO_FATAL_FAILURE(target = RowsAroundATime("src"));
 
   Json on_k8s = Cluster("pitr-k8s", 2);
   on_k8s["spec"].erase("backups");
@@ -353,25 +380,107 @@ TEST_F(PgBackRestE2E, PointInTimeRecoveryIntoNewClustersOnBothDcs) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(testenv::Eventually([&] { return Ready(name); }, absl::Minutes(10)))
         << name << " did not become Ready";
-    std::string rows;
-    EXPECT_TRUE(testenv::Eventually(
-        [&] {
-          CommandResult r = Sql(name, "select count(*), min(id), max(id) from t;");
-          rows = std::string(absl::StripAsciiWhitespace(r.output));
-          return r.exit_code == 0;
-        },
-        absl::Minutes(2)))
-        << rows;
-    EXPECT_EQ(rows, "200|1|200") << "rows up to " << target;
-    // It is a primary that takes writes (promoted at the target).
-    CommandResult more = Sql(name, "insert into t values (1000); select pg_is_in_recovery();");
-    EXPECT_EQ(more.exit_code, 0) << more.output;
-    EXPECT_EQ(std::string(absl::StripAsciiWhitespace(more.output)), "f");
+    ExpectRowsUpToTheTarget(name, target);
   }
   // The restored cluster with a replica: it was cloned from the restored primary.
   auto c = client().Get(kPostgres, ns(), "pitr-k8s");
   ASSERT_TRUE(c.ok());
   EXPECT_EQ((*c)["status"].value("readyInstances", ""), "2/2") << (*c)["status"].dump();
+}
+
+// In-place restore (spec.backups.pgbackrest.restore and its annotation) of
+// running clusters on both DCS: their members stop, their volumes and
+// Patroni's state go (the old keys must not block the new bootstrap), the
+// first member recovers to T, the others clone it; afterwards the cluster
+// archives and backs up again on its new timeline.
+TEST_F(PgBackRestE2E, InPlaceRestoreToATimeOnBothDcs) {
+  OperatorProcess op(ns());
+  op.Start();
+  ASSERT_TRUE(
+      client()
+          .Create({"etcd.aenix.io", "v1alpha1", "etcdclusters"}, ns(),
+                  {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                   {"kind", "EtcdCluster"},
+                   {"metadata", {{"name", "dcs"}, {"namespace", ns()}}},
+                   {"spec", {{"replicas", 1}, {"storage", {{"emptyDir", Json::object()}}}}}})
+          .ok());
+  Json on_etcd = Cluster("ip-etcd", 1);
+  on_etcd["spec"]["patroni"] = {
+      {"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}};
+  const std::vector<std::string> names = {"ip-k8s", "ip-etcd"};
+  ASSERT_TRUE(client().Create(kPostgres, ns(), Cluster("ip-k8s", 2)).ok());
+  ASSERT_TRUE(client().Create(kPostgres, ns(), on_etcd).ok());
+  std::map<std::string, std::string> targets, uids;
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(testenv::Eventually([&] { return Ready(name); }, absl::Minutes(8)))
+        << "did not become Ready";
+    CommandResult w = FirstSql(name,
+                               "create table if not exists t(id int primary key); insert into t "
+                               "select generate_series(1,100) on conflict do nothing;");
+    ASSERT_EQ(w.exit_code, 0) << w.output;
+    ASSERT_NO_FATAL_FAILURE(CreateBackup(name + "-base", name, "repo1", "full"));
+  }
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    Json full = WaitBackup(name + "-base", "Complete", absl::Minutes(10));
+    ASSERT_EQ(full.value("phase", ""), "Complete") << full.dump();
+    ASSERT_NO_FATAL_FAILURE(targets[name] = RowsAroundATime(name));
+    auto sts = client().Get({"apps", "v1", "statefulsets"}, ns(), name + "-main");
+    ASSERT_TRUE(sts.ok());
+    uids[name] = (*sts)["metadata"].value("uid", "");
+  }
+  // The restore, asked for in one patch: what, and the trigger.
+  for (const std::string& name : names) {
+    ASSERT_TRUE(client()
+                    .Patch(kPostgres, ns(), name, kube::PatchType::kMerge,
+                           {{"metadata",
+                             {{"annotations", {{"postgres.quorum.dev/pgbackrest-restore", "r1"}}}}},
+                            {"spec",
+                             {{"backups",
+                               {{"pgbackrest",
+                                 {{"restore",
+                                   {{"enabled", true},
+                                    {"repoName", "repo1"},
+                                    {"target", {{"time", targets[name]}}}}}}}}}}}})
+                    .ok());
+  }
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    Json restore;
+    EXPECT_TRUE(testenv::Eventually(
+        [&] {
+          auto c = client().Get(kPostgres, ns(), name);
+          if (!c.ok()) return false;
+          restore = (*c)["status"]["backups"]["pgbackrest"].value("restore", Json::object());
+          return restore.value("id", "") == "r1" && restore.value("phase", "") == "Succeeded";
+        },
+        absl::Minutes(10)))
+        << "the restore did not succeed: " << restore.dump();
+    ASSERT_TRUE(testenv::Eventually([&] { return Ready(name); }, absl::Minutes(5)))
+        << "not Ready after the restore";
+    ExpectRowsUpToTheTarget(name, targets[name]);
+    // The same StatefulSet (the cluster was restored, not re-created).
+    auto sts = client().Get({"apps", "v1", "statefulsets"}, ns(), name + "-main");
+    ASSERT_TRUE(sts.ok());
+    EXPECT_EQ((*sts)["metadata"].value("uid", ""), uids[name]);
+  }
+  // Both members of the kubernetes DCS cluster run (the replica cloned the
+  // restored primary), and a backup after the restore completes.
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        auto c = client().Get(kPostgres, ns(), "ip-k8s");
+        return c.ok() && (*c)["status"].value("readyInstances", "") == "2/2";
+      },
+      absl::Minutes(5)));
+  ASSERT_NO_FATAL_FAILURE(CreateBackup("ip-k8s-after", "ip-k8s", "repo1", "full"));
+  Json after = WaitBackup("ip-k8s-after", "Complete", absl::Minutes(10));
+  EXPECT_EQ(after.value("phase", ""), "Complete") << after.dump();
+  // The same trigger again does nothing: the rows written since stay.
+  ASSERT_EQ(Sql("ip-k8s", "insert into t values (2000);").exit_code, 0);
+  absl::SleepFor(absl::Seconds(5));
+  CommandResult kept = Sql("ip-k8s", "select count(*) from t where id = 2000;");
+  EXPECT_EQ(std::string(absl::StripAsciiWhitespace(kept.output)), "1") << kept.output;
 }
 
 TEST_F(PgBackRestE2E, ABackupDuringAFailoverEndsClearlyAndTheNextOneCompletes) {

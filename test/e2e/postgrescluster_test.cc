@@ -503,16 +503,27 @@ TEST_F(PostgresClusterE2E, KubernetesDcsUsersSwitchoverConfigEditsAndACrashLoopi
     absl::SleepFor(absl::Seconds(1));
   }
   ASSERT_TRUE(released()) << "the operator never ended the crash-looping primary's leader lock";
+  // The primary keeps crashing (a crash loop does not stop because its lock
+  // went): were it left alone, its next start could win Patroni's leader
+  // race again, having the newest WAL.
+  std::string primary_now;
+  const absl::Time take_over_by = absl::Now() + absl::Minutes(2);
+  while ((primary_now = Primary("kpg")) != replica && absl::Now() < take_over_by) {
+    RunCommand({std::string(QUORUM_SOURCE_DIR) + "/hack/faults.sh", "signal", cp->dir, ns(),
+                looping, "KILL"});
+    absl::SleepFor(absl::Seconds(1));
+  }
+  ASSERT_EQ(primary_now, replica) << "the replica " << replica
+                                  << " did not take over from the crash-looping " << looping;
   ASSERT_TRUE(testenv::Eventually(
       [&] {
-        if (Primary("kpg") != replica) return false;
         last =
             Sql("kpg-user-app", primary_svc, "insert into t values (3); select count(*) from t;");
         return last.exit_code == 0 && absl::StrContains(last.output, "3");
       },
       absl::Minutes(2)))
-      << "the replica " << replica << " did not take over from the crash-looping " << looping
-      << ": " << last.output;
+      << "writes through the primary Service failed after " << replica
+      << " took over: " << last.output;
 }
 
 // Issue 18 (failpoints): the operator crashes right before and right after a

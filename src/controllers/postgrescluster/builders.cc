@@ -185,16 +185,14 @@ std::optional<patroni::PgBackRestInput> BuildPgBackRestRestoreInput(
   return in;
 }
 
-std::string PgBackRestRestoreCommand(const PostgresCluster& cluster) {
-  if (!cluster.spec.data_source.pgbackrest.has_value()) return "";
-  const api::PgBackRestDataSource& src = *cluster.spec.data_source.pgbackrest;
+namespace {
+
+// `pgbackrest <options> --repo=N [--set] [--type --target] restore`.
+std::string RestoreCommand(const std::string& options, int repo, const std::string& set,
+                           const api::PgBackRestRestoreTarget& t) {
   std::string cmd =
-      absl::StrCat("pgbackrest ",
-                   patroni::CommandOptions(kPgBackRestRestoreConfigFile,
-                                           kPgBackRestRestoreIncludeDir, kPgBackRestStanza),
-                   " --repo=", src.repo.Index(), " --log-level-console=info");
-  if (!src.set.empty()) absl::StrAppend(&cmd, " --set=", src.set);
-  const api::PgBackRestRestoreTarget& t = src.target;
+      absl::StrCat("pgbackrest ", options, " --repo=", repo, " --log-level-console=info");
+  if (!set.empty()) absl::StrAppend(&cmd, " --set=", set);
   std::string type, target;
   if (!t.time.empty()) {
     absl::Time at;
@@ -216,6 +214,39 @@ std::string PgBackRestRestoreCommand(const PostgresCluster& cluster) {
     absl::StrAppend(&cmd, " --type=", type, " \"--target=", target, "\" --target-action=promote");
   }
   return cmd + " restore";
+}
+
+}  // namespace
+
+bool RestoreStopping(const PostgresCluster& cluster) {
+  return cluster.status.restore.has_value() &&
+         cluster.status.restore->phase == api::kRestoreStopping &&
+         cluster.spec.backups.pgbackrest.has_value() &&
+         cluster.spec.backups.pgbackrest->restore.has_value();
+}
+
+std::string PgBackRestRestoreCommand(const PostgresCluster& cluster) {
+  if (const std::optional<api::PgBackRestDataSource>& src = cluster.spec.data_source.pgbackrest) {
+    return RestoreCommand(patroni::CommandOptions(kPgBackRestRestoreConfigFile,
+                                                  kPgBackRestRestoreIncludeDir, kPgBackRestStanza),
+                          src->repo.Index(), src->set, src->target);
+  }
+  // An in-place restore under way: the cluster's own file and repositories.
+  const std::optional<api::PgBackRestRestoreStatus>& state = cluster.status.restore;
+  const std::optional<api::PgBackRestSpec>& pgbr = cluster.spec.backups.pgbackrest;
+  if (!state.has_value() || !pgbr.has_value() || !pgbr->restore.has_value() ||
+      (state->phase != api::kRestoreStopping && state->phase != api::kRestoreRestoring)) {
+    return "";
+  }
+  const api::PgBackRestInPlaceRestore& r = *pgbr->restore;
+  int repo = 0;
+  for (const api::PgBackRestRepo& candidate : pgbr->repos) {
+    if (candidate.name == r.repo_name) repo = candidate.Index();
+  }
+  if (repo == 0) return "";
+  return RestoreCommand(patroni::CommandOptions(kPgBackRestConfigFile,
+                                                patroni::kPgBackRestIncludeDir, kPgBackRestStanza),
+                        repo, r.set, r.target);
 }
 
 patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const DcsResolution& dcs) {
@@ -471,7 +502,7 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
           {"metadata", metadata},
           {"spec",
            {{"serviceName", n.pods_service},
-            {"replicas", set.replicas},
+            {"replicas", RestoreStopping(cluster) ? 0 : set.replicas},
             {"podManagementPolicy", "Parallel"},
             // Patroni decides who leads; the operator restarts members itself
             // (replicas first), so the StatefulSet must not roll pods.

@@ -67,9 +67,14 @@ Json PgBackRestSecretsMount(const std::string& name, std::string_view dir);
 // (pgbackrest-restore.conf in the ConfigMap), and the command Patroni's
 // bootstrap runs instead of initdb: pgbackrest restore with the set and
 // target (a time in UTC as PostgreSQL writes it), promoting at the target.
-// nullopt / "" without a dataSource.
+// nullopt without a dataSource. The command is also the in-place restore's
+// (restore.h) while status.backups.pgbackrest.restore is Stopping or
+// Restoring: then with the cluster's own configuration file and the
+// repository spec.backups.pgbackrest.restore names. "" otherwise.
 std::optional<patroni::PgBackRestInput> BuildPgBackRestRestoreInput(const PostgresCluster& cluster);
 std::string PgBackRestRestoreCommand(const PostgresCluster& cluster);
+// An in-place restore stops the members: the StatefulSets ask for 0 pods.
+bool RestoreStopping(const PostgresCluster& cluster);
 
 // pgBackRest's configuration for spec.backups.pgbackrest; nullopt without it.
 // A repository's default path is /pgbackrest/<namespace>/<cluster>/repoN.

@@ -99,6 +99,15 @@ absl::Time DeletionTime(const Json& stored) {
 
 }  // namespace
 
+absl::Status RemovePatroniEtcdKeys(const runtime::Cache& cache, const PostgresCluster& cluster,
+                                   const DcsResolution& dcs) {
+  absl::StatusOr<std::unique_ptr<etcd::Client>> etcd = DcsClient(cache, cluster.metadata.ns, dcs);
+  if (!etcd.ok()) return etcd.status();
+  absl::StatusOr<int64_t> removed =
+      patroni::RemoveClusterKeys(**etcd, KeyNamespace(cluster), NamesOf(cluster).cluster);
+  return removed.ok() ? absl::OkStatus() : removed.status();
+}
+
 FinalizerStep PlanFinalizer(const FinalizerInput& in) {
   if (!in.deleting) {
     if (in.uses_etcd && !in.has_finalizer) return FinalizerStep::kAdd;

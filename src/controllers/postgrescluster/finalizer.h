@@ -60,6 +60,12 @@ enum class FinalizerStep {
 
 FinalizerStep PlanFinalizer(const FinalizerInput& in);
 
+// Removes Patroni's keys of `cluster` (patroni::RemoveClusterKeys) from its
+// etcd DCS with the operator's own credentials: the finalizer's cleanup, and
+// an in-place restore's (restore.h).
+absl::Status RemovePatroniEtcdKeys(const runtime::Cache& cache, const PostgresCluster& cluster,
+                                   const DcsResolution& dcs);
+
 // Acts on a deleting cluster (or adds/removes the finalizer on a live one).
 // Returns how long to wait before trying the cleanup again (`retry()`, a
 // capped backoff); zero when done.

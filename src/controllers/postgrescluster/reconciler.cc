@@ -12,6 +12,7 @@
 #include "src/controllers/postgrescluster/finalizer.h"
 #include "src/controllers/postgrescluster/next_wait.h"
 #include "src/controllers/postgrescluster/objects.h"
+#include "src/controllers/postgrescluster/restore.h"
 #include "src/controllers/postgrescluster/observe.h"
 #include "src/controllers/postgrescluster/roles.h"
 #include "src/controllers/postgrescluster/roll_members.h"
@@ -112,6 +113,83 @@ std::optional<absl::Duration> PostgresClusterReconciler::ReloadAfterRenewal(cons
   return wait.has_value() ? std::min(*wait, next) : next;
 }
 
+namespace {
+
+// `wait` shortened to come back within `also` (a requeue now stays one).
+void WaitAtMost(Result& wait, absl::Duration also) {
+  if (!wait.requeue && wait.requeue_after == absl::ZeroDuration()) {
+    wait.requeue_after = also;
+  } else if (wait.requeue_after > absl::ZeroDuration()) {
+    wait.requeue_after = std::min(wait.requeue_after, also);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<absl::Duration>> PostgresClusterReconciler::ScheduledBackupsPhase(
+    const Phase& ctx) {
+  if (!scheduled_backups_) {
+    if (HasBackupSchedules(ctx.cluster)) {
+      recorder_.Warning(ctx.stored, "BackupSchedulesIgnored",
+                        "spec.backups.pgbackrest.repos[].schedules: the PostgresBackup resource "
+                        "is not served (install its CRD and restart the operator)");
+    }
+    return std::nullopt;
+  }
+  // None while an in-place restore brings the members back.
+  if (RestoreIn(ctx.cluster, api::kRestoreRestoring)) return std::nullopt;
+  return ScheduleBackups(ctx, absl::Now());
+}
+
+absl::StatusOr<Result> PostgresClusterReconciler::StopForRestore(const runtime::Request& req,
+                                                                 const Phase& ctx,
+                                                                 PostgresCluster& cluster,
+                                                                 const DcsResolution& dcs) {
+  api::PgBackRestRestoreStatus& state = *cluster.status.restore;
+  const size_t pods = cache_.ByInstance(kPods, req.ns, req.name).size();
+  Result wait;
+  if (pods > 0) {  // their deletion reconciles again
+    state.message = absl::StrCat("waiting for ", pods, " member pod(s) to stop");
+  } else {
+    absl::StatusOr<bool> wiped = WipeMembers(ctx, dcs);
+    if (!wiped.ok()) {
+      recorder_.Warning(ctx.stored, "RestoreWaiting",
+                        absl::StrCat("in-place restore ", state.id,
+                                     ": removing Patroni's state and the members' volumes: ",
+                                     wiped.status().message()));
+      return wiped.status();  // retried with backoff
+    }
+    if (*wiped) {
+      state.phase = api::kRestoreRestoring;
+      state.message = "the first member restores the backup and recovers; the others clone it";
+      recorder_.Normal(ctx.stored, "RestoreRestoring",
+                       absl::StrCat("in-place restore ", state.id, ": ", state.message));
+      wait.requeue = true;
+    } else {
+      state.message = "waiting for the members' volumes to be deleted";
+      wait.requeue_after = backoff_.Next(req.Key(), "volumes being deleted for a restore");
+    }
+  }
+  absl::Status wrote =
+      WriteStatus(ctx, dcs, Members{}, std::nullopt, "", AppliedObjects{}, std::nullopt);
+  if (!wrote.ok()) return wrote;
+  return wait;
+}
+
+void PostgresClusterReconciler::FinishRestore(const runtime::Request& req, const Phase& ctx,
+                                              PostgresCluster& cluster,
+                                              const std::string& primary) {
+  api::PgBackRestRestoreStatus& state = *cluster.status.restore;
+  state.phase = api::kRestoreSucceeded;
+  state.finished_at = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+  state.message = absl::StrCat("primary ", primary, " serves the restored data");
+  recorder_.Normal(ctx.stored, "RestoreSucceeded",
+                   absl::StrCat("in-place restore ", state.id, ": ", state.message));
+  backoff_.Reset(req.Key());
+  absl::MutexLock lock(&mu_);
+  users_applied_.erase(req.Key());  // the roles as the backup had them: apply the spec's again
+}
+
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
   controllers::ReconcileLogScope log("postgrescluster", req);
   ObjectPtr stored = cache_.Get(kPostgresClusters, req.ns, req.name);
@@ -143,6 +221,12 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   absl::StatusOr<absl::Duration> finalizer = ReconcileFinalizer(
       client_, cache_, recorder_, *stored, *cluster, [] { return absl::ZeroDuration(); });
   if (!finalizer.ok()) return finalizer.status();
+  // An in-place restore (restore.h): a new trigger starts one; the builders
+  // and the status read its phase from the status.
+  const RestorePlan restore = PlanRestore(*cluster, absl::Now());
+  cluster->status.restore = restore.status;
+  if (!restore.ignored.empty()) recorder_.Warning(*stored, "RestoreNotEnabled", restore.ignored);
+  if (restore.started) recorder_.Normal(*stored, "RestoreStarted", restore.status->message);
   Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster), operator_peer_};
   // Observe the DCS; act on what Kubernetes holds.
   absl::StatusOr<Prepared> prepared = ObserveDcsAndCredentials(req, ctx);
@@ -151,9 +235,13 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   AppliedObjects applied;
   if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &applied); !s.ok()) return s;
   // Observe the members; act on them.
+  if (RestoreIn(*cluster, api::kRestoreStopping)) return StopForRestore(req, ctx, *cluster, dcs);
   const std::vector<ObjectPtr> pods = ObservePods(ctx);
   const Members members = Observe(probe_, cache_, pods, member_url_, *cluster, prepared->tls.ca_pem,
                                   pods.empty() ? std::nullopt : ObserveLeader(ctx, dcs));
+  if (RestoreIn(*cluster, api::kRestoreRestoring) && members.primary_ready) {
+    FinishRestore(req, ctx, *cluster, members.primary);
+  }
   // A crash-looping leader's lock ended: a healthy replica takes over.
   ReleaseCrashLoopingLeader(ctx, dcs, pods, members);
   std::string problem = CorrectRoleLabels(ctx, pods, members);
@@ -169,26 +257,12 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (scheduled_backups_) backups = SummarizeBackups(*cluster, FinishedBackupsOf(ctx));
   absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, problem, applied, backups);
   if (!wrote.ok()) return wrote;
-  // Scheduled backups, when the PostgresBackup resource is served.
-  std::optional<absl::Duration> backup_wait;
-  if (scheduled_backups_) {
-    absl::StatusOr<std::optional<absl::Duration>> next = ScheduleBackups(ctx, absl::Now());
-    if (!next.ok()) return next.status();
-    backup_wait = *next;
-  } else if (HasBackupSchedules(*cluster)) {
-    recorder_.Warning(*stored, "BackupSchedulesIgnored",
-                      "spec.backups.pgbackrest.repos[].schedules: the PostgresBackup resource is "
-                      "not served (install its CRD and restart the operator)");
-  }
+  absl::StatusOr<std::optional<absl::Duration>> backup_wait = ScheduledBackupsPhase(ctx);
+  if (!backup_wait.ok()) return backup_wait.status();
   runtime::Result wait = NextWait(backoff_, req, dcs, members);
   for (const std::optional<absl::Duration>& also :
-       {ReloadAfterRenewal(ctx, members, prepared->tls), backup_wait}) {
-    if (!also.has_value()) continue;
-    if (!wait.requeue && wait.requeue_after == absl::ZeroDuration()) {
-      wait.requeue_after = *also;
-    } else if (wait.requeue_after > absl::ZeroDuration()) {
-      wait.requeue_after = std::min(wait.requeue_after, *also);
-    }
+       {ReloadAfterRenewal(ctx, members, prepared->tls), *backup_wait}) {
+    if (also.has_value()) WaitAtMost(wait, *also);
   }
   return wait;
 }

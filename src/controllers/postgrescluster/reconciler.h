@@ -119,6 +119,19 @@ class PostgresClusterReconciler : public runtime::Reconciler {
                                                     const nlohmann::json& stored);
   // Drops what is kept for an object that is gone or going.
   void Forget(const runtime::Request& req);
+  // Scheduled backups (backup_schedule.h) when the PostgresBackup resource is
+  // served, none during an in-place restore: when to come back, if ever.
+  absl::StatusOr<std::optional<absl::Duration>> ScheduledBackupsPhase(const Phase& ctx);
+  // An in-place restore (restore.h) in Stopping: waits for the member pods to
+  // go, then wipes their state and volumes and moves to Restoring; writes the
+  // status. `cluster.status.restore` is set.
+  absl::StatusOr<runtime::Result> StopForRestore(const runtime::Request& req, const Phase& ctx,
+                                                 PostgresCluster& cluster,
+                                                 const DcsResolution& dcs);
+  // Restoring → Succeeded once `primary` serves: an event, and the users are
+  // applied again (the restored roles are the backup's).
+  void FinishRestore(const runtime::Request& req, const Phase& ctx, PostgresCluster& cluster,
+                     const std::string& primary);
   // Steps 1–2: the DCS resolved (and its leader key followed), the credential
   // Secrets and, with clusterRef and etcd auth, the pods' own etcd user.
   // Also the cluster's TLS (ensure_tls.h) and REST API credentials, which

@@ -29,6 +29,11 @@ struct ReadyVerdict {
 ReadyVerdict ReadyOf(const StatusInput& in, int ready, int desired) {
   const std::string count = absl::StrCat(ready, "/", desired, " members ready");
   if (!in.dcs->ready) return {.reason = "DCSNotReady", .message = in.dcs->message};
+  if (const auto& r = in.cluster->status.restore;
+      r.has_value() && (r->phase == api::kRestoreStopping || r->phase == api::kRestoreRestoring)) {
+    return {.reason = "Restoring",
+            .message = absl::StrCat("in-place restore ", r->id, " (", r->phase, "): ", r->message)};
+  }
   if (!in.problem.empty()) return {.reason = "Error", .message = in.problem};
   if (in.primary.empty()) {
     return {.reason = "NoPrimary", .message = absl::StrCat("no member leads yet (", count, ")")};
@@ -110,6 +115,7 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
   if (in.switchover) status.patroni.switchover = in.switchover;
   status.backup_repos =
       in.backup_repos.has_value() ? *in.backup_repos : cluster.status.backup_repos;
+  status.restore = cluster.status.restore;
   return status;
 }
 

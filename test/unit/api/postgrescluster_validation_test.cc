@@ -325,6 +325,26 @@ const InvalidCase kInvalid[] = {
     {"PgBackRestScheduleType",
      R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo1", "s3": {"bucket": "b", "endpoint": "s3", "region": "r"}, "schedules": {"weekly": "0 1 * * 0"}}]}}}})",
      "spec.backups.pgbackrest.repos[0].schedules.weekly", "full, differential or incremental"},
+    {"InPlaceRestoreUnknownRepo",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "restore": {"enabled": true, "repoName": "repo2"}}}}})",
+     "spec.backups.pgbackrest.restore.repoName", "one of spec.backups.pgbackrest.repos"},
+    {"InPlaceRestoreTwoTargets",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "restore": {"enabled": true, "repoName": "repo1", "target": {"time": "2026-12-04T10:15:00Z", "xid": "7"}}}}}})",
+     "spec.backups.pgbackrest.restore.target", "exactly one"},
+    {"InPlaceRestoreBadXid",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "restore": {"enabled": true, "repoName": "repo1", "target": {"xid": "seven"}}}}}})",
+     "spec.backups.pgbackrest.restore.target.xid", "transaction id"},
+    {"InPlaceRestoreBadSet",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "restore": {"enabled": true, "repoName": "repo1", "set": "latest"}}}}})",
+     "spec.backups.pgbackrest.restore.set", "backup label"},
+    {"InPlaceRestoreEnabledNotBool",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "restore": {"enabled": "yes", "repoName": "repo1"}}}}})",
+     "spec.backups.pgbackrest.restore.enabled", "true or false"},
     {"RestoreWithoutRepo", R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old"}}}})",
      "spec.dataSource.pgbackrest.repo", "required"},
     {"RestoreWithoutWhere", R"({"spec": {"dataSource": {"pgbackrest": {"repo": )" REPO1 "}}}}",
@@ -410,6 +430,9 @@ const ValidCase kValid[] = {
      R"(, {"name": "repo3", "s3": {"bucket": "b.c", "endpoint": "10.0.0.1:9000", "region": "us-east-1"}}], "configuration": [{"secret": {"name": "s3-keys"}}, {"secret": {"name": "s3-ca"}}], "global": {"repo1-retention-full": "7", "repo3-path": "/db", "repo3-s3-uri-style": "path", "repo3-storage-ca-file": "/etc/pgbackrest/conf.d/ca.crt", "start-fast": "y"}}}}})"},
     {"PgBackRestSchedules",
      R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo1", "s3": {"bucket": "b", "endpoint": "s3", "region": "r"}, "schedules": {"full": "0 1 * * 0", "differential": "0 1 * * 3", "incremental": "0 */6 * * *"}}]}}}})"},
+    {"InPlaceRestoreToATime",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+     R"(], "restore": {"enabled": true, "repoName": "repo1", "set": "20261204-101500F", "target": {"time": "2026-12-04T10:15:00Z"}}}}}})"},
     {"RestoreToTheEnd",
      R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1 "}}}}"},
     {"RestoreToATimeFromAPath",
@@ -539,6 +562,27 @@ TEST(PostgresClusterValidationTest, TheDataSourceNeverChanges) {
   EXPECT_TRUE(HasError(ValidatePostgresCluster(changed, &with), "spec.dataSource", "immutable"));
   EXPECT_TRUE(HasError(ValidatePostgresCluster(old, &with), "spec.dataSource", "immutable"));
   EXPECT_TRUE(HasError(ValidatePostgresCluster(with, &old), "spec.dataSource", "existing"));
+}
+
+// The restore annotation's new value needs restore.enabled; the trigger of
+// a create is the reconciler's to ignore (it parses without an old object).
+TEST(PostgresClusterValidationTest, ARestoreTriggerNeedsTheRestoreEnabled) {
+  const std::string field = "metadata.annotations[postgres.quorum.dev/pgbackrest-restore]";
+  Json old = With(R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1 "]}}}}");
+  Json triggered = old;
+  triggered["metadata"]["annotations"]["postgres.quorum.dev/pgbackrest-restore"] = "one";
+  EXPECT_TRUE(HasError(ValidatePostgresCluster(triggered, &old), field, "enabled is not true"));
+  EXPECT_TRUE(ValidatePostgresCluster(triggered, nullptr).empty());
+  Json enabled = triggered;
+  enabled["spec"]["backups"]["pgbackrest"]["restore"] = {{"enabled", true}, {"repoName", "repo1"}};
+  EXPECT_EQ(Describe(ValidatePostgresCluster(enabled, &old)), "(no errors)");
+  // Disabled after a restore: the old value stays, a new one is refused.
+  Json disabled = enabled;
+  disabled["spec"]["backups"]["pgbackrest"]["restore"]["enabled"] = false;
+  EXPECT_EQ(Describe(ValidatePostgresCluster(disabled, &enabled)), "(no errors)");
+  Json again = disabled;
+  again["metadata"]["annotations"]["postgres.quorum.dev/pgbackrest-restore"] = "two";
+  EXPECT_TRUE(HasError(ValidatePostgresCluster(again, &disabled), field, "enabled is not true"));
 }
 
 TEST(PostgresClusterValidationTest, ReportsEveryErrorAtOnce) {

@@ -197,6 +197,47 @@ TEST(PostgresBuildersTest, ADataSourceBootstrapsWithPgBackRestRestore) {
                              "--repo=2 --log-level-console=info --set=20261204-101500F restore"));
 }
 
+TEST(PostgresBuildersTest, AnInPlaceRestoreStopsTheMembersThenBootstrapsFromTheClustersRepo) {
+  Json obj = ClusterJson(kEtcdClusterRef);
+  obj["spec"]["backups"] = {
+      {"pgbackrest",
+       {{"repos",
+         {{{"name", "repo1"},
+           {"s3", {{"bucket", "a"}, {"endpoint", "s3.local:9000"}, {"region", "r"}}}},
+          {{"name", "repo3"},
+           {"s3", {{"bucket", "b"}, {"endpoint", "s3.local:9000"}, {"region", "r"}}}}}},
+        {"restore",
+         {{"enabled", true}, {"repoName", "repo3"}, {"target", {{"lsn", "0/5000100"}}}}}}}};
+  // No restore under way: the usual bootstrap, the spec's replicas.
+  EXPECT_EQ(PgBackRestRestoreCommand(Parse(obj)), "");
+  EXPECT_EQ(BuildAll(Parse(obj), TlsWorld())["statefulSet"]["spec"]["replicas"], 3);
+  // Stopping: no member; the restore command is ready for the bootstrap.
+  obj["status"] = {{"backups",
+                    {{"pgbackrest",
+                      {{"restore", {{"id", "r1"}, {"phase", "Stopping"}, {"startedAt", "x"}}}}}}}};
+  PostgresCluster stopping = Parse(obj);
+  EXPECT_TRUE(RestoreStopping(stopping));
+  EXPECT_EQ(BuildAll(stopping, TlsWorld())["statefulSet"]["spec"]["replicas"], 0);
+  EXPECT_EQ(PgBackRestRestoreCommand(stopping),
+            "pgbackrest --config=/etc/patroni/pgbackrest.conf "
+            "--config-include-path=/etc/pgbackrest/conf.d --stanza=db --repo=3 "
+            "--log-level-console=info --type=lsn \"--target=0/5000100\" "
+            "--target-action=promote restore");
+  // Restoring: the members come back and bootstrap with it.
+  obj["status"]["backups"]["pgbackrest"]["restore"]["phase"] = "Restoring";
+  const PostgresCluster restoring = Parse(obj);
+  EXPECT_FALSE(RestoreStopping(restoring));
+  EXPECT_EQ(BuildAll(restoring, TlsWorld())["statefulSet"]["spec"]["replicas"], 3);
+  const DcsResolution dcs = ResolveDcs(restoring, TlsWorld().lookup());
+  const Json config = patroni::BuildConfig(BuildPatroniInput(restoring, dcs));
+  EXPECT_EQ(config["bootstrap"]["method"], "pgbackrest");
+  // Done: the usual bootstrap again (used only if the DCS is ever emptied).
+  obj["status"]["backups"]["pgbackrest"]["restore"]["phase"] = "Succeeded";
+  EXPECT_EQ(PgBackRestRestoreCommand(Parse(obj)), "");
+  EXPECT_FALSE(patroni::BuildConfig(BuildPatroniInput(Parse(obj), dcs))["bootstrap"].contains(
+      "method"));
+}
+
 std::set<std::string> Names(const std::vector<Json>& objects) {
   std::set<std::string> out;
   for (const Json& o : objects)

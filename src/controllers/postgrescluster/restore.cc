@@ -1,0 +1,88 @@
+#include "src/controllers/postgrescluster/restore.h"
+
+#include <spdlog/spdlog.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "api/postgrescluster.h"
+#include "src/controllers/common/claim_templates.h"
+#include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/finalizer.h"
+#include "src/controllers/postgrescluster/reconciler.h"
+
+namespace quorum::postgrescluster {
+
+using runtime::ObjectPtr;
+
+RestorePlan PlanRestore(const PostgresCluster& cluster, absl::Time now) {
+  RestorePlan out{.status = cluster.status.restore};
+  auto it = cluster.metadata.annotations.find(std::string(api::kRestoreTriggerAnnotation));
+  const std::string trigger = it == cluster.metadata.annotations.end() ? "" : it->second;
+  if (trigger.empty() || (out.status.has_value() && out.status->id == trigger)) return out;
+  const std::optional<api::PgBackRestSpec>& pgbr = cluster.spec.backups.pgbackrest;
+  if (!pgbr.has_value() || !pgbr->restore.has_value() || !pgbr->restore->enabled) {
+    out.ignored = absl::StrCat("annotation ", std::string(api::kRestoreTriggerAnnotation), "=",
+                               trigger,
+                               " asks for an in-place restore, but "
+                               "spec.backups.pgbackrest.restore.enabled is not true; set it "
+                               "(with repoName and an optional target), then give the annotation "
+                               "a new value");
+    return out;
+  }
+  out.started = true;
+  out.status = api::PgBackRestRestoreStatus{
+      .id = trigger,
+      .phase = api::kRestoreStopping,
+      .started_at = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone()),
+      .message = absl::StrCat("stopping the members to restore from ", pgbr->restore->repo_name)};
+  return out;
+}
+
+bool RestoreIn(const PostgresCluster& cluster, const char* phase) {
+  return cluster.status.restore.has_value() && cluster.status.restore->phase == phase &&
+         cluster.spec.backups.pgbackrest.has_value() &&
+         cluster.spec.backups.pgbackrest->restore.has_value();
+}
+
+namespace {
+
+// The kubernetes DCS's objects (Endpoints named after the scope; Patroni
+// writes them again when the restored member bootstraps).
+absl::Status RemoveKubernetesState(const Phase& p) {
+  for (const std::string& name : {p.n.primary_service, p.n.config_service,
+                                  p.n.cluster + "-failover", p.n.cluster + "-sync"}) {
+    absl::Status s = p.client.Delete(kEndpoints, p.n.ns, name);
+    if (!s.ok() && !absl::IsNotFound(s)) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<bool> WipeMembers(const Phase& p, const DcsResolution& dcs) {
+  absl::Status cleared = UsesEtcd(p.cluster) ? RemovePatroniEtcdKeys(p.cache, p.cluster, dcs)
+                                             : RemoveKubernetesState(p);
+  if (!cleared.ok()) return cleared;
+  int left = 0;
+  for (const api::PostgresInstanceSet& set : p.cluster.spec.instances) {
+    ObjectPtr sts = p.cache.Get(kStatefulSets, p.n.ns, StatefulSetName(p.cluster, set.name));
+    if (sts == nullptr) continue;
+    absl::StatusOr<std::vector<ObjectPtr>> claims = controllers::ListClaims(p.client, *sts);
+    if (!claims.ok()) return claims.status();
+    for (const ObjectPtr& claim : *claims) {
+      ++left;
+      const Json& meta = (*claim)["metadata"];
+      if (meta.contains("deletionTimestamp")) continue;
+      const std::string name = meta.value("name", "");
+      absl::Status s = p.client.Delete(controllers::kPvcResource, p.n.ns, name,
+                                       {.precondition_uid = meta.value("uid", "")});
+      if (!s.ok() && !absl::IsNotFound(s)) return s;
+      spdlog::info("{}/{}: in-place restore: deleted volume {}", p.n.ns, p.n.cluster, name);
+    }
+  }
+  return left == 0;
+}
+
+}  // namespace quorum::postgrescluster

@@ -1,0 +1,62 @@
+// The in-place restore of a PostgresCluster (spec.backups.pgbackrest.restore,
+// docs/backup.md): the spec says what to restore (a repository of the
+// cluster's own, a backup set, a target), the annotation
+// api::kRestoreTriggerAnnotation says when — each new value once. The state
+// lives in status.backups.pgbackrest.restore, so an operator that restarts at
+// any step carries on from it:
+//
+//   (new trigger) → Stopping: the StatefulSets are scaled to 0. Once no
+//       member pod is left, Patroni's state is removed from the DCS (etcd:
+//       the keys under /<namespace>/<scope>/; kubernetes: the leader, config,
+//       failover and sync Endpoints) and the members' data volumes are
+//       deleted — a Patroni still running would write its keys back, and the
+//       old "initialize" key or data would stop the new bootstrap.
+//   → Restoring: once no volume is left, the StatefulSets come back; the
+//       members' Patroni configuration bootstraps with `pgbackrest restore`
+//       (builders.cc PgBackRestRestoreCommand), the first member recovers
+//       (to the target) and is promoted, the others are cloned from it.
+//   → Succeeded: a primary serves (its pod Ready).
+//
+// A trigger while restore.enabled is not true is refused at admission (an
+// update) or ignored with a Warning event (RestoreNotEnabled). A new trigger
+// during a restore starts over from Stopping (e.g. after fixing a target the
+// first attempt could not reach: the members' logs say why it failed).
+//
+// PlanRestore is pure; the rest acts through the API server and the DCS.
+#ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_RESTORE_H_
+#define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_RESTORE_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "api/postgrescluster_types.h"
+#include "src/controllers/postgrescluster/dcs.h"
+#include "src/controllers/postgrescluster/phase.h"
+
+namespace quorum::postgrescluster {
+
+// What a reconcile starts from: the restore status to work with (a new
+// trigger makes a new one in Stopping) and what to say about the trigger.
+struct RestorePlan {
+  std::optional<api::PgBackRestRestoreStatus> status;
+  bool started = false;  // a new trigger was accepted
+  std::string ignored;   // a new trigger was ignored, and why ("" none)
+};
+
+// From the trigger annotation, spec.backups.pgbackrest.restore and the stored
+// status. Pure.
+RestorePlan PlanRestore(const PostgresCluster& cluster, absl::Time now);
+
+// Whether the restore recorded in `cluster`'s status is in `phase`.
+bool RestoreIn(const PostgresCluster& cluster, const char* phase);
+
+// Stopping, once no member pod exists: removes Patroni's state from the DCS
+// and deletes the members' data volumes. Returns whether none is left (the
+// caller then moves to Restoring); false while deletions are under way.
+absl::StatusOr<bool> WipeMembers(const Phase& p, const DcsResolution& dcs);
+
+}  // namespace quorum::postgrescluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_RESTORE_H_

@@ -1,0 +1,85 @@
+// The in-place restore's trigger: each new annotation value starts one when
+// spec.backups.pgbackrest.restore.enabled, once; the status carries it on.
+#include "src/controllers/postgrescluster/restore.h"
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+#include "src/controllers/postgrescluster/status.h"
+
+namespace quorum::postgrescluster {
+namespace {
+
+PostgresCluster Cluster(const std::string& trigger, std::optional<bool> enabled,
+                        std::optional<api::PgBackRestRestoreStatus> status = std::nullopt) {
+  PostgresCluster c;
+  c.metadata = {.name = "pg", .ns = "db", .generation = 1};
+  if (!trigger.empty()) c.metadata.annotations[std::string(api::kRestoreTriggerAnnotation)] = trigger;
+  c.spec.instances = {{.name = "main", .replicas = 2}};
+  api::PgBackRestSpec& pgbr = c.spec.backups.pgbackrest.emplace();
+  pgbr.repos.push_back({.name = "repo1"});
+  if (enabled.has_value()) pgbr.restore = {.enabled = *enabled, .repo_name = "repo1"};
+  c.status.restore = std::move(status);
+  return c;
+}
+
+api::PgBackRestRestoreStatus State(const char* id, const char* phase) {
+  return {.id = id, .phase = phase, .started_at = "2026-12-04T10:00:00Z"};
+}
+
+TEST(PlanRestoreTest, ANewTriggerStartsOnceWhenEnabled) {
+  const absl::Time now = absl::FromUnixSeconds(1796378400);  // 2026-12-04T10:00:00Z
+  // No trigger: nothing, and a finished restore stays recorded.
+  EXPECT_FALSE(PlanRestore(Cluster("", true), now).status.has_value());
+  RestorePlan plan = PlanRestore(Cluster("", true, State("a", "Succeeded")), now);
+  EXPECT_EQ(plan.status->phase, "Succeeded");
+  EXPECT_FALSE(plan.started);
+  // A new value starts one in Stopping.
+  plan = PlanRestore(Cluster("b", true, State("a", "Succeeded")), now);
+  EXPECT_TRUE(plan.started);
+  EXPECT_EQ(plan.status->id, "b");
+  EXPECT_EQ(plan.status->phase, "Stopping");
+  EXPECT_EQ(plan.status->started_at, "2026-12-04T10:00:00Z");
+  EXPECT_TRUE(plan.ignored.empty());
+  // The same value again: carried on as recorded, whatever its phase.
+  plan = PlanRestore(Cluster("b", true, State("b", "Restoring")), now);
+  EXPECT_FALSE(plan.started);
+  EXPECT_EQ(plan.status->phase, "Restoring");
+  // A new value during a restore starts over.
+  plan = PlanRestore(Cluster("c", true, State("b", "Restoring")), now);
+  EXPECT_TRUE(plan.started);
+  EXPECT_EQ(plan.status->phase, "Stopping");
+  // Not enabled (or no restore at all): ignored, with the field to set.
+  for (std::optional<bool> enabled : {std::optional<bool>(false), std::optional<bool>()}) {
+    plan = PlanRestore(Cluster("d", enabled, State("b", "Succeeded")), now);
+    EXPECT_FALSE(plan.started);
+    EXPECT_EQ(plan.status->id, "b");
+    EXPECT_TRUE(absl::StrContains(plan.ignored, "spec.backups.pgbackrest.restore.enabled"))
+        << plan.ignored;
+  }
+}
+
+TEST(PlanRestoreTest, RestoreInNeedsTheSpecToo) {
+  EXPECT_TRUE(RestoreIn(Cluster("a", true, State("a", "Stopping")), api::kRestoreStopping));
+  EXPECT_FALSE(RestoreIn(Cluster("a", true, State("a", "Stopping")), api::kRestoreRestoring));
+  // The restore was removed from the spec mid-way: nothing more is done.
+  EXPECT_FALSE(RestoreIn(Cluster("a", std::nullopt, State("a", "Stopping")), api::kRestoreStopping));
+}
+
+TEST(PlanRestoreTest, ARestoreKeepsTheClusterNotReady) {
+  for (const char* phase : {"Stopping", "Restoring"}) {
+    const PostgresCluster cluster = Cluster("a", true, State("a", phase));
+    DcsResolution dcs{.ready = true};
+    const api::PostgresClusterStatus s = BuildStatus(
+        {.cluster = &cluster, .dcs = &dcs, .primary = "pg-main-0", .primary_ready = true});
+    const api::Condition* ready = api::FindCondition(s, "Ready");
+    ASSERT_NE(ready, nullptr);
+    EXPECT_EQ(ready->status, "False") << phase;
+    EXPECT_EQ(ready->reason, "Restoring") << phase;
+    ASSERT_TRUE(s.restore.has_value());
+    EXPECT_EQ(s.restore->phase, phase);
+  }
+}
+
+}  // namespace
+}  // namespace quorum::postgrescluster
