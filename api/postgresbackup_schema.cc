@@ -60,6 +60,13 @@ Json PostgresBackupSchemaSource() {
                       {"repoSize", Int64("Bytes it takes in the repository (compressed, and "
                                          "only the changes for diff and incr).")},
                       {"prior", String("The backup a diff or incr builds on.")},
+                      {"repository",
+                       Object("The repository right after the backup.",
+                              {{"walMin", String("The lowest archived WAL segment it holds.")},
+                               {"walMax", String("The highest archived WAL segment it holds.")},
+                               {"oldestStopTime",
+                                String("Its oldest backup's end (RFC 3339): the earliest "
+                                       "time a point-in-time recovery reaches.")}})},
                   })},
       });
   return Object("One pgBackRest backup of a PostgresCluster into one of its repositories.",

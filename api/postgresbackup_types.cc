@@ -52,6 +52,10 @@ void DecodeStatus(Decoder& d, const Json* status, PostgresBackupStatus& out) {
     d.Int64(b, at, "size", i.size);
     d.Int64(b, at, "repoSize", i.repo_size);
     d.String(b, at, "prior", i.prior);
+    const Json* r = d.Member(b, at, "repository");
+    d.String(r, at + ".repository", "walMin", i.repo_wal_min);
+    d.String(r, at + ".repository", "walMax", i.repo_wal_max);
+    d.String(r, at + ".repository", "oldestStopTime", i.repo_oldest_stop_time);
   }
 }
 
@@ -135,6 +139,11 @@ Json ToJson(const PostgresBackupStatus& s) {
               {"walStop", b.wal_stop},   {"size", b.size},
               {"repoSize", b.repo_size}};
     if (!b.prior.empty()) j["prior"] = b.prior;
+    Json repository = Json::object();
+    if (!b.repo_wal_min.empty()) repository["walMin"] = b.repo_wal_min;
+    if (!b.repo_wal_max.empty()) repository["walMax"] = b.repo_wal_max;
+    if (!b.repo_oldest_stop_time.empty()) repository["oldestStopTime"] = b.repo_oldest_stop_time;
+    if (!repository.empty()) j["repository"] = repository;
     out["backup"] = j;
   }
   return out;

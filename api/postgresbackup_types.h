@@ -54,6 +54,10 @@ struct PgBackRestBackupInfo {
   int64_t size = 0;       // bytes of the database
   int64_t repo_size = 0;  // bytes stored in the repository
   std::string prior;      // the backup a diff/incr builds on; "" for a full
+  // The repository right after the backup (status.backup.repository): its
+  // archived WAL, lowest and highest segment, and its oldest backup's end —
+  // the earliest time a point-in-time recovery from it reaches. "" unknown.
+  std::string repo_wal_min, repo_wal_max, repo_oldest_stop_time;
   bool operator==(const PgBackRestBackupInfo&) const = default;
 };
 

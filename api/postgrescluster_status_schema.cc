@@ -24,10 +24,21 @@ Json BackupsStatus() {
                      {"label", String("pgBackRest's label of the backup.")},
                      {"stopTime", String("When it ended (RFC 3339): a point-in-time recovery "
                                          "from it reaches any time after this.")}});
-  Json repo = Object("One repository.", {{"name", String("repo1..repo4.")},
-                                         {"full", ref},
-                                         {"differential", ref},
-                                         {"incremental", ref}});
+  Json window = Object(
+      "Times a point-in-time recovery (spec.dataSource or restore target.time) surely "
+      "reaches, as of the newest backup: from the oldest backup's end to the newest's. Later "
+      "times are reachable too as far as WAL is archived (walArchivedUpTo).",
+      {{"start", String("The oldest backup's end (RFC 3339).")},
+       {"end", String("The newest backup's end (RFC 3339).")}});
+  Json repo = Object(
+      "One repository.",
+      {{"name", String("repo1..repo4.")},
+       {"full", ref},
+       {"differential", ref},
+       {"incremental", ref},
+       {"walArchivedUpTo", String("The highest WAL segment archived in the repository when the "
+                                  "newest backup ended.")},
+       {"recoverableWindow", window}});
   Json repos = {{"type", "array"},
                 {"description", "Per repository of spec.backups.pgbackrest.repos."},
                 {"items", repo},

@@ -246,6 +246,10 @@ void DecodeStatus(Decoder& d, const Json* status, PostgresClusterStatus& out) {
         d.String(b, at + "." + key, "stopTime", x.stop_time);
       }
     }
+    d.String(&r, at, "walArchivedUpTo", rs.wal_archived_up_to);
+    const Json* window = d.Member(&r, at, "recoverableWindow");
+    d.String(window, at + ".recoverableWindow", "start", rs.recoverable_from);
+    d.String(window, at + ".recoverableWindow", "end", rs.recoverable_to);
   }
   const Json* patroni = d.Member(status, "status", "patroni");
   d.String(patroni, "status.patroni", "systemIdentifier", out.patroni.system_identifier);
@@ -482,6 +486,10 @@ Json ToJson(const PostgresClusterStatus& s) {
                        {"label", (*ref)->label},
                        {"stopTime", (*ref)->stop_time}};
         }
+      }
+      if (!r.wal_archived_up_to.empty()) repo["walArchivedUpTo"] = r.wal_archived_up_to;
+      if (!r.recoverable_from.empty()) {
+        repo["recoverableWindow"] = {{"start", r.recoverable_from}, {"end", r.recoverable_to}};
       }
       repos.push_back(repo);
     }

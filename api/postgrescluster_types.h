@@ -236,6 +236,12 @@ struct PgBackRestBackupRef {
 struct PgBackRestRepoStatus {
   std::string name;  // repo1..repo4
   std::optional<PgBackRestBackupRef> full, differential, incremental;
+  // As the newest Complete backup of any type saw the repository: its
+  // highest archived WAL segment, and the window a point-in-time recovery
+  // surely reaches: from the oldest backup's end to the newest's (later
+  // times up to the archived WAL too). "" unknown.
+  std::string wal_archived_up_to;
+  std::string recoverable_from, recoverable_to;
   bool operator==(const PgBackRestRepoStatus&) const = default;
 };
 

@@ -3,9 +3,10 @@
 # REPO`. pgBackRest's options (file, stanza, the members as pgN-host) come
 # from the environment (PGBACKREST_*). Takes one backup of TYPE (full, diff,
 # incr) into repository number REPO (creating the stanza when it is missing),
-# then writes what `pgbackrest info` says of it, as JSON, to the termination
-# message, which the operator reads into the PostgresBackup's status; on
-# failure, pgBackRest's errors go there.
+# then writes what `pgbackrest info` says of it and of the repository, as
+# JSON ({"info": INFO_OF_THE_SET, "repository": {walMin, walMax, oldestStop}}),
+# to the termination message, which the operator reads into the
+# PostgresBackup's status; on failure, pgBackRest's errors go there.
 set -u
 type=$1
 repo=$2
@@ -37,7 +38,18 @@ if [ -z "$label" ]; then
   echo "the backup finished but pgbackrest reported no backup label" | tee "$result"
   exit 1
 fi
-if ! pgbackrest --output=json --repo="$repo" --set="$label" info >"$result"; then
+if ! pgbackrest --output=json --repo="$repo" --set="$label" info >/tmp/set.json; then
   echo "backup $label taken, but pgbackrest info failed" | tee "$result"
   exit 1
 fi
+# What the repository holds now: its archived WAL (the lowest and highest
+# segment) and its oldest backup's end (unix seconds), the earliest point a
+# restore reaches. pgBackRest lists backups oldest first; "min" and "max"
+# appear only in its archive entries.
+pgbackrest --output=json --repo="$repo" info >/tmp/repo.json 2>/dev/null || : >/tmp/repo.json
+wal_min=$(grep -o '"min":"[0-9A-F]*"' /tmp/repo.json | cut -d'"' -f4 | sort | head -n 1)
+wal_max=$(grep -o '"max":"[0-9A-F]*"' /tmp/repo.json | cut -d'"' -f4 | sort | tail -n 1)
+oldest=$(grep -o '"timestamp":{"start":[0-9]*,"stop":[0-9]*}' /tmp/repo.json | head -n 1 |
+  sed 's/.*"stop":\([0-9]*\)}/\1/')
+printf '{"info":%s,"repository":{"walMin":"%s","walMax":"%s","oldestStop":%s}}' \
+  "$(cat /tmp/set.json)" "$wal_min" "$wal_max" "${oldest:-0}" >"$result"

@@ -322,6 +322,27 @@ TEST_F(PgBackRestE2E, ArchivesWalAndTakesFullThenIncrementalBackupsFromAReplica)
   EXPECT_EQ(incr["backup"].value("type", ""), "incr");
   EXPECT_EQ(incr["backup"].value("prior", ""), fb.value("label", "")) << incr.dump();
   EXPECT_LT(incr["backup"].value("repoSize", int64_t{0}), fb.value("repoSize", int64_t{0}));
+  // What the repository held after it: the WAL archived so far, and its
+  // oldest backup (the full one); the cluster's status says the same.
+  const Json repository = incr["backup"].value("repository", Json::object());
+  EXPECT_GE(repository.value("walMax", ""), incr["backup"].value("walStop", "")) << incr.dump();
+  EXPECT_FALSE(repository.value("walMin", "").empty()) << incr.dump();
+  EXPECT_EQ(repository.value("oldestStopTime", ""), fb.value("stopTime", "")) << incr.dump();
+  Json repo_status;
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        auto c = client().Get(kPostgres, ns(), "arc");
+        if (!c.ok()) return false;
+        const Json& repos = (*c)["status"]["backups"]["pgbackrest"]["repos"];
+        if (!repos.is_array() || repos.empty()) return false;
+        repo_status = repos[0];
+        return repo_status.value("walArchivedUpTo", "") == repository.value("walMax", "");
+      },
+      absl::Minutes(1)))
+      << repo_status.dump();
+  EXPECT_EQ(repo_status["recoverableWindow"].value("start", ""), fb.value("stopTime", ""));
+  EXPECT_EQ(repo_status["recoverableWindow"].value("end", ""),
+            incr["backup"].value("stopTime", ""));
 
   // The store's keys never left the Secret: not in the cluster's ConfigMap,
   // nor in the Job's spec.

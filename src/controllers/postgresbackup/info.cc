@@ -34,8 +34,10 @@ std::string Rfc3339(const Json& unix_seconds) {
 }  // namespace
 
 absl::StatusOr<api::PgBackRestBackupInfo> ParseBackupInfo(std::string_view json_text) {
-  const Json doc = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_array()) {
+  const Json message = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  // {"info": [...], "repository": {...}}, or the info alone (older Jobs).
+  const Json& doc = message.is_object() ? Field(message, {"info"}) : message;
+  if (message.is_discarded() || !doc.is_array()) {
     return absl::InvalidArgumentError("not the JSON of pgbackrest info");
   }
   const Json* newest = nullptr;
@@ -68,6 +70,12 @@ absl::StatusOr<api::PgBackRestBackupInfo> ParseBackupInfo(std::string_view json_
   out.size = Number(Field(b, {"info", "size"}));
   out.repo_size = Number(Field(b, {"info", "repository", "delta"}));
   out.prior = Text(Field(b, {"prior"}));
+  const Json& repo = Field(message, {"repository"});
+  out.repo_wal_min = Text(Field(repo, {"walMin"}));
+  out.repo_wal_max = Text(Field(repo, {"walMax"}));
+  if (Number(Field(repo, {"oldestStop"})) > 0) {
+    out.repo_oldest_stop_time = Rfc3339(Field(repo, {"oldestStop"}));
+  }
   return out;
 }
 

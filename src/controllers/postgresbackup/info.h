@@ -1,6 +1,8 @@
-// Reading what a backup Job reports (pure): `pgbackrest info --output=json
-// --set=<label>` of the backup it took, as its container's termination
-// message, into the PostgresBackup's status.backup.
+// Reading what a backup Job reports (pure): its container's termination
+// message {"info": <pgbackrest info --output=json --set=LABEL>, "repository":
+// {walMin, walMax, oldestStop (unix seconds)}} (src/patroni/pgbackrest-backup.sh),
+// into the PostgresBackup's status.backup. A message that is the info alone
+// (a Job of an older operator) has no repository part.
 //
 // Thread-safety: pure functions.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_INFO_H_

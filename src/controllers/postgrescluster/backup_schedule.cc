@@ -30,6 +30,13 @@ std::vector<Schedule> SchedulesOf(const PostgresCluster& cluster) {
 
 bool Active(const std::string& phase) { return phase != "Complete" && phase != "Failed"; }
 
+// Whether the backup (stop time, name) ends after the other: RFC 3339 in
+// UTC ("Z") compares as text; the name breaks a tie.
+bool Newer(const std::string& stop, const std::string& name, const std::string& other_stop,
+           const std::string& other_name) {
+  return other_stop < stop || (other_stop == stop && other_name < name);
+}
+
 }  // namespace
 
 std::vector<api::PgBackRestRepoStatus> SummarizeBackups(const PostgresCluster& cluster,
@@ -39,19 +46,27 @@ std::vector<api::PgBackRestRepoStatus> SummarizeBackups(const PostgresCluster& c
   for (const api::PgBackRestRepo& r : cluster.spec.backups.pgbackrest->repos) {
     api::PgBackRestRepoStatus& rs = out.emplace_back();
     rs.name = r.name;
+    const FinishedBackup* newest = nullptr;
     for (const FinishedBackup& b : done) {
       if (b.repo != r.name) continue;
+      if (newest == nullptr || Newer(b.stop_time, b.name, newest->stop_time, newest->name)) {
+        newest = &b;
+      }
       std::optional<api::PgBackRestBackupRef>* slot = b.type == "full"   ? &rs.full
                                                       : b.type == "diff" ? &rs.differential
                                                       : b.type == "incr" ? &rs.incremental
                                                                          : nullptr;
       if (slot == nullptr) continue;
-      // RFC 3339 in UTC ("Z") compares as text; the name breaks a tie.
-      if (!slot->has_value() || (*slot)->stop_time < b.stop_time ||
-          ((*slot)->stop_time == b.stop_time && (*slot)->backup < b.name)) {
+      if (!slot->has_value() || Newer(b.stop_time, b.name, (*slot)->stop_time, (*slot)->backup)) {
         *slot =
             api::PgBackRestBackupRef{.backup = b.name, .label = b.label, .stop_time = b.stop_time};
       }
+    }
+    // Reported by backups since the field exists: older ones leave it out.
+    if (newest != nullptr && !newest->repo_wal_max.empty()) {
+      rs.wal_archived_up_to = newest->repo_wal_max;
+      rs.recoverable_from = newest->repo_oldest_stop_time;
+      rs.recoverable_to = newest->stop_time;
     }
   }
   return out;

@@ -74,10 +74,15 @@ struct FinishedBackup {
   std::string type;  // status.backup.type: what pgBackRest took (full | diff | incr)
   std::string label;
   std::string stop_time;  // RFC 3339
+  // status.backup.repository: the repository as the backup left it.
+  std::string repo_wal_max;
+  std::string repo_oldest_stop_time;  // RFC 3339
 };
 
 // status.backups.pgbackrest.repos: per repository of the spec, in its order,
-// the newest (by stop time) Complete backup of each type.
+// the newest (by stop time) Complete backup of each type; from the newest of
+// any type, the WAL archived up to and the recoverable window (from the
+// repository's oldest backup's end to the newest backup's).
 std::vector<api::PgBackRestRepoStatus> SummarizeBackups(const PostgresCluster& cluster,
                                                         const std::vector<FinishedBackup>& done);
 

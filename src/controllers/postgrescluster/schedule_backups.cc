@@ -71,7 +71,9 @@ std::vector<FinishedBackup> FinishedBackupsOf(const Phase& p) {
                    .repo = Str(At(*o, {"spec", "repoName"})),
                    .type = Str(At(b, {"type"})),
                    .label = Str(At(b, {"label"})),
-                   .stop_time = Str(At(b, {"stopTime"}))});
+                   .stop_time = Str(At(b, {"stopTime"})),
+                   .repo_wal_max = Str(At(b, {"repository", "walMax"})),
+                   .repo_oldest_stop_time = Str(At(b, {"repository", "oldestStopTime"}))});
   }
   return out;
 }

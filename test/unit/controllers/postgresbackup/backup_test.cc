@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "src/controllers/postgresbackup/info.h"
 #include "src/controllers/postgresbackup/job.h"
 #include "src/controllers/postgresbackup/plan.h"
@@ -79,6 +80,31 @@ TEST(PostgresBackupInfoTest, ReadsTheBackupPgBackRestReports) {
   EXPECT_EQ(info->size, 31000000);
   EXPECT_EQ(info->repo_size, 4100000);
   EXPECT_EQ(info->prior, "");
+}
+
+// The Job's message since the repository part: the set's info, and what the
+// repository held after it (its oldest backup's end in unix seconds).
+TEST(PostgresBackupInfoTest, ReadsWhatTheRepositoryHeldAfterTheBackup) {
+  const std::string message =
+      absl::StrCat(R"({"info":)", kInfo,
+                   R"(,"repository":{"walMin":"000000010000000000000001",)"
+                   R"("walMax":"000000020000000000000009","oldestStop":1796375000}})");
+  absl::StatusOr<api::PgBackRestBackupInfo> info = ParseBackupInfo(message);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->label, "20261204-101500F");
+  EXPECT_EQ(info->repo_wal_min, "000000010000000000000001");
+  EXPECT_EQ(info->repo_wal_max, "000000020000000000000009");
+  EXPECT_EQ(info->repo_oldest_stop_time, "2026-12-04T09:03:20Z");
+  // The script found nothing to say of the repository: left out.
+  info = ParseBackupInfo(absl::StrCat(R"({"info":)", kInfo,
+                                      R"(,"repository":{"walMin":"","walMax":"","oldestStop":0}})"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->repo_wal_max, "");
+  EXPECT_EQ(info->repo_oldest_stop_time, "");
+  // The info alone (a Job of an older operator).
+  info = ParseBackupInfo(kInfo);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->repo_wal_max, "");
 }
 
 TEST(PostgresBackupInfoTest, RefusesWhatIsNotAReport) {

@@ -128,10 +128,15 @@ TEST(BackupScheduleTest, TheStatusSummaryHasTheNewestOfEachTypePerRepository) {
   const std::vector<FinishedBackup> done = {
       {"f1", "repo1", "full", "L1F", "2026-12-04T01:00:05Z"},
       {"f2", "repo1", "full", "L2F", "2026-12-05T01:00:05Z"},
-      {"i1", "repo1", "incr", "L2F_I1", "2026-12-05T07:00:05Z"},
+      {"i1", "repo1", "incr", "L2F_I1", "2026-12-05T07:00:05Z", "00000001000000000000002A",
+       "2026-12-04T01:00:05Z"},
       {"x", "repo3", "full", "gone", "2026-12-06T01:00:05Z"},  // no longer in the spec
   };
   const std::vector<api::PgBackRestRepoStatus> repos = SummarizeBackups(c, done);
+  // The newest backup of any type saw the repository last.
+  EXPECT_EQ(repos[0].wal_archived_up_to, "00000001000000000000002A");
+  EXPECT_EQ(repos[0].recoverable_from, "2026-12-04T01:00:05Z");
+  EXPECT_EQ(repos[0].recoverable_to, "2026-12-05T07:00:05Z");
   ASSERT_EQ(repos.size(), 2u);
   EXPECT_EQ(repos[0].name, "repo1");
   ASSERT_TRUE(repos[0].full.has_value());
