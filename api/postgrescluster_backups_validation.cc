@@ -17,6 +17,7 @@
 #include "api/cron.h"
 #include "api/etcdcluster_validation.h"
 #include "api/postgrescluster.h"
+#include "api/postgrescluster_types.h"
 #include "api/postgrescluster_validation_internal.h"
 #include "src/base/json_access.h"
 
@@ -339,9 +340,8 @@ void ValidateRestore(const json& pgbr, const std::set<int>& repos, ErrorList& er
   const json* repo = Child(restore, "repoName");
   const std::string name = repo != nullptr && repo->is_string() ? repo->get<std::string>() : "";
   if (name.size() != 5 || !name.starts_with("repo") || !repos.contains(name[4] - '0')) {
-    errors.Add(at + ".repoName",
-               absl::StrCat("must name one of ", kAt, ".repos (got ",
-                            repo != nullptr ? Dump(*repo) : "nothing", ")"));
+    errors.Add(at + ".repoName", absl::StrCat("must name one of ", kAt, ".repos (got ",
+                                              repo != nullptr ? Dump(*repo) : "nothing", ")"));
   }
   ValidateSet(*restore, at, errors);
   ValidateTarget(*restore, at, errors);
@@ -377,13 +377,34 @@ void ValidateRestoreTrigger(const json& obj, const json* old, ErrorList& errors)
     return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
   };
   const std::string now = value(obj);
-  if (now.empty() || now == value(*old)) return;
-  const json* enabled = json_access::Path(&obj, {"spec", "backups", "pgbackrest", "restore", "enabled"});
-  if (enabled != nullptr && enabled->is_boolean() && enabled->get<bool>()) return;
-  errors.Add(absl::StrCat("metadata.annotations[", key, "]"),
-             absl::StrCat("asks for an in-place restore, but ", kAt,
-                          ".restore.enabled is not true: set restore {enabled: true, repoName: "
-                          "repoN, target: ...} first (in the same apply or before)"));
+  const bool triggered = !now.empty() && now != value(*old);
+  const json* restore = json_access::Path(&obj, {"spec", "backups", "pgbackrest", "restore"});
+  if (triggered) {
+    const json* enabled = Child(restore, "enabled");
+    if (enabled == nullptr || !enabled->is_boolean() || !enabled->get<bool>()) {
+      errors.Add(absl::StrCat("metadata.annotations[", key, "]"),
+                 absl::StrCat("asks for an in-place restore, but ", kAt,
+                              ".restore.enabled is not true: set restore {enabled: true, "
+                              "repoName: repoN, target: ...} first (in the same apply or "
+                              "before)"));
+    }
+    return;
+  }
+  // A restore under way runs what the spec says: it changes only with a new
+  // trigger (which starts over).
+  const json* phase =
+      json_access::Path(old, {"status", "backups", "pgbackrest", "restore", "phase"});
+  const std::string running =
+      phase != nullptr && phase->is_string() ? phase->get<std::string>() : "";
+  if (running != kRestoreStopping && running != kRestoreRestoring) return;
+  const json* before = json_access::Path(old, {"spec", "backups", "pgbackrest", "restore"});
+  if ((restore == nullptr) == (before == nullptr) && (restore == nullptr || *restore == *before)) {
+    return;
+  }
+  errors.Add(absl::StrCat(kAt, ".restore"),
+             absl::StrCat("cannot change while an in-place restore is ", running,
+                          ": to restore something else, give the annotation ", key,
+                          " a new value in the same update (the restore starts over)"));
 }
 
 void ValidateDataSource(const json& spec, const json* old_spec, ErrorList& errors) {

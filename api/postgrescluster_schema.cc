@@ -132,7 +132,9 @@ Json PgBackRest() {
   Json out = Object(
       "pgBackRest: WAL archived continuously from the primary (archive_command) to every repo, "
       "the stanza (\"db\") created by the first archive.",
-      {{"repos", repos}, {"configuration", configuration}, {"global", global},
+      {{"repos", repos},
+       {"configuration", configuration},
+       {"global", global},
        {"restore", restore}});
   out["required"] = Json::array({"repos"});
   return out;

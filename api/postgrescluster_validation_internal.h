@@ -61,8 +61,10 @@ void ValidateBackups(const nlohmann::json& spec, ErrorList& errors);
 // Immutable: refused when added to, changed on or removed from `old_spec`.
 // An update that gives the restore annotation (kRestoreTriggerAnnotation) a
 // new value needs spec.backups.pgbackrest.restore.enabled: otherwise the
-// trigger would be ignored. Creates are not checked (the reconciler parses
-// objects without their old version).
+// trigger would be ignored. While a restore runs (the old object's status
+// says Stopping or Restoring), spec.backups.pgbackrest.restore changes only
+// with a new trigger. Creates are not checked (the reconciler parses objects
+// without their old version).
 void ValidateRestoreTrigger(const nlohmann::json& obj, const nlohmann::json* old,
                             ErrorList& errors);
 void ValidateDataSource(const nlohmann::json& spec, const nlohmann::json* old_spec,

@@ -15,6 +15,7 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -24,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "src/base/failpoint.h"
 #include "test/e2e/e2e_env.h"
 
 namespace quorum::e2e {
@@ -413,10 +415,12 @@ TEST_F(PgBackRestE2E, PointInTimeRecoveryIntoNewClustersOnBothDcs) {
 // running clusters on both DCS: their members stop, their volumes and
 // Patroni's state go (the old keys must not block the new bootstrap), the
 // first member recovers to T, the others clone it; afterwards the cluster
-// archives and backs up again on its new timeline.
+// archives and backs up again on its new timeline. The operator crashes at
+// the riskiest step (volumes and DCS state just removed) and a new one
+// finishes the restores.
 TEST_F(PgBackRestE2E, InPlaceRestoreToATimeOnBothDcs) {
-  OperatorProcess op(ns());
-  op.Start();
+  auto op = std::make_unique<OperatorProcess>(ns());
+  op->Start();
   ASSERT_TRUE(
       client()
           .Create({"etcd.aenix.io", "v1alpha1", "etcdclusters"}, ns(),
@@ -451,7 +455,13 @@ TEST_F(PgBackRestE2E, InPlaceRestoreToATimeOnBothDcs) {
     ASSERT_TRUE(sts.ok());
     uids[name] = (*sts)["metadata"].value("uid", "");
   }
-  // The restore, asked for in one patch: what, and the trigger.
+  // The restore, asked for in one patch: what, and the trigger. The operator
+  // that sees it crashes right after its first wipe of Patroni's state and
+  // the members' volumes (the status still says Stopping); another one
+  // carries on.
+  op.reset();
+  OperatorProcess crashing(ns());
+  crashing.Start({"QUORUM_FAILPOINTS=postgrescluster/after-RestoreWipe"});
   for (const std::string& name : names) {
     ASSERT_TRUE(client()
                     .Patch(kPostgres, ns(), name, kube::PatchType::kMerge,
@@ -466,6 +476,10 @@ TEST_F(PgBackRestE2E, InPlaceRestoreToATimeOnBothDcs) {
                                     {"target", {{"time", targets[name]}}}}}}}}}}}})
                     .ok());
   }
+  ASSERT_EQ(crashing.WaitExit(absl::Minutes(4)), kFailpointExitCode)
+      << "the operator never wiped a member for the restore; log " << crashing.log_path();
+  op = std::make_unique<OperatorProcess>(ns());
+  op->Start();
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
     Json restore;

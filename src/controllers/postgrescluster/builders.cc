@@ -218,11 +218,21 @@ std::string RestoreCommand(const std::string& options, int repo, const std::stri
 
 }  // namespace
 
-bool RestoreStopping(const PostgresCluster& cluster) {
-  return cluster.status.restore.has_value() &&
-         cluster.status.restore->phase == api::kRestoreStopping &&
-         cluster.spec.backups.pgbackrest.has_value() &&
-         cluster.spec.backups.pgbackrest->restore.has_value();
+int InPlaceRestoreRepo(const PostgresCluster& cluster) {
+  const std::optional<api::PgBackRestSpec>& pgbr = cluster.spec.backups.pgbackrest;
+  if (!pgbr.has_value() || !pgbr->restore.has_value() || !pgbr->restore->enabled) return 0;
+  for (const api::PgBackRestRepo& repo : pgbr->repos) {
+    if (repo.name == pgbr->restore->repo_name) return repo.Index();
+  }
+  return 0;
+}
+
+bool RestoreStopsMembers(const PostgresCluster& cluster) {
+  const std::optional<api::PgBackRestRestoreStatus>& state = cluster.status.restore;
+  if (!state.has_value()) return false;
+  if (state->phase == api::kRestoreStopping) return true;
+  // Restoring without a restore to run: the members would bootstrap empty.
+  return state->phase == api::kRestoreRestoring && InPlaceRestoreRepo(cluster) == 0;
 }
 
 std::string PgBackRestRestoreCommand(const PostgresCluster& cluster) {
@@ -233,17 +243,12 @@ std::string PgBackRestRestoreCommand(const PostgresCluster& cluster) {
   }
   // An in-place restore under way: the cluster's own file and repositories.
   const std::optional<api::PgBackRestRestoreStatus>& state = cluster.status.restore;
-  const std::optional<api::PgBackRestSpec>& pgbr = cluster.spec.backups.pgbackrest;
-  if (!state.has_value() || !pgbr.has_value() || !pgbr->restore.has_value() ||
+  const int repo = InPlaceRestoreRepo(cluster);
+  if (!state.has_value() || repo == 0 ||
       (state->phase != api::kRestoreStopping && state->phase != api::kRestoreRestoring)) {
     return "";
   }
-  const api::PgBackRestInPlaceRestore& r = *pgbr->restore;
-  int repo = 0;
-  for (const api::PgBackRestRepo& candidate : pgbr->repos) {
-    if (candidate.name == r.repo_name) repo = candidate.Index();
-  }
-  if (repo == 0) return "";
+  const api::PgBackRestInPlaceRestore& r = *cluster.spec.backups.pgbackrest->restore;
   return RestoreCommand(patroni::CommandOptions(kPgBackRestConfigFile,
                                                 patroni::kPgBackRestIncludeDir, kPgBackRestStanza),
                         repo, r.set, r.target);
@@ -502,7 +507,7 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
           {"metadata", metadata},
           {"spec",
            {{"serviceName", n.pods_service},
-            {"replicas", RestoreStopping(cluster) ? 0 : set.replicas},
+            {"replicas", RestoreStopsMembers(cluster) ? 0 : set.replicas},
             {"podManagementPolicy", "Parallel"},
             // Patroni decides who leads; the operator restarts members itself
             // (replicas first), so the StatefulSet must not roll pods.

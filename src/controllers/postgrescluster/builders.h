@@ -73,8 +73,14 @@ Json PgBackRestSecretsMount(const std::string& name, std::string_view dir);
 // repository spec.backups.pgbackrest.restore names. "" otherwise.
 std::optional<patroni::PgBackRestInput> BuildPgBackRestRestoreInput(const PostgresCluster& cluster);
 std::string PgBackRestRestoreCommand(const PostgresCluster& cluster);
-// An in-place restore stops the members: the StatefulSets ask for 0 pods.
-bool RestoreStopping(const PostgresCluster& cluster);
+// The repository number an in-place restore would use: that of
+// spec.backups.pgbackrest.restore.repoName when restore is enabled; 0 when
+// there is nothing to run.
+int InPlaceRestoreRepo(const PostgresCluster& cluster);
+// The StatefulSets ask for 0 pods: an in-place restore is Stopping, or is
+// Restoring while the spec no longer says what to restore (members started
+// then would bootstrap an empty database on the wiped volumes).
+bool RestoreStopsMembers(const PostgresCluster& cluster);
 
 // pgBackRest's configuration for spec.backups.pgbackrest; nullopt without it.
 // A repository's default path is /pgbackrest/<namespace>/<cluster>/repoN.

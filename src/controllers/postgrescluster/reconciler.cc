@@ -4,6 +4,7 @@
 
 #include "absl/time/clock.h"
 #include "api/postgrescluster_types.h"
+#include "src/base/failpoint.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/common/stale_dependents.h"
@@ -12,8 +13,8 @@
 #include "src/controllers/postgrescluster/finalizer.h"
 #include "src/controllers/postgrescluster/next_wait.h"
 #include "src/controllers/postgrescluster/objects.h"
-#include "src/controllers/postgrescluster/restore.h"
 #include "src/controllers/postgrescluster/observe.h"
+#include "src/controllers/postgrescluster/restore.h"
 #include "src/controllers/postgrescluster/roles.h"
 #include "src/controllers/postgrescluster/roll_members.h"
 #include "src/controllers/postgrescluster/switchover.h"
@@ -141,17 +142,27 @@ absl::StatusOr<std::optional<absl::Duration>> PostgresClusterReconciler::Schedul
   return ScheduleBackups(ctx, absl::Now());
 }
 
-absl::StatusOr<Result> PostgresClusterReconciler::StopForRestore(const runtime::Request& req,
-                                                                 const Phase& ctx,
-                                                                 PostgresCluster& cluster,
-                                                                 const DcsResolution& dcs) {
+std::optional<absl::StatusOr<Result>> PostgresClusterReconciler::HoldForRestore(
+    const runtime::Request& req, const Phase& ctx, PostgresCluster& cluster,
+    const DcsResolution& dcs) {
+  if (const std::string blocked = RestoreBlocked(cluster); !blocked.empty()) {
+    recorder_.Warning(ctx.stored, "RestoreBlocked", blocked);
+    cluster.status.restore->message = blocked;
+    absl::Status wrote =
+        WriteStatus(ctx, dcs, Members{}, std::nullopt, "", AppliedObjects{}, std::nullopt);
+    if (!wrote.ok()) return wrote;
+    return Result{};  // a spec edit comes back
+  }
+  if (!RestoreIn(cluster, api::kRestoreStopping)) return std::nullopt;
   api::PgBackRestRestoreStatus& state = *cluster.status.restore;
   const size_t pods = cache_.ByInstance(kPods, req.ns, req.name).size();
   Result wait;
   if (pods > 0) {  // their deletion reconciles again
     state.message = absl::StrCat("waiting for ", pods, " member pod(s) to stop");
   } else {
+    Failpoint("postgrescluster/before-RestoreWipe");
     absl::StatusOr<bool> wiped = WipeMembers(ctx, dcs);
+    if (wiped.ok()) Failpoint("postgrescluster/after-RestoreWipe");
     if (!wiped.ok()) {
       recorder_.Warning(ctx.stored, "RestoreWaiting",
                         absl::StrCat("in-place restore ", state.id,
@@ -234,8 +245,11 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   const DcsResolution& dcs = prepared->dcs;
   AppliedObjects applied;
   if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &applied); !s.ok()) return s;
+  // An in-place restore may hold the members back (restore.h).
+  if (std::optional<absl::StatusOr<Result>> held = HoldForRestore(req, ctx, *cluster, dcs)) {
+    return *std::move(held);
+  }
   // Observe the members; act on them.
-  if (RestoreIn(*cluster, api::kRestoreStopping)) return StopForRestore(req, ctx, *cluster, dcs);
   const std::vector<ObjectPtr> pods = ObservePods(ctx);
   const Members members = Observe(probe_, cache_, pods, member_url_, *cluster, prepared->tls.ca_pem,
                                   pods.empty() ? std::nullopt : ObserveLeader(ctx, dcs));

@@ -122,12 +122,15 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   // Scheduled backups (backup_schedule.h) when the PostgresBackup resource is
   // served, none during an in-place restore: when to come back, if ever.
   absl::StatusOr<std::optional<absl::Duration>> ScheduledBackupsPhase(const Phase& ctx);
-  // An in-place restore (restore.h) in Stopping: waits for the member pods to
-  // go, then wipes their state and volumes and moves to Restoring; writes the
-  // status. `cluster.status.restore` is set.
-  absl::StatusOr<runtime::Result> StopForRestore(const runtime::Request& req, const Phase& ctx,
-                                                 PostgresCluster& cluster,
-                                                 const DcsResolution& dcs);
+  // An in-place restore (restore.h) that holds the members back: blocked
+  // (the spec no longer says what to restore), or Stopping — waits for the
+  // member pods to go, then wipes their state and volumes and moves to
+  // Restoring. Writes the status and returns the reconcile's result;
+  // nullopt when the reconcile goes on as usual.
+  std::optional<absl::StatusOr<runtime::Result>> HoldForRestore(const runtime::Request& req,
+                                                                const Phase& ctx,
+                                                                PostgresCluster& cluster,
+                                                                const DcsResolution& dcs);
   // Restoring → Succeeded once `primary` serves: an event, and the users are
   // applied again (the restored roles are the backup's).
   void FinishRestore(const runtime::Request& req, const Phase& ctx, PostgresCluster& cluster,

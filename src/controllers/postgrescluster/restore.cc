@@ -23,12 +23,12 @@ RestorePlan PlanRestore(const PostgresCluster& cluster, absl::Time now) {
   if (trigger.empty() || (out.status.has_value() && out.status->id == trigger)) return out;
   const std::optional<api::PgBackRestSpec>& pgbr = cluster.spec.backups.pgbackrest;
   if (!pgbr.has_value() || !pgbr->restore.has_value() || !pgbr->restore->enabled) {
-    out.ignored = absl::StrCat("annotation ", std::string(api::kRestoreTriggerAnnotation), "=",
-                               trigger,
-                               " asks for an in-place restore, but "
-                               "spec.backups.pgbackrest.restore.enabled is not true; set it "
-                               "(with repoName and an optional target), then give the annotation "
-                               "a new value");
+    out.ignored =
+        absl::StrCat("annotation ", std::string(api::kRestoreTriggerAnnotation), "=", trigger,
+                     " asks for an in-place restore, but "
+                     "spec.backups.pgbackrest.restore.enabled is not true; set it "
+                     "(with repoName and an optional target), then give the annotation "
+                     "a new value");
     return out;
   }
   out.started = true;
@@ -41,9 +41,19 @@ RestorePlan PlanRestore(const PostgresCluster& cluster, absl::Time now) {
 }
 
 bool RestoreIn(const PostgresCluster& cluster, const char* phase) {
-  return cluster.status.restore.has_value() && cluster.status.restore->phase == phase &&
-         cluster.spec.backups.pgbackrest.has_value() &&
-         cluster.spec.backups.pgbackrest->restore.has_value();
+  return cluster.status.restore.has_value() && cluster.status.restore->phase == phase;
+}
+
+std::string RestoreBlocked(const PostgresCluster& cluster) {
+  if (!RestoreIn(cluster, api::kRestoreStopping) && !RestoreIn(cluster, api::kRestoreRestoring)) {
+    return "";
+  }
+  if (InPlaceRestoreRepo(cluster) != 0) return "";
+  return absl::StrCat("in-place restore ", cluster.status.restore->id, " is ",
+                      cluster.status.restore->phase,
+                      " but spec.backups.pgbackrest.restore no longer says what to restore (it "
+                      "is gone, disabled or names no repository); the members stay stopped "
+                      "until it does");
 }
 
 namespace {

@@ -21,6 +21,10 @@
 // update) or ignored with a Warning event (RestoreNotEnabled). A new trigger
 // during a restore starts over from Stopping (e.g. after fixing a target the
 // first attempt could not reach: the members' logs say why it failed).
+// Changing spec.backups.pgbackrest.restore during a restore without a new
+// trigger is refused at admission; if the spec stops naming a restore anyway,
+// the members stay stopped with a Warning (RestoreBlocked) — never started
+// on wiped volumes as a new, empty database.
 //
 // PlanRestore is pure; the rest acts through the API server and the DCS.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_RESTORE_H_
@@ -51,6 +55,12 @@ RestorePlan PlanRestore(const PostgresCluster& cluster, absl::Time now);
 
 // Whether the restore recorded in `cluster`'s status is in `phase`.
 bool RestoreIn(const PostgresCluster& cluster, const char* phase);
+
+// Why a restore under way (Stopping or Restoring) cannot go on: the spec no
+// longer names an enabled restore with a listed repository (admission
+// refuses that change; without the webhook it can happen). The members
+// stay stopped meanwhile (builders.h RestoreStopsMembers). "" when it can.
+std::string RestoreBlocked(const PostgresCluster& cluster);
 
 // Stopping, once no member pod exists: removes Patroni's state from the DCS
 // and deletes the members' data volumes. Returns whether none is left (the

@@ -280,6 +280,30 @@ TEST_F(PostgresClusterWebhookTest, UpdatesAreValidatedAgainstTheStoredObject) {
   EXPECT_TRUE(MergePatch("grow", R"({"metadata": {"labels": {"team": "db"}}})").ok());
 }
 
+// Issue 16: the in-place restore's annotation is refused while the spec
+// does not enable it; with restore enabled (same patch or before) it passes.
+TEST_F(PostgresClusterWebhookTest, ARestoreTriggerNeedsTheRestoreEnabled) {
+  constexpr char kRepo[] =
+      R"({"backups": {"pgbackrest": {"repos": [{"name": "repo1", "s3": {"bucket": "b", "endpoint": "s3.local", "region": "r"}}]}}})";
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("undo", kRepo)).ok());
+  absl::Status s = MergePatch(
+      "undo", R"({"metadata": {"annotations": {"postgres.quorum.dev/pgbackrest-restore": "1"}}})");
+  EXPECT_TRUE(absl::StrContains(
+      s.message(),
+      "metadata.annotations[postgres.quorum.dev/pgbackrest-restore]: asks for an "
+      "in-place restore, but spec.backups.pgbackrest.restore.enabled is not true"))
+      << s;
+  s = MergePatch(
+      "undo",
+      R"({"metadata": {"annotations": {"postgres.quorum.dev/pgbackrest-restore": "1"}}, "spec": {"backups": {"pgbackrest": {"restore": {"enabled": true, "repoName": "repo2"}}}}})");
+  EXPECT_TRUE(absl::StrContains(s.message(), "spec.backups.pgbackrest.restore.repoName")) << s;
+  EXPECT_TRUE(
+      MergePatch(
+          "undo",
+          R"({"metadata": {"annotations": {"postgres.quorum.dev/pgbackrest-restore": "1"}}, "spec": {"backups": {"pgbackrest": {"restore": {"enabled": true, "repoName": "repo1", "target": {"time": "2026-12-04T10:15:00Z"}}}}}})")
+          .ok());
+}
+
 // Issue 14: where Patroni keeps its keys cannot move under a running cluster
 // (members at the old and the new location could both lead).
 TEST_F(PostgresClusterWebhookTest, TheDcsLocationCannotMove) {

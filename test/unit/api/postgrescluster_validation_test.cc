@@ -585,6 +585,34 @@ TEST(PostgresClusterValidationTest, ARestoreTriggerNeedsTheRestoreEnabled) {
   EXPECT_TRUE(HasError(ValidatePostgresCluster(again, &disabled), field, "enabled is not true"));
 }
 
+// While a restore runs, what it restores changes only with a new trigger.
+TEST(PostgresClusterValidationTest, ARunningRestoreChangesOnlyWithANewTrigger) {
+  Json running = With(R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+                      R"(], "restore": {"enabled": true, "repoName": "repo1"}}}}})");
+  running["metadata"]["annotations"]["postgres.quorum.dev/pgbackrest-restore"] = "one";
+  running["status"] = {
+      {"backups", {{"pgbackrest", {{"restore", {{"id", "one"}, {"phase", "Restoring"}}}}}}}};
+  Json retarget = running;
+  retarget["spec"]["backups"]["pgbackrest"]["restore"]["target"] = {{"xid", "7"}};
+  EXPECT_TRUE(HasError(ValidatePostgresCluster(retarget, &running),
+                       "spec.backups.pgbackrest.restore", "cannot change while"));
+  Json removed = running;
+  removed["spec"]["backups"]["pgbackrest"].erase("restore");
+  EXPECT_TRUE(HasError(ValidatePostgresCluster(removed, &running),
+                       "spec.backups.pgbackrest.restore", "cannot change while"));
+  // With a new trigger it starts over; other edits and finished restores pass.
+  retarget["metadata"]["annotations"]["postgres.quorum.dev/pgbackrest-restore"] = "two";
+  EXPECT_EQ(Describe(ValidatePostgresCluster(retarget, &running)), "(no errors)");
+  Json scaled = running;
+  scaled["spec"]["backups"]["pgbackrest"]["global"] = {{"start-fast", "y"}};
+  EXPECT_EQ(Describe(ValidatePostgresCluster(scaled, &running)), "(no errors)");
+  Json done = running;
+  done["status"]["backups"]["pgbackrest"]["restore"]["phase"] = "Succeeded";
+  Json after = done;
+  after["spec"]["backups"]["pgbackrest"]["restore"]["enabled"] = false;
+  EXPECT_EQ(Describe(ValidatePostgresCluster(after, &done)), "(no errors)");
+}
+
 TEST(PostgresClusterValidationTest, ReportsEveryErrorAtOnce) {
   const std::vector<FieldError> errors = ValidatePostgresCluster(
       With(R"({"spec": {"postgresVersion": 9, "users": [{"name": "postgres"}],

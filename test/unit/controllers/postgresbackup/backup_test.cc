@@ -96,8 +96,8 @@ TEST(PostgresBackupInfoTest, ReadsWhatTheRepositoryHeldAfterTheBackup) {
   EXPECT_EQ(info->repo_wal_max, "000000020000000000000009");
   EXPECT_EQ(info->repo_oldest_stop_time, "2026-12-04T09:03:20Z");
   // The script found nothing to say of the repository: left out.
-  info = ParseBackupInfo(absl::StrCat(R"({"info":)", kInfo,
-                                      R"(,"repository":{"walMin":"","walMax":"","oldestStop":0}})"));
+  info = ParseBackupInfo(absl::StrCat(
+      R"({"info":)", kInfo, R"(,"repository":{"walMin":"","walMax":"","oldestStop":0}})"));
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->repo_wal_max, "");
   EXPECT_EQ(info->repo_oldest_stop_time, "");

@@ -212,11 +212,12 @@ TEST(PostgresBuildersTest, AnInPlaceRestoreStopsTheMembersThenBootstrapsFromTheC
   EXPECT_EQ(PgBackRestRestoreCommand(Parse(obj)), "");
   EXPECT_EQ(BuildAll(Parse(obj), TlsWorld())["statefulSet"]["spec"]["replicas"], 3);
   // Stopping: no member; the restore command is ready for the bootstrap.
-  obj["status"] = {{"backups",
-                    {{"pgbackrest",
-                      {{"restore", {{"id", "r1"}, {"phase", "Stopping"}, {"startedAt", "x"}}}}}}}};
+  obj["status"] = {
+      {"backups",
+       {{"pgbackrest", {{"restore", {{"id", "r1"}, {"phase", "Stopping"}, {"startedAt", "x"}}}}}}}};
   PostgresCluster stopping = Parse(obj);
-  EXPECT_TRUE(RestoreStopping(stopping));
+  EXPECT_TRUE(RestoreStopsMembers(stopping));
+  EXPECT_EQ(InPlaceRestoreRepo(stopping), 3);
   EXPECT_EQ(BuildAll(stopping, TlsWorld())["statefulSet"]["spec"]["replicas"], 0);
   EXPECT_EQ(PgBackRestRestoreCommand(stopping),
             "pgbackrest --config=/etc/patroni/pgbackrest.conf "
@@ -226,16 +227,28 @@ TEST(PostgresBuildersTest, AnInPlaceRestoreStopsTheMembersThenBootstrapsFromTheC
   // Restoring: the members come back and bootstrap with it.
   obj["status"]["backups"]["pgbackrest"]["restore"]["phase"] = "Restoring";
   const PostgresCluster restoring = Parse(obj);
-  EXPECT_FALSE(RestoreStopping(restoring));
+  EXPECT_FALSE(RestoreStopsMembers(restoring));
   EXPECT_EQ(BuildAll(restoring, TlsWorld())["statefulSet"]["spec"]["replicas"], 3);
   const DcsResolution dcs = ResolveDcs(restoring, TlsWorld().lookup());
   const Json config = patroni::BuildConfig(BuildPatroniInput(restoring, dcs));
   EXPECT_EQ(config["bootstrap"]["method"], "pgbackrest");
+  // Restoring, but the spec no longer names a restore (disabled, or gone):
+  // the members stay stopped rather than start empty on the wiped volumes.
+  Json disabled = obj;
+  disabled["spec"]["backups"]["pgbackrest"]["restore"]["enabled"] = false;
+  Json gone = obj;
+  gone["spec"]["backups"]["pgbackrest"].erase("restore");
+  for (const Json& edited : {disabled, gone}) {
+    const PostgresCluster blocked = Parse(edited);
+    EXPECT_TRUE(RestoreStopsMembers(blocked));
+    EXPECT_EQ(InPlaceRestoreRepo(blocked), 0);
+    EXPECT_EQ(PgBackRestRestoreCommand(blocked), "");
+  }
   // Done: the usual bootstrap again (used only if the DCS is ever emptied).
   obj["status"]["backups"]["pgbackrest"]["restore"]["phase"] = "Succeeded";
   EXPECT_EQ(PgBackRestRestoreCommand(Parse(obj)), "");
-  EXPECT_FALSE(patroni::BuildConfig(BuildPatroniInput(Parse(obj), dcs))["bootstrap"].contains(
-      "method"));
+  EXPECT_FALSE(
+      patroni::BuildConfig(BuildPatroniInput(Parse(obj), dcs))["bootstrap"].contains("method"));
 }
 
 std::set<std::string> Names(const std::vector<Json>& objects) {

@@ -14,7 +14,8 @@ PostgresCluster Cluster(const std::string& trigger, std::optional<bool> enabled,
                         std::optional<api::PgBackRestRestoreStatus> status = std::nullopt) {
   PostgresCluster c;
   c.metadata = {.name = "pg", .ns = "db", .generation = 1};
-  if (!trigger.empty()) c.metadata.annotations[std::string(api::kRestoreTriggerAnnotation)] = trigger;
+  if (!trigger.empty())
+    c.metadata.annotations[std::string(api::kRestoreTriggerAnnotation)] = trigger;
   c.spec.instances = {{.name = "main", .replicas = 2}};
   api::PgBackRestSpec& pgbr = c.spec.backups.pgbackrest.emplace();
   pgbr.repos.push_back({.name = "repo1"});
@@ -59,11 +60,20 @@ TEST(PlanRestoreTest, ANewTriggerStartsOnceWhenEnabled) {
   }
 }
 
-TEST(PlanRestoreTest, RestoreInNeedsTheSpecToo) {
+TEST(PlanRestoreTest, ARestoreWhoseSpecIsGoneIsBlocked) {
   EXPECT_TRUE(RestoreIn(Cluster("a", true, State("a", "Stopping")), api::kRestoreStopping));
   EXPECT_FALSE(RestoreIn(Cluster("a", true, State("a", "Stopping")), api::kRestoreRestoring));
-  // The restore was removed from the spec mid-way: nothing more is done.
-  EXPECT_FALSE(RestoreIn(Cluster("a", std::nullopt, State("a", "Stopping")), api::kRestoreStopping));
+  EXPECT_EQ(RestoreBlocked(Cluster("a", true, State("a", "Restoring"))), "");
+  // Disabled or removed mid-way: nothing more is done, and the status says why.
+  for (std::optional<bool> enabled : {std::optional<bool>(false), std::optional<bool>()}) {
+    for (const char* phase : {"Stopping", "Restoring"}) {
+      const std::string why = RestoreBlocked(Cluster("a", enabled, State("a", phase)));
+      EXPECT_TRUE(absl::StrContains(why, "spec.backups.pgbackrest.restore")) << why;
+      EXPECT_TRUE(absl::StrContains(why, "stay stopped")) << why;
+    }
+  }
+  // Finished: nothing to block.
+  EXPECT_EQ(RestoreBlocked(Cluster("a", std::nullopt, State("a", "Succeeded"))), "");
 }
 
 TEST(PlanRestoreTest, ARestoreKeepsTheClusterNotReady) {
