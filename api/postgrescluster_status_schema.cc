@@ -48,7 +48,10 @@ Json BackupsStatus() {
       {{"id", String("The value of the annotation postgres.quorum.dev/pgbackrest-restore it "
                      "answers.")},
        {"phase", String("Stopping (the members stop; their volumes and Patroni's DCS state "
-                        "go), Restoring (the first member restores and recovers), Succeeded.")},
+                        "go), Restoring (the first member restores and recovers), Succeeded, or "
+                        "Failed (refused before "
+                        "anything stopped: no backup known in the repository, or a time target "
+                        "before its oldest backup).")},
        {"startedAt", String("When it was triggered (RFC 3339).")},
        {"finishedAt", String("When a primary ran again (RFC 3339).")},
        {"message", String("What it is doing or waiting for.")}});

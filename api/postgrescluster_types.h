@@ -259,6 +259,8 @@ struct PgBackRestRestoreStatus {
 inline constexpr char kRestoreStopping[] = "Stopping";
 inline constexpr char kRestoreRestoring[] = "Restoring";
 inline constexpr char kRestoreSucceeded[] = "Succeeded";
+// Refused before anything stopped (the message says why).
+inline constexpr char kRestoreFailed[] = "Failed";
 
 struct PostgresClusterStatus {
   int64_t observed_generation = 0;

@@ -157,6 +157,22 @@ class PgBackRestE2E : public E2ETest {
                 {"start-fast", "y"}}}}}}}}}};
   }
 
+  // A one-member EtcdCluster "dcs" for the clusters OnEtcdDcs makes.
+  bool CreateEtcdDcs() {
+    return client()
+        .Create({"etcd.aenix.io", "v1alpha1", "etcdclusters"}, ns(),
+                {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                 {"kind", "EtcdCluster"},
+                 {"metadata", {{"name", "dcs"}, {"namespace", ns()}}},
+                 {"spec", {{"replicas", 1}, {"storage", {{"emptyDir", Json::object()}}}}}})
+        .ok();
+  }
+  static Json OnEtcdDcs(Json cluster) {
+    cluster["spec"]["patroni"] = {
+        {"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}};
+    return cluster;
+  }
+
   bool Ready(const std::string& name) {
     auto c = client().Get(kPostgres, ns(), name);
     if (!c.ok()) return false;
@@ -367,14 +383,7 @@ TEST_F(PgBackRestE2E, ArchivesWalAndTakesFullThenIncrementalBackupsFromAReplica)
 TEST_F(PgBackRestE2E, PointInTimeRecoveryIntoNewClustersOnBothDcs) {
   OperatorProcess op(ns());
   op.Start();
-  ASSERT_TRUE(
-      client()
-          .Create({"etcd.aenix.io", "v1alpha1", "etcdclusters"}, ns(),
-                  {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                   {"kind", "EtcdCluster"},
-                   {"metadata", {{"name", "dcs"}, {"namespace", ns()}}},
-                   {"spec", {{"replicas", 1}, {"storage", {{"emptyDir", Json::object()}}}}}})
-          .ok());
+  ASSERT_TRUE(CreateEtcdDcs());
   ASSERT_TRUE(client().Create(kPostgres, ns(), Cluster("src", 1)).ok());
   ASSERT_TRUE(testenv::Eventually([&] { return Ready("src"); }, absl::Minutes(8)))
       << "the source cluster did not become Ready";
@@ -396,8 +405,7 @@ TEST_F(PgBackRestE2E, PointInTimeRecoveryIntoNewClustersOnBothDcs) {
   Json on_etcd = Cluster("pitr-etcd", 1);
   on_etcd["spec"].erase("backups");
   on_etcd["spec"]["dataSource"] = RestoreSource("src", target);
-  on_etcd["spec"]["patroni"] = {
-      {"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}};
+  on_etcd = OnEtcdDcs(on_etcd);
   ASSERT_TRUE(client().Create(kPostgres, ns(), on_etcd).ok());
   for (const char* name : {"pitr-k8s", "pitr-etcd"}) {
     SCOPED_TRACE(name);
@@ -421,17 +429,8 @@ TEST_F(PgBackRestE2E, PointInTimeRecoveryIntoNewClustersOnBothDcs) {
 TEST_F(PgBackRestE2E, InPlaceRestoreToATimeOnBothDcs) {
   auto op = std::make_unique<OperatorProcess>(ns());
   op->Start();
-  ASSERT_TRUE(
-      client()
-          .Create({"etcd.aenix.io", "v1alpha1", "etcdclusters"}, ns(),
-                  {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                   {"kind", "EtcdCluster"},
-                   {"metadata", {{"name", "dcs"}, {"namespace", ns()}}},
-                   {"spec", {{"replicas", 1}, {"storage", {{"emptyDir", Json::object()}}}}}})
-          .ok());
-  Json on_etcd = Cluster("ip-etcd", 1);
-  on_etcd["spec"]["patroni"] = {
-      {"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}};
+  ASSERT_TRUE(CreateEtcdDcs());
+  Json on_etcd = OnEtcdDcs(Cluster("ip-etcd", 1));
   const std::vector<std::string> names = {"ip-k8s", "ip-etcd"};
   ASSERT_TRUE(client().Create(kPostgres, ns(), Cluster("ip-k8s", 2)).ok());
   ASSERT_TRUE(client().Create(kPostgres, ns(), on_etcd).ok());

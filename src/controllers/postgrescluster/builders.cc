@@ -236,22 +236,24 @@ bool RestoreStopsMembers(const PostgresCluster& cluster) {
 }
 
 std::string PgBackRestRestoreCommand(const PostgresCluster& cluster) {
+  // An in-place restore under way (it wins over the dataSource the cluster
+  // was created from): the cluster's own file and repositories.
+  const std::optional<api::PgBackRestRestoreStatus>& state = cluster.status.restore;
+  const int repo = InPlaceRestoreRepo(cluster);
+  if (state.has_value() && repo != 0 &&
+      (state->phase == api::kRestoreStopping || state->phase == api::kRestoreRestoring)) {
+    const api::PgBackRestInPlaceRestore& r = *cluster.spec.backups.pgbackrest->restore;
+    return RestoreCommand(
+        patroni::CommandOptions(kPgBackRestConfigFile, patroni::kPgBackRestIncludeDir,
+                                kPgBackRestStanza),
+        repo, r.set, r.target);
+  }
   if (const std::optional<api::PgBackRestDataSource>& src = cluster.spec.data_source.pgbackrest) {
     return RestoreCommand(patroni::CommandOptions(kPgBackRestRestoreConfigFile,
                                                   kPgBackRestRestoreIncludeDir, kPgBackRestStanza),
                           src->repo.Index(), src->set, src->target);
   }
-  // An in-place restore under way: the cluster's own file and repositories.
-  const std::optional<api::PgBackRestRestoreStatus>& state = cluster.status.restore;
-  const int repo = InPlaceRestoreRepo(cluster);
-  if (!state.has_value() || repo == 0 ||
-      (state->phase != api::kRestoreStopping && state->phase != api::kRestoreRestoring)) {
-    return "";
-  }
-  const api::PgBackRestInPlaceRestore& r = *cluster.spec.backups.pgbackrest->restore;
-  return RestoreCommand(patroni::CommandOptions(kPgBackRestConfigFile,
-                                                patroni::kPgBackRestIncludeDir, kPgBackRestStanza),
-                        repo, r.set, r.target);
+  return "";
 }
 
 patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const DcsResolution& dcs) {

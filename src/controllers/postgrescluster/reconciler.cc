@@ -238,6 +238,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   cluster->status.restore = restore.status;
   if (!restore.ignored.empty()) recorder_.Warning(*stored, "RestoreNotEnabled", restore.ignored);
   if (restore.started) recorder_.Normal(*stored, "RestoreStarted", restore.status->message);
+  if (restore.refused) recorder_.Warning(*stored, "RestoreRefused", restore.status->message);
   Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster), operator_peer_};
   // Observe the DCS; act on what Kubernetes holds.
   absl::StatusOr<Prepared> prepared = ObserveDcsAndCredentials(req, ctx);

@@ -16,6 +16,38 @@ namespace quorum::postgrescluster {
 
 using runtime::ObjectPtr;
 
+namespace {
+
+// Why the restore cannot succeed, as far as status.backups says (it knows
+// the repository from the newest Complete PostgresBackup): no backup at all,
+// or a time target before the oldest backup's end. "" when it may.
+std::string Unreachable(const PostgresCluster& cluster, const api::PgBackRestInPlaceRestore& r) {
+  for (const api::PgBackRestRepoStatus& repo : cluster.status.backup_repos) {
+    if (repo.name != r.repo_name) continue;
+    if (!repo.full.has_value() && !repo.differential.has_value() && !repo.incremental.has_value()) {
+      return absl::StrCat(r.repo_name,
+                          " holds no backup Quorum knows of (status.backups.pgbackrest.repos): "
+                          "nothing was stopped; take a PostgresBackup into it first, then give "
+                          "the annotation a new value");
+    }
+    absl::Time target, oldest;
+    std::string err;
+    if (!r.target.time.empty() && !repo.recoverable_from.empty() &&
+        absl::ParseTime(absl::RFC3339_full, r.target.time, &target, &err) &&
+        absl::ParseTime(absl::RFC3339_full, repo.recoverable_from, &oldest, &err) &&
+        target < oldest) {
+      return absl::StrCat("spec.backups.pgbackrest.restore.target.time ", r.target.time,
+                          " is before the end of the oldest backup in ", r.repo_name, " (",
+                          repo.recoverable_from,
+                          ", status.backups.pgbackrest.repos[].recoverableWindow.start): no "
+                          "backup reaches it; nothing was stopped");
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 RestorePlan PlanRestore(const PostgresCluster& cluster, absl::Time now) {
   RestorePlan out{.status = cluster.status.restore};
   auto it = cluster.metadata.annotations.find(std::string(api::kRestoreTriggerAnnotation));
@@ -31,12 +63,19 @@ RestorePlan PlanRestore(const PostgresCluster& cluster, absl::Time now) {
                      "a new value");
     return out;
   }
-  out.started = true;
   out.status = api::PgBackRestRestoreStatus{
       .id = trigger,
       .phase = api::kRestoreStopping,
       .started_at = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone()),
       .message = absl::StrCat("stopping the members to restore from ", pgbr->restore->repo_name)};
+  if (std::string why = Unreachable(cluster, *pgbr->restore); !why.empty()) {
+    out.status->phase = api::kRestoreFailed;
+    out.status->finished_at = out.status->started_at;
+    out.status->message = std::move(why);
+    out.refused = true;
+    return out;
+  }
+  out.started = true;
   return out;
 }
 

@@ -16,9 +16,13 @@
 //       (builders.cc PgBackRestRestoreCommand), the first member recovers
 //       (to the target) and is promoted, the others are cloned from it.
 //   → Succeeded: a primary serves (its pod Ready).
+//   (new trigger) → Failed at once when it cannot succeed (below).
 //
 // A trigger while restore.enabled is not true is refused at admission (an
-// update) or ignored with a Warning event (RestoreNotEnabled). A new trigger
+// update) or ignored with a Warning event (RestoreNotEnabled). A trigger
+// that status.backups shows cannot succeed — the repository holds no backup
+// Quorum knows of, or a time target is before its oldest backup's end — is
+// answered Failed at once (event RestoreRefused), before anything stops. A new trigger
 // during a restore starts over from Stopping (e.g. after fixing a target the
 // first attempt could not reach: the members' logs say why it failed).
 // Changing spec.backups.pgbackrest.restore during a restore without a new
@@ -46,6 +50,7 @@ namespace quorum::postgrescluster {
 struct RestorePlan {
   std::optional<api::PgBackRestRestoreStatus> status;
   bool started = false;  // a new trigger was accepted
+  bool refused = false;  // a new trigger was answered Failed at once (status says why)
   std::string ignored;   // a new trigger was ignored, and why ("" none)
 };
 

@@ -224,6 +224,11 @@ TEST(PostgresBuildersTest, AnInPlaceRestoreStopsTheMembersThenBootstrapsFromTheC
             "--config-include-path=/etc/pgbackrest/conf.d --stanza=db --repo=3 "
             "--log-level-console=info --type=lsn \"--target=0/5000100\" "
             "--target-action=promote restore");
+  // A cluster created from another's backup restores from its own repository.
+  Json from_source = obj;
+  from_source["spec"]["dataSource"] = Json::parse(R"({"pgbackrest": {"clusterName": "old",
+      "repo": {"name": "repo1", "s3": {"bucket": "old", "endpoint": "s3.local", "region": "r"}}}})");
+  EXPECT_EQ(PgBackRestRestoreCommand(Parse(from_source)), PgBackRestRestoreCommand(stopping));
   // Restoring: the members come back and bootstrap with it.
   obj["status"]["backups"]["pgbackrest"]["restore"]["phase"] = "Restoring";
   const PostgresCluster restoring = Parse(obj);

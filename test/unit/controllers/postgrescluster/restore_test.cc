@@ -60,6 +60,37 @@ TEST(PlanRestoreTest, ANewTriggerStartsOnceWhenEnabled) {
   }
 }
 
+// What status.backups knows of the repository refuses a restore that cannot
+// succeed, before anything stops; unknown (no summary) lets it go.
+TEST(PlanRestoreTest, ARestoreThatCannotSucceedFailsBeforeAnythingStops) {
+  const absl::Time now = absl::FromUnixSeconds(1796378400);
+  PostgresCluster c = Cluster("b", true);
+  c.spec.backups.pgbackrest->restore->target.time = "2026-12-03T23:00:00Z";
+  EXPECT_TRUE(PlanRestore(c, now).started);  // nothing known of repo1
+  c.status.backup_repos = {{.name = "repo1"}};
+  RestorePlan plan = PlanRestore(c, now);
+  EXPECT_FALSE(plan.started);
+  EXPECT_TRUE(plan.refused);
+  EXPECT_EQ(plan.status->id, "b");
+  EXPECT_EQ(plan.status->phase, "Failed");
+  EXPECT_TRUE(absl::StrContains(plan.status->message, "holds no backup")) << plan.status->message;
+  c.status.backup_repos[0].full =
+      api::PgBackRestBackupRef{.backup = "f", .label = "L", .stop_time = "2026-12-04T01:00:05Z"};
+  c.status.backup_repos[0].recoverable_from = "2026-12-04T01:00:05Z";
+  plan = PlanRestore(c, now);
+  EXPECT_EQ(plan.status->phase, "Failed");
+  EXPECT_TRUE(absl::StrContains(plan.status->message, "is before the end of the oldest backup"))
+      << plan.status->message;
+  // A reachable time, or the end of the archive: it starts.
+  c.spec.backups.pgbackrest->restore->target.time = "2026-12-04T01:30:00Z";
+  EXPECT_TRUE(PlanRestore(c, now).started);
+  c.spec.backups.pgbackrest->restore->target.time = "";
+  EXPECT_TRUE(PlanRestore(c, now).started);
+  // Refused once: the same trigger again is carried on as recorded.
+  c.status.restore = plan.status;
+  EXPECT_FALSE(PlanRestore(c, now).refused);
+}
+
 TEST(PlanRestoreTest, ARestoreWhoseSpecIsGoneIsBlocked) {
   EXPECT_TRUE(RestoreIn(Cluster("a", true, State("a", "Stopping")), api::kRestoreStopping));
   EXPECT_FALSE(RestoreIn(Cluster("a", true, State("a", "Stopping")), api::kRestoreRestoring));
