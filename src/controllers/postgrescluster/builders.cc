@@ -2,7 +2,6 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/time.h"
 #include "api/postgrescluster.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/readiness.h"
@@ -102,19 +101,6 @@ Json Service(const PostgresCluster& cluster, const std::string& name, Json spec)
 
 std::string MemberImage(const PostgresCluster& cluster) { return Image(cluster); }
 
-Json PgBackRestSecretsVolume(const std::string& name, const std::vector<std::string>& secrets) {
-  // An empty folder without Secrets: pgBackRest refuses an include path that
-  // does not exist.
-  if (secrets.empty()) return {{"name", name}, {"emptyDir", Json::object()}};
-  Json sources = Json::array();
-  for (const std::string& secret : secrets) sources.push_back({{"secret", {{"name", secret}}}});
-  return {{"name", name}, {"projected", {{"sources", sources}, {"defaultMode", 0440}}}};
-}
-
-Json PgBackRestSecretsMount(const std::string& name, std::string_view dir) {
-  return {{"name", name}, {"mountPath", std::string(dir)}, {"readOnly", true}};
-}
-
 std::string DataDir(int major) { return absl::StrCat(kDataMount, "/pg", major); }
 std::string BinDir(int major) { return absl::StrCat("/usr/lib/postgresql/", major, "/bin"); }
 
@@ -130,130 +116,6 @@ std::vector<std::string> PgHba(const PostgresCluster& cluster) {
     hba.insert(hba.begin(), "local all " + std::string(api::kSuperuserName) + " peer");
   }
   return hba;
-}
-
-std::optional<patroni::PgBackRestInput> BuildPgBackRestInput(const PostgresCluster& cluster) {
-  if (!cluster.spec.backups.pgbackrest.has_value()) return std::nullopt;
-  const api::PgBackRestSpec& spec = *cluster.spec.backups.pgbackrest;
-  const Names n = NamesOf(cluster);
-  patroni::PgBackRestInput in;
-  in.stanza = kPgBackRestStanza;
-  for (const api::PgBackRestRepo& r : spec.repos) {
-    in.repos.push_back({.index = r.Index(),
-                        .bucket = r.s3.bucket,
-                        .endpoint = r.s3.endpoint,
-                        .region = r.s3.region,
-                        .path = absl::StrCat("/pgbackrest/", n.ns, "/", n.cluster, "/", r.name)});
-  }
-  in.global = spec.global;
-  in.pg_path = DataDir(Major(cluster));
-  in.pg_port = kPostgresPort;
-  in.socket_dir = kTmpDir;
-  in.pg_user = std::string(api::kSuperuserName);
-  in.lock_dir = absl::StrCat(kTmpDir, "/pgbackrest");
-  // The server presents the members' own certificate (its wildcard covers
-  // every member's DNS name) and trusts the backup Jobs' client CA only.
-  in.tls_server =
-      patroni::PgBackRestTlsServer{.port = kPgBackRestServerPort,
-                                   .cert_file = absl::StrCat(kPostgresTlsDir, "/tls.crt"),
-                                   .key_file = absl::StrCat(kPostgresTlsDir, "/tls.key"),
-                                   .ca_file = absl::StrCat(kPgBackRestClientCaDir, "/ca.crt"),
-                                   .client_cn = kPgBackRestClientCn};
-  return in;
-}
-
-std::optional<patroni::PgBackRestInput> BuildPgBackRestRestoreInput(
-    const PostgresCluster& cluster) {
-  if (!cluster.spec.data_source.pgbackrest.has_value()) return std::nullopt;
-  const api::PgBackRestDataSource& src = *cluster.spec.data_source.pgbackrest;
-  const Names n = NamesOf(cluster);
-  patroni::PgBackRestInput in;
-  in.stanza = kPgBackRestStanza;
-  const std::string source_ns = src.cluster_namespace.empty() ? n.ns : src.cluster_namespace;
-  in.repos.push_back(
-      {.index = src.repo.Index(),
-       .bucket = src.repo.s3.bucket,
-       .endpoint = src.repo.s3.endpoint,
-       .region = src.repo.s3.region,
-       .path = absl::StrCat("/pgbackrest/", source_ns, "/", src.cluster_name, "/", src.repo.name)});
-  in.global = src.global;
-  in.pg_path = DataDir(Major(cluster));
-  in.pg_port = kPostgresPort;
-  in.socket_dir = kTmpDir;
-  in.pg_user = std::string(api::kSuperuserName);
-  in.lock_dir = absl::StrCat(kTmpDir, "/pgbackrest");
-  return in;
-}
-
-namespace {
-
-// `pgbackrest <options> --repo=N [--set] [--type --target] restore`.
-std::string RestoreCommand(const std::string& options, int repo, const std::string& set,
-                           const api::PgBackRestRestoreTarget& t) {
-  std::string cmd =
-      absl::StrCat("pgbackrest ", options, " --repo=", repo, " --log-level-console=info");
-  if (!set.empty()) absl::StrAppend(&cmd, " --set=", set);
-  std::string type, target;
-  if (!t.time.empty()) {
-    absl::Time at;
-    std::string err;
-    if (absl::ParseTime(absl::RFC3339_full, t.time, &at, &err)) {
-      type = "time";
-      // PostgreSQL's form, in UTC (pgBackRest parses it to choose the backup).
-      target = absl::FormatTime("%Y-%m-%d %H:%M:%E*S+00", at, absl::UTCTimeZone());
-    }
-  } else if (!t.lsn.empty()) {
-    type = "lsn";
-    target = t.lsn;
-  } else if (!t.xid.empty()) {
-    type = "xid";
-    target = t.xid;
-  }
-  if (!type.empty()) {
-    // Quoted for Patroni, which splits the command like a shell.
-    absl::StrAppend(&cmd, " --type=", type, " \"--target=", target, "\" --target-action=promote");
-  }
-  return cmd + " restore";
-}
-
-}  // namespace
-
-int InPlaceRestoreRepo(const PostgresCluster& cluster) {
-  const std::optional<api::PgBackRestSpec>& pgbr = cluster.spec.backups.pgbackrest;
-  if (!pgbr.has_value() || !pgbr->restore.has_value() || !pgbr->restore->enabled) return 0;
-  for (const api::PgBackRestRepo& repo : pgbr->repos) {
-    if (repo.name == pgbr->restore->repo_name) return repo.Index();
-  }
-  return 0;
-}
-
-bool RestoreStopsMembers(const PostgresCluster& cluster) {
-  const std::optional<api::PgBackRestRestoreStatus>& state = cluster.status.restore;
-  if (!state.has_value()) return false;
-  if (state->phase == api::kRestoreStopping) return true;
-  // Restoring without a restore to run: the members would bootstrap empty.
-  return state->phase == api::kRestoreRestoring && InPlaceRestoreRepo(cluster) == 0;
-}
-
-std::string PgBackRestRestoreCommand(const PostgresCluster& cluster) {
-  // An in-place restore under way (it wins over the dataSource the cluster
-  // was created from): the cluster's own file and repositories.
-  const std::optional<api::PgBackRestRestoreStatus>& state = cluster.status.restore;
-  const int repo = InPlaceRestoreRepo(cluster);
-  if (state.has_value() && repo != 0 &&
-      (state->phase == api::kRestoreStopping || state->phase == api::kRestoreRestoring)) {
-    const api::PgBackRestInPlaceRestore& r = *cluster.spec.backups.pgbackrest->restore;
-    return RestoreCommand(
-        patroni::CommandOptions(kPgBackRestConfigFile, patroni::kPgBackRestIncludeDir,
-                                kPgBackRestStanza),
-        repo, r.set, r.target);
-  }
-  if (const std::optional<api::PgBackRestDataSource>& src = cluster.spec.data_source.pgbackrest) {
-    return RestoreCommand(patroni::CommandOptions(kPgBackRestRestoreConfigFile,
-                                                  kPgBackRestRestoreIncludeDir, kPgBackRestStanza),
-                          src->repo.Index(), src->set, src->target);
-  }
-  return "";
 }
 
 patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const DcsResolution& dcs) {

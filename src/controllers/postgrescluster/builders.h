@@ -77,6 +77,9 @@ std::string PgBackRestRestoreCommand(const PostgresCluster& cluster);
 // spec.backups.pgbackrest.restore.repoName when restore is enabled; 0 when
 // there is nothing to run.
 int InPlaceRestoreRepo(const PostgresCluster& cluster);
+// An in-place restore is under way: status.backups.pgbackrest.restore is
+// Stopping or Restoring.
+bool RestoreRunning(const PostgresCluster& cluster);
 // The StatefulSets ask for 0 pods: an in-place restore is Stopping, or is
 // Restoring while the spec no longer says what to restore (members started
 // then would bootstrap an empty database on the wiped volumes).

@@ -84,10 +84,7 @@ bool RestoreIn(const PostgresCluster& cluster, const char* phase) {
 }
 
 std::string RestoreBlocked(const PostgresCluster& cluster) {
-  if (!RestoreIn(cluster, api::kRestoreStopping) && !RestoreIn(cluster, api::kRestoreRestoring)) {
-    return "";
-  }
-  if (InPlaceRestoreRepo(cluster) != 0) return "";
+  if (!RestoreRunning(cluster) || InPlaceRestoreRepo(cluster) != 0) return "";
   return absl::StrCat("in-place restore ", cluster.status.restore->id, " is ",
                       cluster.status.restore->phase,
                       " but spec.backups.pgbackrest.restore no longer says what to restore (it "

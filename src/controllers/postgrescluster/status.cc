@@ -29,10 +29,10 @@ struct ReadyVerdict {
 ReadyVerdict ReadyOf(const StatusInput& in, int ready, int desired) {
   const std::string count = absl::StrCat(ready, "/", desired, " members ready");
   if (!in.dcs->ready) return {.reason = "DCSNotReady", .message = in.dcs->message};
-  if (const auto& r = in.cluster->status.restore;
-      r.has_value() && (r->phase == api::kRestoreStopping || r->phase == api::kRestoreRestoring)) {
+  if (RestoreRunning(*in.cluster)) {
+    const api::PgBackRestRestoreStatus& r = *in.cluster->status.restore;
     return {.reason = "Restoring",
-            .message = absl::StrCat("in-place restore ", r->id, " (", r->phase, "): ", r->message)};
+            .message = absl::StrCat("in-place restore ", r.id, " (", r.phase, "): ", r.message)};
   }
   if (!in.problem.empty()) return {.reason = "Error", .message = in.problem};
   if (in.primary.empty()) {
