@@ -5,6 +5,7 @@
 // types) is refused here, naming the field; secrets are refused outside a
 // Secret.
 #include <cstddef>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -19,6 +20,7 @@
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_types.h"
 #include "api/postgrescluster_validation_internal.h"
+#include "api/quantity.h"
 #include "src/base/json_access.h"
 
 namespace quorum::api::internal {
@@ -118,30 +120,54 @@ std::string RefusedKey(const std::string& key, const std::set<int>& repos,
   return "";
 }
 
-// One repository object (name and s3) at `field`; its number joins `numbers`.
-void ValidateRepo(const json& repo, const std::string& field, std::set<int>& numbers,
-                  ErrorList& errors) {
-  if (!repo.is_object()) {
-    errors.Add(field, "must be an object with name and s3");
+// repos[].volume at `field`: a claim spec with a storage request above 0,
+// and not ReadWriteOncePod (backup Jobs mount the claim beside the repository
+// host); `old_volume` (the same repository before an update, or null): the
+// request never shrinks.
+void ValidateVolume(const json& volume, const std::string& field, const json* old_volume,
+                    ErrorList& errors) {
+  const json* pvc = Child(&volume, "volumeClaimSpec");
+  if (!volume.is_object() || pvc == nullptr || !pvc->is_object()) {
+    errors.Add(field + ".volumeClaimSpec",
+               "required: the repository's claim, e.g. {resources: {requests: {storage: 50Gi}}}");
     return;
   }
-  const json* name = Child(&repo, "name");
-  const std::string n = name != nullptr && name->is_string() ? name->get<std::string>() : "";
-  if (n.size() != 5 || !n.starts_with("repo") || n[4] < '1' || n[4] > '4') {
-    errors.Add(field + ".name", absl::StrCat("must be repo1, repo2, repo3 or repo4 (got ",
-                                             name != nullptr ? Dump(*name) : "nothing", ")"));
-  } else if (!numbers.insert(n[4] - '0').second) {
-    errors.Add(field + ".name", absl::StrCat("\"", n, "\" is listed twice"));
+  if (const json* modes = Child(pvc, "accessModes"); modes != nullptr && modes->is_array()) {
+    for (const json& m : *modes) {
+      if (m == "ReadWriteOncePod") {
+        errors.Add(field + ".volumeClaimSpec.accessModes",
+                   "ReadWriteOncePod cannot serve a repository: backup Jobs mount the claim on "
+                   "the repository host's node while the host runs; use ReadWriteOnce");
+      }
+    }
   }
-  const json* s3 = Child(&repo, "s3");
-  if (s3 == nullptr || !s3->is_object()) {
-    errors.Add(field + ".s3",
-               "required: the repository's bucket, endpoint and region (S3 is the only "
-               "repository type so far)");
+  const std::string size_field = field + ".volumeClaimSpec.resources.requests.storage";
+  const json* request = json_access::Path(pvc, {"resources", "requests", "storage"});
+  if (request == nullptr) {
+    errors.Add(size_field, "required: the size of the repository, e.g. 50Gi");
     return;
   }
+  absl::StatusOr<Quantity> size = QuantityFromJson(*request);
+  if (!size.ok() || size->nano() <= 0) {
+    errors.Add(size_field, size.ok() ? "must be larger than 0, e.g. 50Gi"
+                                     : std::string(size.status().message()));
+    return;
+  }
+  const json* old_request =
+      json_access::Path(old_volume, {"volumeClaimSpec", "resources", "requests", "storage"});
+  if (old_request == nullptr) return;
+  absl::StatusOr<Quantity> old_size = QuantityFromJson(*old_request);
+  if (old_size.ok() && *size < *old_size) {
+    errors.Add(size_field, absl::StrCat("cannot shrink from ", json_access::Display(*old_request),
+                                        " to ", json_access::Display(*request),
+                                        "; a PersistentVolumeClaim can only grow"));
+  }
+}
+
+// The S3 bucket of one repository at `field` + ".s3".
+void ValidateS3(const json& s3, const std::string& field, ErrorList& errors) {
   for (const char* key : {"bucket", "endpoint", "region"}) {
-    const json* v = Child(s3, key);
+    const json* v = Child(&s3, key);
     const std::string f = absl::StrCat(field, ".s3.", key);
     if (v == nullptr || !v->is_string() || v->get<std::string>().empty()) {
       errors.Add(f, "required: a non-empty string");
@@ -159,6 +185,65 @@ void ValidateRepo(const json& repo, const std::string& field, std::set<int>& num
                                  "and '-'"));
     }
   }
+}
+
+// One repository object (name, and s3 or, where `old_repos` is given,
+// volume) at `field`; its number joins `numbers`. `old_repos`: the
+// repositories before an update (an array), or null on create, or null with
+// `volumes` false where only buckets are allowed (a dataSource).
+void ValidateRepo(const json& repo, const std::string& field, std::set<int>& numbers,
+                  ErrorList& errors, bool volumes = false, const json* old_repos = nullptr) {
+  if (!repo.is_object()) {
+    errors.Add(field, volumes ? "must be an object with name and s3 or volume"
+                              : "must be an object with name and s3");
+    return;
+  }
+  const json* name = Child(&repo, "name");
+  const std::string n = name != nullptr && name->is_string() ? name->get<std::string>() : "";
+  if (n.size() != 5 || !n.starts_with("repo") || n[4] < '1' || n[4] > '4') {
+    errors.Add(field + ".name", absl::StrCat("must be repo1, repo2, repo3 or repo4 (got ",
+                                             name != nullptr ? Dump(*name) : "nothing", ")"));
+  } else if (!numbers.insert(n[4] - '0').second) {
+    errors.Add(field + ".name", absl::StrCat("\"", n, "\" is listed twice"));
+  }
+  const json* s3 = Child(&repo, "s3");
+  const json* volume = Child(&repo, "volume");
+  if (!volumes && volume != nullptr) {
+    errors.Add(field + ".volume",
+               "a volume repository cannot be restored into a new cluster (its claim belongs to "
+               "the cluster that wrote it): restore that cluster in place "
+               "(spec.backups.pgbackrest.restore), or from an S3 repository");
+    return;
+  }
+  if (s3 != nullptr && volume != nullptr) {
+    errors.Add(field, "set exactly one of s3 and volume");
+    return;
+  }
+  const json* old = nullptr;
+  if (old_repos != nullptr && old_repos->is_array()) {
+    for (const json& r : *old_repos) {
+      if (r.is_object() && Child(&r, "name") != nullptr && *Child(&r, "name") == n) old = &r;
+    }
+  }
+  if (old != nullptr && (Child(old, "volume") != nullptr) != (volume != nullptr)) {
+    errors.Add(field + (volume != nullptr ? ".volume" : ".s3"),
+               absl::StrCat(n, " was ", volume != nullptr ? "an S3" : "a volume",
+                            " repository: a repository cannot change between s3 and volume; add "
+                            "the new one under another name (repo1..repo4)"));
+    return;
+  }
+  if (volume != nullptr) {
+    ValidateVolume(*volume, field + ".volume", old != nullptr ? Child(old, "volume") : nullptr,
+                   errors);
+    return;
+  }
+  if (s3 == nullptr || !s3->is_object()) {
+    errors.Add(field + ".s3", volumes ? "required: the repository's bucket, endpoint and region "
+                                        "(or a volume instead of s3)"
+                                      : "required: the repository's bucket, endpoint and region");
+    return;
+  }
+  ValidateS3(*s3, field, errors);
 }
 
 // repos[].schedules: each a cron line that parses and fires.
@@ -187,7 +272,12 @@ void ValidateSchedules(const json& repo, const std::string& at, ErrorList& error
   }
 }
 
-void ValidateRepos(const json& pgbr, std::set<int>& numbers, ErrorList& errors) {
+// The repository host's StatefulSet, <cluster>-repo-host, must fit
+// kMaxStatefulSetNameLength.
+constexpr char kRepoHostSuffix[] = "-repo-host";
+
+void ValidateRepos(const json& pgbr, const json* old_pgbr, const std::string& cluster_name,
+                   std::set<int>& numbers, ErrorList& errors) {
   const std::string at = absl::StrCat(kAt, ".repos");
   const json* repos = Child(&pgbr, "repos");
   if (repos == nullptr || !repos->is_array() || repos->empty()) {
@@ -200,7 +290,17 @@ void ValidateRepos(const json& pgbr, std::set<int>& numbers, ErrorList& errors) 
     errors.Add(at, absl::StrCat("has ", repos->size(), " entries; pgBackRest takes at most 4"));
   }
   for (size_t i = 0; i < repos->size(); ++i) {
-    ValidateRepo((*repos)[i], IndexedField(at, i), numbers, errors);
+    ValidateRepo((*repos)[i], IndexedField(at, i), numbers, errors, /*volumes=*/true,
+                 old_pgbr != nullptr ? Child(old_pgbr, "repos") : nullptr);
+    if ((*repos)[i].is_object() && Child(&(*repos)[i], "volume") != nullptr &&
+        cluster_name.size() + std::strlen(kRepoHostSuffix) > kMaxStatefulSetNameLength) {
+      errors.Add(IndexedField(at, i) + ".volume",
+                 absl::StrCat("needs a repository host, ", cluster_name, kRepoHostSuffix,
+                              ", whose name would exceed ", kMaxStatefulSetNameLength,
+                              " characters: name the cluster with at most ",
+                              kMaxStatefulSetNameLength - std::strlen(kRepoHostSuffix),
+                              " characters, or use an S3 repository"));
+    }
     ValidateSchedules((*repos)[i], IndexedField(at, i) + ".schedules", errors);
   }
 }
@@ -236,6 +336,15 @@ void ValidateGlobal(const json& pgbr, const std::string& parent, const std::stri
     errors.Add(at, "must be a map of pgBackRest options, e.g. {repo1-retention-full: \"7\"}");
     return;
   }
+  std::set<int> volumes;  // the numbers of volume repositories
+  if (const json* list = Child(&pgbr, "repos"); list != nullptr && list->is_array()) {
+    for (const json& r : *list) {
+      const json* name = r.is_object() ? Child(&r, "name") : nullptr;
+      if (name != nullptr && name->is_string() && Child(&r, "volume") != nullptr) {
+        volumes.insert(RepoNumber(name->get<std::string>() + "-"));
+      }
+    }
+  }
   for (const auto& [key, value] : global->items()) {
     const std::string field = absl::StrCat(at, ".", key);
     if (key.empty() ||
@@ -256,7 +365,14 @@ void ValidateGlobal(const json& pgbr, const std::string& parent, const std::stri
       errors.Add(field, std::move(why));
       continue;
     }
-    if (RepoNumber(key) != 0 && IndexedOption(key) == "path" && (v.empty() || v.front() != '/')) {
+    const std::string_view option = IndexedOption(key);
+    if (volumes.contains(RepoNumber(key)) &&
+        (option == "path" || option.starts_with("s3-") || option.starts_with("storage-"))) {
+      errors.Add(field, absl::StrCat("applies to S3 repositories, and repo", RepoNumber(key),
+                                     " is a volume (its path is its claim); remove it"));
+      continue;
+    }
+    if (RepoNumber(key) != 0 && option == "path" && (v.empty() || v.front() != '/')) {
       errors.Add(field, absl::StrCat("\"", v,
                                      "\" must be an absolute path in the bucket, e.g. "
                                      "/pgbackrest/db"));
@@ -349,7 +465,8 @@ void ValidateRestore(const json& pgbr, const std::set<int>& repos, ErrorList& er
 
 }  // namespace
 
-void ValidateBackups(const json& spec, ErrorList& errors) {
+void ValidateBackups(const json& spec, const json* old_spec, const std::string& cluster_name,
+                     ErrorList& errors) {
   const json* backups = Child(&spec, "backups");
   if (backups == nullptr) return;
   if (!backups->is_object()) {
@@ -363,7 +480,8 @@ void ValidateBackups(const json& spec, ErrorList& errors) {
     return;
   }
   std::set<int> repos;
-  ValidateRepos(*pgbr, repos, errors);
+  ValidateRepos(*pgbr, json_access::Path(old_spec, {"backups", "pgbackrest"}), cluster_name, repos,
+                errors);
   ValidateConfiguration(*pgbr, kAt, errors);
   ValidateGlobal(*pgbr, kAt, absl::StrCat(kAt, ".repos"), repos, errors);
   ValidateRestore(*pgbr, repos, errors);

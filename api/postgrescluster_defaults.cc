@@ -34,15 +34,32 @@ Json* ExistingObject(Json& o, const char* key) {
   return it != o.end() && it->is_object() ? &*it : nullptr;
 }
 
-void DefaultInstanceSet(Json& set) {
-  if (!set.is_object()) return;
-  SetIfMissing(set, "name", std::string(kDefaultInstanceSetName));
-  SetIfMissing(set, "replicas", kDefaultInstanceReplicas);
-  Json* pvc = ExistingObject(set, "dataVolumeClaimSpec");
+// A claim spec without accessModes gets [ReadWriteOnce].
+void DefaultAccessModes(Json* pvc) {
   if (pvc == nullptr) return;
   auto modes = pvc->find("accessModes");
   if (modes == pvc->end() || modes->is_null() || (modes->is_array() && modes->empty())) {
     (*pvc)["accessModes"] = Json::array({std::string(kDefaultDataAccessMode)});
+  }
+}
+
+void DefaultInstanceSet(Json& set) {
+  if (!set.is_object()) return;
+  SetIfMissing(set, "name", std::string(kDefaultInstanceSetName));
+  SetIfMissing(set, "replicas", kDefaultInstanceReplicas);
+  DefaultAccessModes(ExistingObject(set, "dataVolumeClaimSpec"));
+}
+
+// spec.backups.pgbackrest.repos[].volume.volumeClaimSpec.accessModes.
+void DefaultRepoVolumes(Json& spec) {
+  Json* backups = ExistingObject(spec, "backups");
+  Json* pgbr = backups != nullptr ? ExistingObject(*backups, "pgbackrest") : nullptr;
+  if (pgbr == nullptr) return;
+  auto repos = pgbr->find("repos");
+  if (repos == pgbr->end() || !repos->is_array()) return;
+  for (Json& repo : *repos) {
+    Json* volume = repo.is_object() ? ExistingObject(repo, "volume") : nullptr;
+    if (volume != nullptr) DefaultAccessModes(ExistingObject(*volume, "volumeClaimSpec"));
   }
 }
 
@@ -77,6 +94,7 @@ void DefaultPostgresCluster(Json& obj) {
     for (Json& set : *it) DefaultInstanceSet(set);
   }
   DefaultPatroni(*spec);
+  DefaultRepoVolumes(*spec);
   if (Json* service = ExistingObject(*spec, "service")) {
     SetIfMissing(*service, "type", std::string(kDefaultServiceType));
   }

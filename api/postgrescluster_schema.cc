@@ -84,11 +84,31 @@ Json PgBackRest() {
        {"differential", String("When to take differential backups (changes since the last full).")},
        {"incremental",
         String("When to take incremental backups (changes since the last backup).")}});
+  Json claim = CoreRef(
+      "PersistentVolumeClaimSpec",
+      "The repository's claim: resources.requests.storage is required and may grow but never "
+      "shrink; accessModes defaults to [ReadWriteOnce] (ReadWriteOncePod is refused: backup Jobs "
+      "mount the claim next to the repository host).");
+  claim["x-kubernetes-validations"] = Json::array({
+      Rule("self.?resources.?requests[?'storage'].hasValue()",
+           "resources.requests.storage is required: the size of the repository, e.g. 50Gi"),
+  });
+  Json volume = Object(
+      "A PersistentVolumeClaim of the cluster's repository host (<cluster>-repo-host, one "
+      "pod running pgBackRest's TLS server), named repoN-<cluster>-repo-host-0. Members archive "
+      "through the host; backup Jobs mount the claim on the host's node. The claim outlives "
+      "the cluster, like the members' volumes.",
+      {{"volumeClaimSpec", claim}});
+  volume["required"] = Json::array({"volumeClaimSpec"});
   Json repo = Object(
-      "A pgBackRest repository. Its path in the bucket is repoN-path from global, default "
-      "/pgbackrest/<namespace>/<cluster>/repoN.",
-      {{"name", repo_name}, {"s3", s3}, {"schedules", schedules}});
-  repo["required"] = Json::array({"name", "s3"});
+      "A pgBackRest repository: an S3 bucket (its path is repoN-path from global, default "
+      "/pgbackrest/<namespace>/<cluster>/repoN) or a volume. Exactly one of s3 and volume; "
+      "a repository cannot change from one to the other.",
+      {{"name", repo_name}, {"s3", s3}, {"volume", volume}, {"schedules", schedules}});
+  repo["required"] = Json::array({"name"});
+  repo["x-kubernetes-validations"] = Json::array({
+      Rule("has(self.s3) != has(self.volume)", "set exactly one of s3 and volume"),
+  });
   Json repos = Typed("array", "Where backups and archived WAL go: 1 to 4 repositories.");
   repos["items"] = repo;
   repos["minItems"] = 1;
@@ -146,6 +166,10 @@ Json DataSource() {
   const Json pgbr = PgBackRest();
   Json repo = pgbr["properties"]["repos"]["items"];
   repo["properties"].erase("schedules");
+  // Only buckets: a volume belongs to the cluster that wrote it.
+  repo["properties"].erase("volume");
+  repo.erase("x-kubernetes-validations");
+  repo["required"] = Json::array({"name", "s3"});
   repo["description"] =
       "The repository holding the backup: its name in the cluster that wrote it and its bucket.";
   Json src = Object(

@@ -103,6 +103,8 @@ void DecodeBackups(Decoder& d, const Json* spec, PostgresBackupsSpec& out) {
                d.String(s3, at + ".s3", "bucket", r.s3.bucket);
                d.String(s3, at + ".s3", "endpoint", r.s3.endpoint);
                d.String(s3, at + ".s3", "region", r.s3.region);
+               d.Object(d.Member(&o, at, "volume"), at + ".volume", "volumeClaimSpec",
+                        r.volume_claim_spec);
                const Json* sch = d.Member(&o, at, "schedules");
                d.String(sch, at + ".schedules", "full", r.schedules.full);
                d.String(sch, at + ".schedules", "differential", r.schedules.differential);
@@ -383,9 +385,13 @@ Json ToJson(const PostgresClusterSpec& spec) {
   if (const std::optional<PgBackRestSpec>& p = spec.backups.pgbackrest) {
     Json repos = Json::array();
     for (const PgBackRestRepo& r : p->repos) {
-      Json repo = {
-          {"name", r.name},
-          {"s3", {{"bucket", r.s3.bucket}, {"endpoint", r.s3.endpoint}, {"region", r.s3.region}}}};
+      Json repo = {{"name", r.name}};
+      if (r.IsVolume()) {
+        repo["volume"] = {{"volumeClaimSpec", r.volume_claim_spec}};
+      } else {
+        repo["s3"] = {
+            {"bucket", r.s3.bucket}, {"endpoint", r.s3.endpoint}, {"region", r.s3.region}};
+      }
       Json schedules = Json::object();
       if (!r.schedules.full.empty()) schedules["full"] = r.schedules.full;
       if (!r.schedules.differential.empty()) schedules["differential"] = r.schedules.differential;

@@ -116,13 +116,18 @@ struct PgBackRestSchedules {
   std::string incremental;
 };
 
-// spec.backups.pgbackrest.repos[]: one pgBackRest repository.
+// spec.backups.pgbackrest.repos[]: one pgBackRest repository, in an S3
+// bucket or on a PersistentVolumeClaim of the cluster's repository host.
 struct PgBackRestRepo {
   std::string name;  // repo1 .. repo4
-  PgBackRestS3 s3;
+  PgBackRestS3 s3;   // empty for a volume repository
+  // volume.volumeClaimSpec: a PersistentVolumeClaimSpec as written; null for
+  // an S3 repository.
+  nlohmann::json volume_claim_spec;
   PgBackRestSchedules schedules;
   // 1..4, from the name.
   int Index() const { return name.size() == 5 ? name[4] - '0' : 0; }
+  bool IsVolume() const { return !volume_claim_spec.is_null(); }
 };
 
 // A point-in-time recovery's target (spec.dataSource.pgbackrest.target and

@@ -247,7 +247,7 @@ std::vector<FieldError> ValidatePostgresCluster(const Json& obj, const Json* old
   v.Service(*spec);
   internal::ValidateTls(*spec, list);
   internal::ValidateNetworkPolicy(*spec, list);
-  internal::ValidateBackups(*spec, list);
+  internal::ValidateBackups(*spec, old_spec, name, list);
   internal::ValidateDataSource(*spec, old_spec, list);
   return errors;
 }

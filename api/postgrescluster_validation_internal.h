@@ -51,10 +51,14 @@ void ValidateTls(const nlohmann::json& spec, ErrorList& errors);
 // would check them in a NetworkPolicy (selectors, CIDRs).
 void ValidateNetworkPolicy(const nlohmann::json& spec, ErrorList& errors);
 
-// spec.backups.pgbackrest: repos (names, S3 fields), configuration (Secret
+// spec.backups.pgbackrest: repos (names, S3 fields or a volume; on update
+// against `old_spec`, or null: no repository changes between s3 and volume,
+// no volume shrinks; a volume needs a cluster name short enough for the
+// repository host), configuration (Secret
 // names) and global (option names and one-line values; keys Quorum owns, keys
 // holding secrets and keys naming a repo that is not listed are refused).
-void ValidateBackups(const nlohmann::json& spec, ErrorList& errors);
+void ValidateBackups(const nlohmann::json& spec, const nlohmann::json* old_spec,
+                     const std::string& cluster_name, ErrorList& errors);
 // spec.dataSource.pgbackrest: the repository (as a backups repo), its
 // configuration and global options, where it is (clusterName or repoN-path),
 // the backup set and at most one target (RFC 3339 time, LSN, xid).

@@ -27,6 +27,19 @@ std::string RenderPgBackRestConfig(const PgBackRestInput& in) {
   Section global = {{"log-level-file", "off"}, {"lock-path", in.lock_dir}};
   for (const PgBackRestRepoInput& r : in.repos) {
     const std::string repo = absl::StrCat("repo", r.index, "-");
+    if (r.posix || r.host.has_value()) {
+      global[repo + "path"] = r.path;
+      if (r.posix) global[repo + "type"] = "posix";
+      if (const std::optional<PgBackRestRepoHost>& h = r.host) {
+        global[repo + "host"] = h->address;
+        global[repo + "host-type"] = "tls";
+        global[repo + "host-port"] = absl::StrCat(h->port);
+        global[repo + "host-ca-file"] = h->ca_file;
+        global[repo + "host-cert-file"] = h->cert_file;
+        global[repo + "host-key-file"] = h->key_file;
+      }
+      continue;
+    }
     std::string host = r.endpoint;
     if (const size_t colon = host.rfind(':'); colon != std::string::npos) {
       global[repo + "storage-port"] = host.substr(colon + 1);
@@ -46,20 +59,35 @@ std::string RenderPgBackRestConfig(const PgBackRestInput& in) {
   return out;
 }
 
+namespace {
+
+Section TlsServerSection(const PgBackRestInput& in) {
+  const PgBackRestTlsServer& t = *in.tls_server;
+  return {{"lock-path", in.lock_dir},          {"log-level-file", "off"},
+          {"tls-server-address", "*"},         {"tls-server-auth", t.client_cn + "=" + in.stanza},
+          {"tls-server-ca-file", t.ca_file},   {"tls-server-cert-file", t.cert_file},
+          {"tls-server-key-file", t.key_file}, {"tls-server-port", absl::StrCat(t.port)}};
+}
+
+}  // namespace
+
 std::string RenderPgBackRestServerConfig(const PgBackRestInput& in) {
   if (!in.tls_server.has_value()) return "";
-  const PgBackRestTlsServer& t = *in.tls_server;
-  const Section global = {
-      {"lock-path", in.lock_dir},          {"log-level-file", "off"},
-      {"tls-server-address", "*"},         {"tls-server-auth", t.client_cn + "=" + in.stanza},
-      {"tls-server-ca-file", t.ca_file},   {"tls-server-cert-file", t.cert_file},
-      {"tls-server-key-file", t.key_file}, {"tls-server-port", absl::StrCat(t.port)}};
   std::string out =
       "# Written by Quorum: pgBackRest's TLS server in the member (backup Jobs connect);\n"
       "# no repository: the server's side only reads the data directory.\n";
-  Append(out, "global", global);
+  Append(out, "global", TlsServerSection(in));
   out += "\n";
   Append(out, in.stanza, StanzaSection(in));
+  return out;
+}
+
+std::string RenderPgBackRestRepoHostConfig(const PgBackRestInput& in) {
+  if (!in.tls_server.has_value()) return "";
+  std::string out =
+      "# Written by Quorum: pgBackRest's TLS server on the repository host (the members\n"
+      "# archive and restore through it); clients send the repositories' options.\n";
+  Append(out, "global", TlsServerSection(in));
   return out;
 }
 

@@ -7,8 +7,12 @@
 //
 // Layout of the rendered file (pgBackRest 2.4x option names):
 //   [global]  log-level-file=off, lock-path, then per repository N:
-//             repoN-type=s3, repoN-path, repoN-s3-bucket, repoN-s3-endpoint,
+//             S3: repoN-type=s3, repoN-path, repoN-s3-bucket, repoN-s3-endpoint,
 //             repoN-storage-port (with host:port endpoints), repoN-s3-region;
+//             a volume where it is mounted: repoN-type=posix, repoN-path;
+//             a volume elsewhere: repoN-host, repoN-host-type=tls,
+//             repoN-host-port, repoN-host-{ca,cert,key}-file, repoN-path (the
+//             path on the host, which the client sends it);
 //             then the user's global options (validated at admission: none of
 //             them names a key above, except repoN-path, which replaces the
 //             default)
@@ -39,12 +43,27 @@ inline constexpr std::string_view kPgBackRestConfigFileName = "pgbackrest.conf";
 // include directory, read after the main file.
 inline constexpr std::string_view kPgBackRestIncludeDir = "/etc/pgbackrest/conf.d";
 
+// A repository host's pgBackRest TLS server as its clients see it:
+// repoN-host, repoN-host-type=tls and the files of the client's TLS.
+struct PgBackRestRepoHost {
+  std::string address;  // a DNS name the server's certificate carries
+  int port = 8432;
+  std::string ca_file;    // the CA that issued the server's certificate
+  std::string cert_file;  // the client's certificate and key
+  std::string key_file;
+};
+
 struct PgBackRestRepoInput {
   int index = 1;  // N in repoN
+  // An S3 repository (none of `posix` and `host`):
   std::string bucket;
   std::string endpoint;  // host or host:port
   std::string region;
-  std::string path;  // default repoN-path; the user's global repoN-path wins
+  // A volume repository: local (repoN-type=posix) where the volume is
+  // mounted, else reached through the repository host.
+  bool posix = false;
+  std::optional<PgBackRestRepoHost> host;
+  std::string path;  // repoN-path; for S3 the user's global repoN-path wins
 };
 
 // pgBackRest's TLS server in a member (`pgbackrest server`): what the backup
@@ -74,6 +93,10 @@ struct PgBackRestInput {
 std::string RenderPgBackRestConfig(const PgBackRestInput& in);
 // The TLS server's file; "" without in.tls_server.
 std::string RenderPgBackRestServerConfig(const PgBackRestInput& in);
+// The repository host's TLS server file: [global] only (lock-path,
+// log-level-file and tls-server-*); clients send the repository's options
+// with each command. "" without in.tls_server.
+std::string RenderPgBackRestRepoHostConfig(const PgBackRestInput& in);
 inline constexpr std::string_view kPgBackRestServerConfigFileName = "pgbackrest-server.conf";
 
 // The options every pgBackRest command of the pod needs:

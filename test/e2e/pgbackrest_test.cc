@@ -10,7 +10,8 @@
 // failover while a backup runs: the backup completes or fails saying why, and
 // the next one completes. A schedule every minute creates a PostgresBackup per
 // cron time, each completing. In-place restores of running clusters to T on
-// both DCS (spec.backups.pgbackrest.restore and its annotation).
+// both DCS (spec.backups.pgbackrest.restore and its annotation). A volume
+// repository beside the S3 one, through the repository host.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -515,6 +516,91 @@ TEST_F(PgBackRestE2E, InPlaceRestoreToATimeOnBothDcs) {
   absl::SleepFor(absl::Seconds(5));
   CommandResult kept = Sql("ip-k8s", "select count(*) from t where id = 2000;");
   EXPECT_EQ(std::string(absl::StripAsciiWhitespace(kept.output)), "1") << kept.output;
+}
+
+// A volume repository next to the S3 one: the members archive to both (the
+// volume through the repository host's TLS server), a backup Job mounts the
+// claim beside the host, an in-place restore reads it through the host, and
+// removing the repository stops the host but keeps its claim.
+TEST_F(PgBackRestE2E, AVolumeRepositoryArchivesBacksUpAndRestoresInPlace) {
+  OperatorProcess op(ns());
+  op.Start();
+  Json cluster = Cluster("vol", 2);
+  Json& pgbr = cluster["spec"]["backups"]["pgbackrest"];
+  pgbr["repos"].push_back(
+      {{"name", "repo2"},
+       {"volume", {{"volumeClaimSpec", {{"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}});
+  pgbr["global"]["repo2-retention-full"] = "2";
+  ASSERT_TRUE(client().Create(kPostgres, ns(), cluster).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready("vol"); }, absl::Minutes(8)))
+      << "did not become Ready";
+  CommandResult w = FirstSql("vol",
+                             "create table if not exists t(id int primary key); insert into t "
+                             "select generate_series(1,100) on conflict do nothing;");
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  ASSERT_NO_FATAL_FAILURE(CreateBackup("vol-base", "vol", "repo2", "full"));
+  Json full = WaitBackup("vol-base", "Complete", absl::Minutes(10));
+  ASSERT_EQ(full.value("phase", ""), "Complete") << full.dump();
+  EXPECT_FALSE(full["backup"]["repository"].value("walMax", "").empty()) << full.dump();
+  // The claim is the host's, bound; only the members may reach the host.
+  auto pvc = client().Get({"", "v1", "persistentvolumeclaims"}, ns(), "repo2-vol-repo-host-0");
+  ASSERT_TRUE(pvc.ok()) << pvc.status();
+  EXPECT_EQ((*pvc)["status"].value("phase", ""), "Bound");
+  EXPECT_TRUE(
+      client().Get({"networking.k8s.io", "v1", "networkpolicies"}, ns(), "vol-repo-host").ok());
+  // Rows around T, archived to both repositories (archive_command succeeds
+  // only when every repository has the segment).
+  std::string target;
+  ASSERT_NO_FATAL_FAILURE(target = RowsAroundATime("vol"));
+  ASSERT_TRUE(client()
+                  .Patch(kPostgres, ns(), "vol", kube::PatchType::kMerge,
+                         {{"metadata",
+                           {{"annotations", {{"postgres.quorum.dev/pgbackrest-restore", "v1"}}}}},
+                          {"spec",
+                           {{"backups",
+                             {{"pgbackrest",
+                               {{"restore",
+                                 {{"enabled", true},
+                                  {"repoName", "repo2"},
+                                  {"target", {{"time", target}}}}}}}}}}}})
+                  .ok());
+  Json restore;
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        auto c = client().Get(kPostgres, ns(), "vol");
+        if (!c.ok()) return false;
+        restore = (*c)["status"]["backups"]["pgbackrest"].value("restore", Json::object());
+        return restore.value("id", "") == "v1" && (restore.value("phase", "") == "Succeeded" ||
+                                                   restore.value("phase", "") == "Failed");
+      },
+      absl::Minutes(10)))
+      << "the restore did not end: " << restore.dump();
+  ASSERT_EQ(restore.value("phase", ""), "Succeeded") << restore.dump();
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready("vol"); }, absl::Minutes(5)));
+  ExpectRowsUpToTheTarget("vol", target);
+  ASSERT_NO_FATAL_FAILURE(CreateBackup("vol-after", "vol", "repo2", "incr"));
+  Json after = WaitBackup("vol-after", "Complete", absl::Minutes(10));
+  EXPECT_EQ(after.value("phase", ""), "Complete") << after.dump();
+  // Without the volume repository the host goes and its claim stays.
+  Json repos = Json::array({cluster["spec"]["backups"]["pgbackrest"]["repos"][0]});
+  ASSERT_TRUE(client()
+                  .Patch(kPostgres, ns(), "vol", kube::PatchType::kMerge,
+                         {{"spec",
+                           {{"backups",
+                             {{"pgbackrest",
+                               {{"repos", repos},
+                                {"restore", nullptr},
+                                {"global", {{"repo2-retention-full", nullptr}}}}}}}}}})
+                  .ok());
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        return absl::IsNotFound(
+            client().Get({"apps", "v1", "statefulsets"}, ns(), "vol-repo-host").status());
+      },
+      absl::Minutes(2)))
+      << "the repository host stayed";
+  EXPECT_TRUE(
+      client().Get({"", "v1", "persistentvolumeclaims"}, ns(), "repo2-vol-repo-host-0").ok());
 }
 
 TEST_F(PgBackRestE2E, ABackupDuringAFailoverEndsClearlyAndTheNextOneCompletes) {

@@ -28,7 +28,9 @@ std::map<std::string, runtime::ResourceScope> CacheScopes() {
       .label_selector = owned, .read_through = true, .sensitive = true};
   scopes[runtime::ResourceKey({"", "v1", "pods"})] = {.label_selector = members,
                                                       .transform = runtime::StripPod};
-  scopes[runtime::ResourceKey({"", "v1", "persistentvolumeclaims"})] = {.label_selector = members};
+  // With the PostgreSQL repository hosts' claims (their storage grows as the members' does).
+  scopes[runtime::ResourceKey({"", "v1", "persistentvolumeclaims"})] = {
+      .label_selector = "app.kubernetes.io/name in (etcd,postgres,postgres-repo-host)"};
   // Only the kubernetes DCS's Endpoints are read (Patroni's leader Endpoints,
   // labelled with the cluster's common labels); the Endpoints of every other
   // Service, ours (etcd's) or not, stay out of the cache.

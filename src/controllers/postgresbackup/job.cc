@@ -16,7 +16,7 @@ namespace {
 namespace pg = postgrescluster;
 
 constexpr char kServerCaDir[] = "/etc/pgbackrest/server-ca";
-constexpr char kClientTlsDir[] = "/etc/pgbackrest/client-tls";
+constexpr const char* kClientTlsDir = pg::kPgBackRestClientTlsDir;
 
 std::string ShortHash(const std::string& s) {
   unsigned char d[SHA256_DIGEST_LENGTH];
@@ -43,6 +43,45 @@ Json Labels(const api::PostgresBackup& b) {
 
 int RepoNumber(const std::string& repo_name) {
   return repo_name.size() == 5 ? repo_name[4] - '0' : 1;  // repo1..repo4 (admission)
+}
+
+// The volume repository the backup goes into, or null for an S3 one.
+const api::PgBackRestRepo* VolumeRepo(const api::PostgresBackup& b,
+                                      const api::PostgresCluster& cluster) {
+  if (!cluster.spec.backups.pgbackrest.has_value()) return nullptr;
+  for (const api::PgBackRestRepo& r : cluster.spec.backups.pgbackrest->repos) {
+    if (r.name == b.spec.repo_name && r.IsVolume()) return &r;
+  }
+  return nullptr;
+}
+
+// A volume repository's Job: pgBackRest backs up only into a local
+// repository, so the Job mounts the claim, on the repository host's node
+// (where a ReadWriteOnce claim is attached), with the file in which the
+// volumes are local.
+void MountVolumeRepo(const api::PostgresCluster& cluster, const api::PgBackRestRepo& repo,
+                     Json& pod_spec) {
+  Json& container = pod_spec["containers"][0];
+  for (Json& e : container["env"]) {
+    if (e["name"] == "PGBACKREST_CONFIG") e["value"] = pg::kPgBackRestLocalReposConfigFile;
+  }
+  Json& volumes = pod_spec["volumes"];
+  for (Json& v : volumes) {
+    if (v["name"] != "config") continue;
+    v["configMap"]["items"].push_back(
+        {{"key", "pgbackrest-repo.conf"}, {"path", "pgbackrest-repo.conf"}});
+  }
+  volumes.push_back(
+      {{"name", "repo"},
+       {"persistentVolumeClaim", {{"claimName", pg::RepoClaimName(cluster, repo.name)}}}});
+  container["volumeMounts"].push_back(
+      {{"name", "repo"}, {"mountPath", pg::RepoVolumePath(repo.name)}});
+  pod_spec["affinity"] = {
+      {"podAffinity",
+       {{"requiredDuringSchedulingIgnoredDuringExecution",
+         Json::array(
+             {{{"labelSelector", {{"matchLabels", pg::LabelsJson(pg::RepoHostSelector(cluster))}}},
+               {"topologyKey", "kubernetes.io/hostname"}}})}}}};
 }
 
 }  // namespace
@@ -146,6 +185,9 @@ Json BuildBackupJob(const api::PostgresBackup& b, const api::PostgresCluster& cl
       {"containers", Json::array({container})},
       {"volumes", volumes},
   };
+  if (const api::PgBackRestRepo* repo = VolumeRepo(b, cluster)) {
+    MountVolumeRepo(cluster, *repo, pod_spec);
+  }
   return controllers::BuildOneShotJob(JobName(b), b.metadata.ns, Labels(b),
                                       {.api_version = "postgres.quorum.dev/v1alpha1",
                                        .kind = "PostgresBackup",

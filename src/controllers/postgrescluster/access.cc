@@ -5,12 +5,6 @@
 namespace quorum::postgrescluster {
 namespace {
 
-Json LabelsJson(const std::map<std::string, std::string>& labels) {
-  Json out = Json::object();
-  for (const auto& [k, v] : labels) out[k] = v;
-  return out;
-}
-
 Json Port(int port) { return {{"protocol", "TCP"}, {"port", port}}; }
 
 }  // namespace
@@ -63,6 +57,19 @@ std::optional<Json> BuildNetworkPolicy(const PostgresCluster& cluster,
                {{"podSelector", {{"matchLabels", LabelsJson(ClusterSelector(cluster))}}},
                 {"policyTypes", Json::array({"Ingress"})},
                 {"ingress", ingress}}}};
+}
+
+std::optional<Json> BuildRepoHostNetworkPolicy(const PostgresCluster& cluster) {
+  if (!cluster.spec.network_policy.enabled || !HasVolumeRepos(cluster)) return std::nullopt;
+  const Json members = {{"podSelector", {{"matchLabels", LabelsJson(ClusterSelector(cluster))}}}};
+  return Json{{"apiVersion", "networking.k8s.io/v1"},
+              {"kind", "NetworkPolicy"},
+              {"metadata", Metadata(cluster, NamesOf(cluster).repo_host)},
+              {"spec",
+               {{"podSelector", {{"matchLabels", LabelsJson(RepoHostSelector(cluster))}}},
+                {"policyTypes", Json::array({"Ingress"})},
+                {"ingress", Json::array({{{"ports", Json::array({Port(kPgBackRestServerPort)})},
+                                          {"from", Json::array({members})}}})}}}};
 }
 
 }  // namespace quorum::postgrescluster

@@ -35,6 +35,10 @@ Json BuildRestApiSecret(const PostgresCluster& cluster, const std::string& passw
 // The NetworkPolicy, or nullopt when spec.networkPolicy.enabled is false.
 std::optional<Json> BuildNetworkPolicy(const PostgresCluster& cluster,
                                        const OperatorPeer& operator_peer);
+// The repository host's NetworkPolicy (<cluster>-repo-host): its pgBackRest
+// port admits the members only. nullopt without volume repositories or when
+// spec.networkPolicy.enabled is false.
+std::optional<Json> BuildRepoHostNetworkPolicy(const PostgresCluster& cluster);
 
 }  // namespace quorum::postgrescluster
 

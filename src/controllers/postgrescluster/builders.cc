@@ -12,12 +12,6 @@
 namespace quorum::postgrescluster {
 namespace {
 
-Json LabelsJson(const std::map<std::string, std::string>& labels) {
-  Json out = Json::object();
-  for (const auto& [k, v] : labels) out[k] = v;
-  return out;
-}
-
 int Major(const PostgresCluster& cluster) { return cluster.spec.postgres_version; }
 
 std::string Image(const PostgresCluster& cluster) {
@@ -100,6 +94,19 @@ Json Service(const PostgresCluster& cluster, const std::string& name, Json spec)
 }  // namespace
 
 std::string MemberImage(const PostgresCluster& cluster) { return Image(cluster); }
+
+Json PostgresPodSecurityContext() {
+  return {{"runAsNonRoot", true},
+          {"runAsUser", kPostgresUid},
+          {"runAsGroup", kPostgresUid},
+          {"fsGroup", kPostgresUid},
+          // Only when the volume's root is not the group's yet (a new
+          // volume): a recursive change on every mount leaves the data
+          // directory group-writable, and PostgreSQL refuses to start
+          // on it (found on a real kubelet, re-creating a member pod).
+          {"fsGroupChangePolicy", "OnRootMismatch"},
+          {"seccompProfile", {{"type", "RuntimeDefault"}}}};
+}
 
 std::string DataDir(int major) { return absl::StrCat(kDataMount, "/pg", major); }
 std::string BinDir(int major) { return absl::StrCat("/usr/lib/postgresql/", major, "/bin"); }
@@ -195,6 +202,11 @@ Json BuildConfigMap(const PostgresCluster& cluster, const patroni::ConfigInput& 
     data[std::string(patroni::kServerScriptFileName)] = std::string(patroni::ServerScript());
     data[std::string(patroni::kPgBackRestServerConfigFileName)] =
         patroni::RenderPgBackRestServerConfig(*pgbr);
+    if (HasVolumeRepos(cluster)) {
+      data["pgbackrest-repo-host.conf"] = patroni::RenderPgBackRestRepoHostConfig(*pgbr);
+      data["pgbackrest-repo.conf"] =
+          patroni::RenderPgBackRestConfig(*BuildPgBackRestInput(cluster, ReposSide::kLocal));
+    }
   }
   if (std::optional<patroni::PgBackRestInput> src = BuildPgBackRestRestoreInput(cluster)) {
     data["pgbackrest-restore.conf"] = patroni::RenderPgBackRestConfig(*src);
@@ -333,22 +345,25 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
                          {"defaultMode", 0440}}}});
     containers.push_back(PgBackRestServerContainer(cluster, *pgbr->tls_server));
   }
+  // Volume repositories: PostgreSQL's archive_command and a restore reach
+  // the repository host with the pgBackRest client certificate.
+  if (HasVolumeRepos(cluster)) {
+    volumes.push_back({{"name", "pgbackrest-client-tls"},
+                       {"secret",
+                        {{"secretName", n.pgbackrest_client_secret},
+                         {"items", Json::array({{{"key", "tls.crt"}, {"path", "tls.crt"}},
+                                                {{"key", "tls.key"}, {"path", "tls.key"}}})},
+                         {"defaultMode", 0440}}}});
+    containers[0]["volumeMounts"].push_back({{"name", "pgbackrest-client-tls"},
+                                             {"mountPath", kPgBackRestClientTlsDir},
+                                             {"readOnly", true}});
+  }
 
   Json pod_spec = {{"containers", containers},
                    {"volumes", volumes},
                    {"automountServiceAccountToken", api_access},
                    {"terminationGracePeriodSeconds", 30},
-                   {"securityContext",
-                    {{"runAsNonRoot", true},
-                     {"runAsUser", kPostgresUid},
-                     {"runAsGroup", kPostgresUid},
-                     {"fsGroup", kPostgresUid},
-                     // Only when the volume's root is not the group's yet (a new
-                     // volume): a recursive change on every mount leaves the data
-                     // directory group-writable, and PostgreSQL refuses to start
-                     // on it (found on a real kubelet, re-creating a member pod).
-                     {"fsGroupChangePolicy", "OnRootMismatch"},
-                     {"seccompProfile", {{"type", "RuntimeDefault"}}}}}};
+                   {"securityContext", PostgresPodSecurityContext()}};
   // Named even without API access: the API server keeps the deprecated
   // `serviceAccount` field in step with `serviceAccountName`, so an apply that
   // merely drops the name (podAPIAccess turned off) gets the old one copied

@@ -57,6 +57,10 @@ std::vector<std::string> PgHba(const PostgresCluster& cluster);
 
 // The members' image: spec.image, or the default of spec.postgresVersion.
 std::string MemberImage(const PostgresCluster& cluster);
+// The pod securityContext of the members and the repository host: the
+// image's postgres user (non-root), fsGroup changed only on a new volume,
+// the runtime's seccomp profile.
+Json PostgresPodSecurityContext();
 
 // A volume with the files of pgBackRest configuration `secrets` (projected,
 // mode 0440), or an empty folder without any; and its read-only mount at `dir`.
@@ -85,9 +89,28 @@ bool RestoreRunning(const PostgresCluster& cluster);
 // then would bootstrap an empty database on the wiped volumes).
 bool RestoreStopsMembers(const PostgresCluster& cluster);
 
+// Who uses a pgBackRest configuration: the members (a volume repository is
+// reached through the repository host's TLS server), or a pod where the
+// volumes are mounted (the backup Job of a volume repository: pgBackRest
+// backs up only into a repository that is local).
+enum class ReposSide { kMembers, kLocal };
+
 // pgBackRest's configuration for spec.backups.pgbackrest; nullopt without it.
-// A repository's default path is /pgbackrest/<namespace>/<cluster>/repoN.
-std::optional<patroni::PgBackRestInput> BuildPgBackRestInput(const PostgresCluster& cluster);
+// An S3 repository's default path is /pgbackrest/<namespace>/<cluster>/repoN,
+// a volume's RepoVolumePath.
+std::optional<patroni::PgBackRestInput> BuildPgBackRestInput(const PostgresCluster& cluster,
+                                                             ReposSide side = ReposSide::kMembers);
+
+// Volume repositories (spec.backups.pgbackrest.repos[].volume): where
+// repository `repo` is mounted on the repository host and in backup Jobs,
+// /pgbackrest/repoN; the host's StatefulSet <cluster>-repo-host (one pod:
+// `pgbackrest server` with the members' certificate, admitting the
+// pgBackRest client certificate; a claim template per volume repository,
+// retained like the members'); its headless Service (the name the members
+// connect to). nullopt without volume repositories.
+std::string RepoVolumePath(const std::string& repo);
+std::optional<Json> BuildRepoHostStatefulSet(const PostgresCluster& cluster);
+std::optional<Json> BuildRepoHostService(const PostgresCluster& cluster);
 
 // Every credential Secret the cluster needs: (secret name, username, dbname).
 struct CredentialSpec {

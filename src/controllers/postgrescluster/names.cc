@@ -24,6 +24,7 @@ Names NamesOf(const PostgresCluster& cluster) {
   n.restapi_secret = n.cluster + "-patroni-api";
   n.network_policy = n.cluster;
   n.pgbackrest_client_secret = n.cluster + "-pgbackrest-client";
+  n.repo_host = n.cluster + "-repo-host";
   return n;
 }
 
@@ -48,6 +49,24 @@ std::string EtcdClientSecretName(const PostgresCluster& cluster) {
   return NamesOf(cluster).cluster + "-etcd-client";
 }
 
+bool HasVolumeRepos(const PostgresCluster& cluster) {
+  const std::optional<api::PgBackRestSpec>& pgbr = cluster.spec.backups.pgbackrest;
+  if (!pgbr.has_value()) return false;
+  for (const api::PgBackRestRepo& r : pgbr->repos) {
+    if (r.IsVolume()) return true;
+  }
+  return false;
+}
+
+std::string RepoHostDnsName(const PostgresCluster& cluster) {
+  const Names n = NamesOf(cluster);
+  return n.repo_host + "." + n.ns + ".svc";
+}
+
+std::string RepoClaimName(const PostgresCluster& cluster, const std::string& repo) {
+  return repo + "-" + NamesOf(cluster).repo_host + "-0";
+}
+
 std::map<std::string, std::string> ClusterSelector(const PostgresCluster& cluster) {
   return {{std::string(api::kClusterLabel), NamesOf(cluster).cluster}};
 }
@@ -57,6 +76,17 @@ std::map<std::string, std::string> InstanceSelector(const PostgresCluster& clust
   auto labels = ClusterSelector(cluster);
   labels[std::string(api::kInstanceSetLabel)] = set;
   return labels;
+}
+
+std::map<std::string, std::string> RepoHostSelector(const PostgresCluster& cluster) {
+  return {{"app.kubernetes.io/name", "postgres-repo-host"},
+          {"app.kubernetes.io/instance", NamesOf(cluster).cluster}};
+}
+
+Json LabelsJson(const std::map<std::string, std::string>& labels) {
+  Json out = Json::object();
+  for (const auto& [k, v] : labels) out[k] = v;
+  return out;
 }
 
 std::map<std::string, std::string> CommonLabels(const PostgresCluster& cluster) {

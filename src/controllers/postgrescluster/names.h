@@ -55,6 +55,16 @@ inline constexpr int kPgBackRestServerPort = 8432;
 inline constexpr char kPgBackRestContainerName[] = "pgbackrest";
 inline constexpr char kPgBackRestClientCaDir[] = "/etc/pgbackrest/client-ca";
 inline constexpr char kPgBackRestClientCn[] = "quorum-pgbackrest-client";
+// Where a pgBackRest client (a member archiving to a volume repository, a
+// backup Job) finds its certificate and key (<cluster>-pgbackrest-client).
+inline constexpr char kPgBackRestClientTlsDir[] = "/etc/pgbackrest/client-tls";
+// Volume repositories (spec.backups.pgbackrest.repos[].volume): the
+// repository host's TLS server file, and the file of the side where the
+// volumes are local (the backup Jobs of a volume repository), in the
+// ConfigMap; each claim is mounted at <kRepoVolumeRoot>/repoN there.
+inline constexpr char kPgBackRestRepoHostConfigFile[] = "/etc/patroni/pgbackrest-repo-host.conf";
+inline constexpr char kPgBackRestLocalReposConfigFile[] = "/etc/patroni/pgbackrest-repo.conf";
+inline constexpr char kRepoVolumeRoot[] = "/pgbackrest";
 // The label of a cluster's backup Job pods, value the cluster's name: the
 // NetworkPolicy lets them reach the members' pgBackRest servers.
 inline constexpr char kPgBackRestClientLabel[] = "postgres.quorum.dev/pgbackrest-client";
@@ -82,11 +92,22 @@ struct Names {
   // certificate (tls.crt, tls.key) and its CA (ca.crt), which the members'
   // pgBackRest servers trust.
   std::string pgbackrest_client_secret;
+  // <cluster>-repo-host (volume repositories only): the repository host's
+  // StatefulSet, headless Service and NetworkPolicy.
+  std::string repo_host;
 };
 
 Names NamesOf(const PostgresCluster& cluster);
 
 std::string StatefulSetName(const PostgresCluster& cluster, const std::string& instance_set);
+
+// Volume repositories: whether spec.backups.pgbackrest has one (then the
+// cluster has a repository host); the host's DNS name through its headless
+// Service, <cluster>-repo-host.<ns>.svc (the members' certificate carries
+// it); the PVC of repository `repo` (repoN-<cluster>-repo-host-0).
+bool HasVolumeRepos(const PostgresCluster& cluster);
+std::string RepoHostDnsName(const PostgresCluster& cluster);
+std::string RepoClaimName(const PostgresCluster& cluster, const std::string& repo);
 // <cluster>-user-<name>, with '_' turned into '-' (Secret names are DNS names).
 std::string UserSecretName(const PostgresCluster& cluster, const std::string& user);
 
@@ -105,6 +126,14 @@ std::map<std::string, std::string> CommonLabels(const PostgresCluster& cluster);
 std::map<std::string, std::string> ClusterSelector(const PostgresCluster& cluster);
 std::map<std::string, std::string> InstanceSelector(const PostgresCluster& cluster,
                                                     const std::string& set);
+
+// The repository host's pod labels and selector: its own
+// app.kubernetes.io/name (postgres-repo-host) and the cluster as instance;
+// never ClusterSelector's label, which means "a member".
+std::map<std::string, std::string> RepoHostSelector(const PostgresCluster& cluster);
+
+// A label map as a JSON object.
+Json LabelsJson(const std::map<std::string, std::string>& labels);
 
 Json OwnerReference(const PostgresCluster& cluster);
 Json Metadata(const PostgresCluster& cluster, const std::string& name);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/runtime/apply.h"
@@ -53,7 +54,9 @@ kube::GroupVersionResource RbacResource(const Json& o) {
 // outcome with something to say goes to `claims`, and is evented.
 absl::StatusOr<bool> PrepareInstanceSet(const Phase& p, Json& obj, const ObjectPtr& cached,
                                         controllers::ClaimTemplateOutcome* claims) {
-  std::string field = "spec.instances[].dataVolumeClaimSpec";
+  std::string field = obj["metadata"].value("name", "") == p.n.repo_host
+                          ? "spec.backups.pgbackrest.repos[].volume.volumeClaimSpec"
+                          : "spec.instances[].dataVolumeClaimSpec";
   const std::vector<api::PostgresInstanceSet>& sets = p.cluster.spec.instances;
   for (size_t i = 0; i < sets.size(); ++i) {
     if (StatefulSetName(p.cluster, sets[i].name) == obj["metadata"].value("name", "")) {
@@ -76,6 +79,17 @@ absl::StatusOr<bool> PrepareInstanceSet(const Phase& p, Json& obj, const ObjectP
   return apply;
 }
 
+// The repository host's objects once no volume repository is left (its
+// claims stay, as the StatefulSet retains them).
+absl::Status DeleteRepoHost(const Phase& p) {
+  for (const kube::GroupVersionResource& gvr : {kStatefulSets, kServices, kNetworkPolicies}) {
+    if (p.cache.Get(gvr, p.n.ns, p.n.repo_host) == nullptr) continue;
+    absl::Status s = p.client.Delete(gvr, p.n.ns, p.n.repo_host);
+    if (!s.ok() && !absl::IsNotFound(s)) return s;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 // Applies the owned objects that differ from the cache. Without a usable DCS
@@ -90,11 +104,19 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs, Applied
   if (auto pdb = BuildPodDisruptionBudget(p.cluster)) desired.emplace_back(kPdbs, *pdb);
   const std::optional<Json> policy = BuildNetworkPolicy(p.cluster, p.operator_peer);
   if (policy.has_value()) desired.emplace_back(kNetworkPolicies, *policy);
+  const std::optional<Json> repo_host_policy = BuildRepoHostNetworkPolicy(p.cluster);
+  if (repo_host_policy.has_value()) desired.emplace_back(kNetworkPolicies, *repo_host_policy);
+  if (std::optional<Json> svc = BuildRepoHostService(p.cluster)) {
+    desired.emplace_back(kServices, *std::move(svc));
+  }
   if (dcs.ready) {
     const patroni::ConfigInput input = BuildPatroniInput(p.cluster, dcs);
     desired.emplace_back(kConfigMaps, BuildConfigMap(p.cluster, input));
     for (const api::PostgresInstanceSet& set : p.cluster.spec.instances)
       desired.emplace_back(kStatefulSets, BuildStatefulSet(p.cluster, set, input, dcs));
+    if (std::optional<Json> host = BuildRepoHostStatefulSet(p.cluster)) {
+      desired.emplace_back(kStatefulSets, *std::move(host));
+    }
   }
   for (auto& [gvr, obj] : desired) {
     ObjectPtr cached = p.cache.Get(gvr, p.n.ns, obj["metadata"]["name"].get<std::string>());
@@ -105,10 +127,19 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs, Applied
     }
     absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(p.client, gvr, obj, cached, kFieldManager);
     if (!wrote.ok()) return wrote.status();
-    if (gvr == kStatefulSets && *wrote) applied->statefulset_written = true;
+    if (gvr == kStatefulSets && *wrote && obj["metadata"]["name"] != p.n.repo_host) {
+      applied->statefulset_written = true;
+    }
   }
   if (!policy.has_value() && p.cache.Get(kNetworkPolicies, p.n.ns, p.n.network_policy)) {
     absl::Status s = p.client.Delete(kNetworkPolicies, p.n.ns, p.n.network_policy);
+    if (!s.ok() && !absl::IsNotFound(s)) return s;
+  }
+  if (!HasVolumeRepos(p.cluster)) {
+    if (absl::Status s = DeleteRepoHost(p); !s.ok()) return s;
+  } else if (!repo_host_policy.has_value() &&
+             p.cache.Get(kNetworkPolicies, p.n.ns, p.n.repo_host) != nullptr) {
+    absl::Status s = p.client.Delete(kNetworkPolicies, p.n.ns, p.n.repo_host);
     if (!s.ok() && !absl::IsNotFound(s)) return s;
   }
   if (!rbac.empty()) return absl::OkStatus();

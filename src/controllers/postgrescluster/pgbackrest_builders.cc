@@ -23,13 +23,31 @@ Json PgBackRestSecretsMount(const std::string& name, std::string_view dir) {
   return {{"name", name}, {"mountPath", std::string(dir)}, {"readOnly", true}};
 }
 
-std::optional<patroni::PgBackRestInput> BuildPgBackRestInput(const PostgresCluster& cluster) {
+std::optional<patroni::PgBackRestInput> BuildPgBackRestInput(const PostgresCluster& cluster,
+                                                             ReposSide side) {
   if (!cluster.spec.backups.pgbackrest.has_value()) return std::nullopt;
   const api::PgBackRestSpec& spec = *cluster.spec.backups.pgbackrest;
   const Names n = NamesOf(cluster);
   patroni::PgBackRestInput in;
   in.stanza = kPgBackRestStanza;
   for (const api::PgBackRestRepo& r : spec.repos) {
+    if (r.IsVolume()) {
+      patroni::PgBackRestRepoInput repo{.index = r.Index(), .path = RepoVolumePath(r.name)};
+      if (side == ReposSide::kLocal) {
+        repo.posix = true;
+      } else {
+        // The host presents the members' certificate; the members present
+        // the pgBackRest client certificate.
+        repo.host = patroni::PgBackRestRepoHost{
+            .address = RepoHostDnsName(cluster),
+            .port = kPgBackRestServerPort,
+            .ca_file = absl::StrCat(kPostgresTlsDir, "/ca.crt"),
+            .cert_file = absl::StrCat(kPgBackRestClientTlsDir, "/tls.crt"),
+            .key_file = absl::StrCat(kPgBackRestClientTlsDir, "/tls.key")};
+      }
+      in.repos.push_back(std::move(repo));
+      continue;
+    }
     in.repos.push_back({.index = r.Index(),
                         .bucket = r.s3.bucket,
                         .endpoint = r.s3.endpoint,

@@ -43,6 +43,8 @@ std::vector<std::string> ServerCertDnsNames(const PostgresCluster& cluster) {
   std::set<std::string> names = {"localhost"};
   std::vector<std::string> services = {n.primary_service, n.replica_service, n.pods_service};
   if (!UsesEtcd(cluster)) services.push_back(n.config_service);
+  // The repository host presents the members' certificate.
+  if (HasVolumeRepos(cluster)) services.push_back(n.repo_host);
   for (const std::string& svc : services) {
     names.insert(svc);
     names.insert(svc + "." + n.ns);

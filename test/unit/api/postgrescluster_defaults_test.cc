@@ -90,6 +90,20 @@ TEST(PostgresClusterDefaultsTest, EmptyAccessModesAreFilledIn) {
   EXPECT_EQ(sets[2]["replicas"], 1);
 }
 
+TEST(PostgresClusterDefaultsTest, AVolumeRepositoryGetsReadWriteOnce) {
+  Json obj = {{"spec", Json::parse(R"({"backups": {"pgbackrest": {"repos": [
+      {"name": "repo1", "s3": {"bucket": "b"}},
+      {"name": "repo2", "volume": {"volumeClaimSpec": {"resources": {}}}},
+      {"name": "repo3", "volume": {"volumeClaimSpec": {"accessModes": ["ReadWriteMany"]}}},
+      {"name": "repo4", "volume": 3}, 7]}}})")}};
+  const Json repos = Defaulted(obj)["spec"]["backups"]["pgbackrest"]["repos"];
+  EXPECT_FALSE(repos[0].contains("volume"));
+  EXPECT_EQ(repos[1]["volume"]["volumeClaimSpec"]["accessModes"], Json::array({"ReadWriteOnce"}));
+  EXPECT_EQ(repos[2]["volume"]["volumeClaimSpec"]["accessModes"], Json::array({"ReadWriteMany"}));
+  EXPECT_EQ(repos[3]["volume"], 3);
+  EXPECT_EQ(repos[4], 7);
+}
+
 TEST(PostgresClusterDefaultsTest, WrongTypesDoNotCrashAndAreKept) {
   EXPECT_EQ(Defaulted(Json("x")), Json("x"));
   EXPECT_EQ(Defaulted(Json::object()), Json::object());  // no spec: left for validation

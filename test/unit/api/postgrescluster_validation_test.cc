@@ -373,6 +373,28 @@ const InvalidCase kInvalid[] = {
      R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1
      R"(, "set": "latest; rm -rf /"}}}})",
      "spec.dataSource.pgbackrest.set", "backup label"},
+    {"VolumeRepoWithoutSize",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo2", "volume": {"volumeClaimSpec": {}}}]}}}})",
+     "spec.backups.pgbackrest.repos[0].volume.volumeClaimSpec.resources.requests.storage",
+     "required"},
+    {"VolumeRepoWithoutClaim",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo2", "volume": {}}]}}}})",
+     "spec.backups.pgbackrest.repos[0].volume.volumeClaimSpec", "required"},
+    {"VolumeRepoReadWriteOncePod",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo2", "volume": {"volumeClaimSpec": {"accessModes": ["ReadWriteOncePod"], "resources": {"requests": {"storage": "1Gi"}}}}}]}}}})",
+     "spec.backups.pgbackrest.repos[0].volume.volumeClaimSpec.accessModes", "ReadWriteOnce"},
+    {"VolumeAndS3",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo1", "s3": {"bucket": "b", "endpoint": "s3", "region": "r"}, "volume": {"volumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}}]}}}})",
+     "spec.backups.pgbackrest.repos[0]", "exactly one of s3 and volume"},
+    {"VolumeRepoPath",
+     R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo2", "volume": {"volumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}}], "global": {"repo2-path": "/x"}}}}})",
+     "spec.backups.pgbackrest.global.repo2-path", "is a volume"},
+    {"VolumeRepoLongClusterName",
+     R"({"metadata": {"name": "a234567890123456789012345678901234567890123"}, "spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo2", "volume": {"volumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}}]}}}})",
+     "spec.backups.pgbackrest.repos[0].volume", "at most 42"},
+    {"RestoreFromAVolume",
+     R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": {"name": "repo2", "volume": {"volumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}}}}}})",
+     "spec.dataSource.pgbackrest.repo.volume", "restore that cluster in place"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rules, PostgresInvalidCreateTest, ::testing::ValuesIn(kInvalid),
@@ -389,60 +411,67 @@ TEST_P(PostgresValidCreateTest, IsAccepted) {
   EXPECT_EQ(Describe(ValidatePostgresCluster(With(GetParam().patch), nullptr)), "(no errors)");
 }
 
-const ValidCase kValid[] = {
-    {"TheExample", "{}"},
-    {"TlsCustomSecret", R"({"spec": {"tls": {"customSecret": "my-tls"}}})"},
-    {"TlsCaSecretAndPlaintext",
-     R"({"spec": {"tls": {"caSecret": "my-ca", "allowPlaintext": true}}})"},
-    {"NetworkPolicyOff", R"({"spec": {"networkPolicy": {"enabled": false}}})"},
-    {"PostgresFromPeers",
-     R"({"spec": {"networkPolicy": {"postgresFrom": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "web"}}, "namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "Exists"}]}}, {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}}, {"ipBlock": {"cidr": "2001:db8::/32"}}]}}})"},
-    {"PostgresFromNobody", R"({"spec": {"networkPolicy": {"postgresFrom": []}}})"},
-    {"KubernetesDcs", R"({"spec": {"patroni": {)" KUBERNETES_DCS "}}}"},
-    {"AbsentDcs", R"({"spec": {"patroni": {"dcs": null}}})"},
-    {"AbsentPatroni", R"({"spec": {"patroni": null}})"},
-    {"HttpsEndpointsWithTlsAndAuth",
-     R"({"spec": {"patroni": {"dcs": {"etcd": {"clusterRef": null, "endpoints": ["https://etcd-0.etcd:2379", "https://10.0.0.2:2379/", "https://[fd00::1]:2379"], "tlsSecret": "etcd-tls", "authSecret": "etcd-auth", "namespace": "/db/"}}}}})"},
-    {"HttpEndpoints",
-     R"({"spec": {"patroni": {)" ENDPOINTS(R"(["http://etcd", "http://127.0.0.1:2379"])") "}}}"},
-    {"NoPodApiAccessWithEtcd", R"({"spec": {"patroni": {"podAPIAccess": false}}})"},
-    {"TimingsAtTheLimit",
-     R"({"spec": {"patroni": {"leaderLeaseDurationSeconds": 20, "syncPeriodSeconds": 10, "retryTimeoutSeconds": 5}}})"},
-    {"ScaledToZero",
-     R"({"spec": {"instances": [{"name": "main", "replicas": 0, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"},
-    {"IntegerStorage",
-     R"({"spec": {"instances": [{"name": "main", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": 10737418240}}}}]}})"},
-    {"TwoInstanceSets",
-     R"({"spec": {"instances": [{"name": "zone-a", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}, {"name": "zone-b", "replicas": 2, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"},
-    {"CreateRoleFrom16",
-     R"({"spec": {"postgresVersion": 16, "users": [{"name": "admin", "options": ["CREATEROLE", "CREATEDB", "NOLOGIN"]}]}})"},
-    {"UsersWithDatabases",
-     R"({"spec": {"users": [{"name": "app", "databases": ["app", "_audit"]}, {"name": "_ro", "databases": []}]}})"},
-    {"FailoverWithTarget",
-     R"({"spec": {"patroni": {"switchover": {"enabled": true, "type": "Failover", "targetInstance": "hippo-main-1"}}}})"},
-    {"NodePortService", R"({"spec": {"service": {"type": "NodePort"}}})"},
-    {"EveryMajor13", R"({"spec": {"postgresVersion": 13}})"},
-    {"EveryMajor18", R"({"spec": {"postgresVersion": 18}})"},
-    {"GeneratedName", R"({"metadata": {"name": null, "generateName": "hippo-"}})"},
-    {"PgBackRestOneRepo", R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1 "]}}}}"},
-    {"PgBackRestEverything",
-     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
-     R"(, {"name": "repo3", "s3": {"bucket": "b.c", "endpoint": "10.0.0.1:9000", "region": "us-east-1"}}], "configuration": [{"secret": {"name": "s3-keys"}}, {"secret": {"name": "s3-ca"}}], "global": {"repo1-retention-full": "7", "repo3-path": "/db", "repo3-s3-uri-style": "path", "repo3-storage-ca-file": "/etc/pgbackrest/conf.d/ca.crt", "start-fast": "y"}}}}})"},
-    {"PgBackRestSchedules",
-     R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo1", "s3": {"bucket": "b", "endpoint": "s3", "region": "r"}, "schedules": {"full": "0 1 * * 0", "differential": "0 1 * * 3", "incremental": "0 */6 * * *"}}]}}}})"},
-    {"InPlaceRestoreToATime",
-     R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
-     R"(], "restore": {"enabled": true, "repoName": "repo1", "set": "20261204-101500F", "target": {"time": "2026-12-04T10:15:00Z"}}}}}})"},
-    {"RestoreToTheEnd",
-     R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1 "}}}}"},
-    {"RestoreToATimeFromAPath",
-     R"({"spec": {"dataSource": {"pgbackrest": {"repo": )" REPO1
-     R"(, "configuration": [{"secret": {"name": "s3-keys"}}], "global": {"repo1-path": "/old", "repo1-s3-uri-style": "path"}, "set": "20261204-101500F", "target": {"time": "2026-12-04T10:15:00.5+01:00"}}}}})"},
-    {"RestoreToAnLsn",
-     R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "clusterNamespace": "prod", "repo": )" REPO1
-     R"(, "target": {"lsn": "0/5000100"}}}}})"},
-    {"LongestStatefulSetName",
-     R"({"spec": {"instances": [{"name": "a234567890123456789012345678901234567890123456", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"},
+const ValidCase
+    kValid
+        [] =
+            {
+                {"TheExample", "{}"},
+                {"TlsCustomSecret", R"({"spec": {"tls": {"customSecret": "my-tls"}}})"},
+                {"TlsCaSecretAndPlaintext",
+                 R"({"spec": {"tls": {"caSecret": "my-ca", "allowPlaintext": true}}})"},
+                {"NetworkPolicyOff", R"({"spec": {"networkPolicy": {"enabled": false}}})"},
+                {"PostgresFromPeers",
+                 R"({"spec": {"networkPolicy": {"postgresFrom": [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "web"}}, "namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "Exists"}]}}, {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}}, {"ipBlock": {"cidr": "2001:db8::/32"}}]}}})"},
+                {"PostgresFromNobody", R"({"spec": {"networkPolicy": {"postgresFrom": []}}})"},
+                {"KubernetesDcs", R"({"spec": {"patroni": {)" KUBERNETES_DCS "}}}"},
+                {"AbsentDcs", R"({"spec": {"patroni": {"dcs": null}}})"},
+                {"AbsentPatroni", R"({"spec": {"patroni": null}})"},
+                {"HttpsEndpointsWithTlsAndAuth",
+                 R"({"spec": {"patroni": {"dcs": {"etcd": {"clusterRef": null, "endpoints": ["https://etcd-0.etcd:2379", "https://10.0.0.2:2379/", "https://[fd00::1]:2379"], "tlsSecret": "etcd-tls", "authSecret": "etcd-auth", "namespace": "/db/"}}}}})"},
+                {"HttpEndpoints", R"({"spec": {"patroni": {)" ENDPOINTS(
+                                      R"(["http://etcd", "http://127.0.0.1:2379"])") "}}}"},
+                {"NoPodApiAccessWithEtcd", R"({"spec": {"patroni": {"podAPIAccess": false}}})"},
+                {"TimingsAtTheLimit",
+                 R"({"spec": {"patroni": {"leaderLeaseDurationSeconds": 20, "syncPeriodSeconds": 10, "retryTimeoutSeconds": 5}}})"},
+                {"ScaledToZero",
+                 R"({"spec": {"instances": [{"name": "main", "replicas": 0, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"},
+                {"IntegerStorage",
+                 R"({"spec": {"instances": [{"name": "main", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": 10737418240}}}}]}})"},
+                {"TwoInstanceSets",
+                 R"({"spec": {"instances": [{"name": "zone-a", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}, {"name": "zone-b", "replicas": 2, "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"},
+                {"CreateRoleFrom16",
+                 R"({"spec": {"postgresVersion": 16, "users": [{"name": "admin", "options": ["CREATEROLE", "CREATEDB", "NOLOGIN"]}]}})"},
+                {"UsersWithDatabases",
+                 R"({"spec": {"users": [{"name": "app", "databases": ["app", "_audit"]}, {"name": "_ro", "databases": []}]}})"},
+                {"FailoverWithTarget",
+                 R"({"spec": {"patroni": {"switchover": {"enabled": true, "type": "Failover", "targetInstance": "hippo-main-1"}}}})"},
+                {"NodePortService", R"({"spec": {"service": {"type": "NodePort"}}})"},
+                {"EveryMajor13", R"({"spec": {"postgresVersion": 13}})"},
+                {"EveryMajor18", R"({"spec": {"postgresVersion": 18}})"},
+                {"GeneratedName", R"({"metadata": {"name": null, "generateName": "hippo-"}})"},
+                {"PgBackRestOneRepo",
+                 R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1 "]}}}}"},
+                {"PgBackRestEverything",
+                 R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+                 R"(, {"name": "repo3", "s3": {"bucket": "b.c", "endpoint": "10.0.0.1:9000", "region": "us-east-1"}}], "configuration": [{"secret": {"name": "s3-keys"}}, {"secret": {"name": "s3-ca"}}], "global": {"repo1-retention-full": "7", "repo3-path": "/db", "repo3-s3-uri-style": "path", "repo3-storage-ca-file": "/etc/pgbackrest/conf.d/ca.crt", "start-fast": "y"}}}}})"},
+                {"PgBackRestVolumeBesideS3",
+                 R"({"metadata": {"name": "a23456789012345678901234567890123456789012"}, "spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+                 R"(, {"name": "repo2", "volume": {"volumeClaimSpec": {"resources": {"requests": {"storage": "10Gi"}}}}, "schedules": {"full": "0 1 * * 0"}}], "global": {"repo2-retention-full": "2", "repo1-path": "/x"}}}}})"},
+                {"PgBackRestSchedules",
+                 R"({"spec": {"backups": {"pgbackrest": {"repos": [{"name": "repo1", "s3": {"bucket": "b", "endpoint": "s3", "region": "r"}, "schedules": {"full": "0 1 * * 0", "differential": "0 1 * * 3", "incremental": "0 */6 * * *"}}]}}}})"},
+                {"InPlaceRestoreToATime",
+                 R"({"spec": {"backups": {"pgbackrest": {"repos": [)" REPO1
+                 R"(], "restore": {"enabled": true, "repoName": "repo1", "set": "20261204-101500F", "target": {"time": "2026-12-04T10:15:00Z"}}}}}})"},
+                {"RestoreToTheEnd",
+                 R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": )" REPO1
+                 "}}}}"},
+                {"RestoreToATimeFromAPath",
+                 R"({"spec": {"dataSource": {"pgbackrest": {"repo": )" REPO1 R"(, "configuration": [{"secret": {"name": "s3-keys"}}], "global": {"repo1-path": "/old", "repo1-s3-uri-style": "path"}, "set": "20261204-101500F", "target": {"time": "2026-12-04T10:15:00.5+01:00"}}}}})"},
+                {"RestoreToAnLsn",
+                 R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "clusterNamespace": "prod", "repo": )" REPO1
+                 R"(, "target": {"lsn": "0/5000100"}}}}})"},
+                {"LongestStatefulSetName",
+                 R"({"spec": {"instances": [{"name": "a234567890123456789012345678901234567890123456", "dataVolumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}]}})"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rules, PostgresValidCreateTest, ::testing::ValuesIn(kValid),
@@ -474,7 +503,22 @@ constexpr char kNoDcs[] = R"({"spec": {"patroni": {"dcs": null}}})";
 constexpr char kKubernetes[] = R"({"spec": {"patroni": {)" KUBERNETES_DCS "}}}";
 constexpr char kSize[] = "spec.instances[0].dataVolumeClaimSpec.resources.requests.storage";
 
+#define VOLUME2(size)                                                                                \
+  R"({"name": "repo2", "volume": {"volumeClaimSpec": {"resources": {"requests": {"storage": ")" size \
+  R"("}}}}})"
+#define S3_2 R"({"name": "repo2", "s3": {"bucket": "b", "endpoint": "s3", "region": "r"}})"
+#define REPOS(list) R"({"spec": {"backups": {"pgbackrest": {"repos": [)" list "]}}}}"
+
 const UpdateCase kUpdates[] = {
+    {"VolumeRepoGrows", REPOS(VOLUME2("1Gi")), REPOS(VOLUME2("2Gi")), nullptr, nullptr},
+    {"VolumeRepoShrinks", REPOS(VOLUME2("2Gi")), REPOS(VOLUME2("1Gi")),
+     "spec.backups.pgbackrest.repos[0].volume.volumeClaimSpec.resources.requests.storage",
+     "cannot shrink"},
+    {"VolumeRepoBecomesS3", REPOS(VOLUME2("1Gi")), REPOS(S3_2),
+     "spec.backups.pgbackrest.repos[0].s3", "cannot change between s3 and volume"},
+    {"S3RepoBecomesAVolume", REPOS(S3_2), REPOS(VOLUME2("1Gi")),
+     "spec.backups.pgbackrest.repos[0].volume", "cannot change between s3 and volume"},
+    {"VolumeRepoRemovedAndAnotherAdded", REPOS(VOLUME2("1Gi")), REPOS(REPO1), nullptr, nullptr},
     {"EtcdToKubernetes", "{}", kKubernetes, "spec.patroni.dcs.type",
      "cannot change from etcd to kubernetes"},
     {"KubernetesToEtcd", kKubernetes, "{}", "spec.patroni.dcs.type",

@@ -119,5 +119,44 @@ TEST(PgBackRestConfigTest, TheTlsServerHasAFileWithoutRepositories) {
   EXPECT_FALSE(absl::StrContains(RenderPgBackRestConfig(in), "tls-server"));
 }
 
+// A volume repository: local where it is mounted (posix), else through the
+// repository host's TLS server with the client's certificate; no S3 keys.
+TEST(PgBackRestConfigTest, AVolumeRepositoryIsLocalOrBehindTheRepositoryHost) {
+  PgBackRestInput in = Input();
+  in.repos = {{.index = 2, .posix = true, .path = "/pgbackrest/repo2"}};
+  const std::string local = RenderPgBackRestConfig(in);
+  EXPECT_TRUE(absl::StrContains(local, "repo2-path=/pgbackrest/repo2\nrepo2-type=posix\n"))
+      << local;
+  EXPECT_FALSE(absl::StrContains(local, "s3")) << local;
+  in.repos = {{.index = 2,
+               .host = PgBackRestRepoHost{.address = "hippo-repo-host.ns.svc",
+                                          .port = 8432,
+                                          .ca_file = "/tls/ca.crt",
+                                          .cert_file = "/client/tls.crt",
+                                          .key_file = "/client/tls.key"},
+               .path = "/pgbackrest/repo2"}};
+  EXPECT_TRUE(absl::StrContains(RenderPgBackRestConfig(in),
+                                "repo2-host=hippo-repo-host.ns.svc\n"
+                                "repo2-host-ca-file=/tls/ca.crt\n"
+                                "repo2-host-cert-file=/client/tls.crt\n"
+                                "repo2-host-key-file=/client/tls.key\n"
+                                "repo2-host-port=8432\n"
+                                "repo2-host-type=tls\n"
+                                "repo2-path=/pgbackrest/repo2\n"))
+      << RenderPgBackRestConfig(in);
+  EXPECT_FALSE(absl::StrContains(RenderPgBackRestConfig(in), "repo2-type"));
+  // The host's own file: the TLS server, without a stanza or repository.
+  EXPECT_EQ(RenderPgBackRestRepoHostConfig(in), "");
+  in.tls_server = PgBackRestTlsServer{.port = 8432,
+                                      .cert_file = "/tls/tls.crt",
+                                      .key_file = "/tls/tls.key",
+                                      .ca_file = "/ca/ca.crt",
+                                      .client_cn = "backup-client"};
+  const std::string host = RenderPgBackRestRepoHostConfig(in);
+  EXPECT_TRUE(absl::StrContains(host, "tls-server-auth=backup-client=db\n")) << host;
+  EXPECT_FALSE(absl::StrContains(host, "[db]")) << host;
+  EXPECT_FALSE(absl::StrContains(host, "repo2")) << host;
+}
+
 }  // namespace
 }  // namespace quorum::patroni

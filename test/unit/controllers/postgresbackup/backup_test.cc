@@ -260,6 +260,43 @@ TEST(PostgresBackupJobTest, TalksToEveryMembersServerWithTheClientCertificate) {
   EXPECT_EQ(Env(lone, "PGBACKREST_PG2_HOST"), nullptr);
 }
 
+// A volume repository: the Job mounts the host's claim, runs beside the
+// host, and reads the file in which the volumes are local.
+TEST(PostgresBackupJobTest, AVolumeRepositorysJobMountsTheClaimBesideTheRepositoryHost) {
+  api::PostgresCluster cluster = Cluster(true);
+  cluster.spec.backups.pgbackrest->repos[0].volume_claim_spec = {
+      {"resources", {{"requests", {{"storage", "5Gi"}}}}}};
+  const nlohmann::json job = BuildBackupJob(Backup(), cluster, MemberPods(cluster), true);
+  const nlohmann::json& pod = job["spec"]["template"]["spec"];
+  const nlohmann::json& c = pod["containers"][0];
+  EXPECT_EQ((*Env(c, "PGBACKREST_CONFIG"))["value"], "/etc/patroni/pgbackrest-repo.conf");
+  bool claim = false, file = false, mounted = false;
+  for (const nlohmann::json& v : pod["volumes"]) {
+    if (v.contains("persistentVolumeClaim")) {
+      claim = v["persistentVolumeClaim"]["claimName"] == "repo2-hippo-repo-host-0";
+    }
+    if (v.contains("configMap")) {
+      for (const nlohmann::json& item : v["configMap"]["items"]) {
+        file = file || item["key"] == "pgbackrest-repo.conf";
+      }
+    }
+  }
+  for (const nlohmann::json& m : c["volumeMounts"]) {
+    mounted = mounted || m["mountPath"] == "/pgbackrest/repo2";
+  }
+  EXPECT_TRUE(claim && file && mounted) << pod.dump();
+  const nlohmann::json& term =
+      pod["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0];
+  EXPECT_EQ(term["topologyKey"], "kubernetes.io/hostname");
+  EXPECT_EQ(term["labelSelector"]["matchLabels"]["app.kubernetes.io/name"], "postgres-repo-host");
+  EXPECT_EQ(term["labelSelector"]["matchLabels"]["app.kubernetes.io/instance"], "hippo");
+  // An S3 repository's Job has none of it.
+  const nlohmann::json s3 = BuildBackupJob(Backup(), Cluster(true), {"hippo-main-0"}, false);
+  EXPECT_FALSE(s3["spec"]["template"]["spec"].contains("affinity"));
+  EXPECT_EQ((*Env(s3["spec"]["template"]["spec"]["containers"][0], "PGBACKREST_CONFIG"))["value"],
+            "/etc/patroni/pgbackrest.conf");
+}
+
 TEST(PostgresBackupJobTest, LongNamesAreShortenedDeterministically) {
   api::PostgresBackup b = Backup();
   b.metadata.name = std::string(60, 'a');

@@ -8,11 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "api/postgrescluster_types.h"
 #include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/leader.h"
+#include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/readiness.h"
 #include "test/unit/golden.h"
 
@@ -152,6 +155,55 @@ TEST(PostgresBuildersGoldenTest, PgBackRestBackups) {
           {"repo2-s3-uri-style", "path"},
           {"repo2-storage-ca-file", "/etc/pgbackrest/conf.d/ca.crt"}}}}}};
   testing::ExpectGoldenJson(kTestdata + "pgbackrest.json", BuildAll(Parse(obj), TlsWorld()));
+}
+
+// A volume repository beside an S3 one: the repository host (StatefulSet,
+// Service, NetworkPolicy), the members reaching it with the client
+// certificate, and the backup Jobs' file in which the volume is local.
+TEST(PostgresBuildersGoldenTest, PgBackRestVolumeRepository) {
+  Json obj = ClusterJson(kEtcdClusterRef);
+  obj["spec"]["backups"] = {{"pgbackrest",
+                             {{"repos",
+                               {{{"name", "repo1"},
+                                 {"s3",
+                                  {{"bucket", "backups"},
+                                   {"endpoint", "s3.eu-west-1.amazonaws.com"},
+                                   {"region", "eu-west-1"}}}},
+                                {{"name", "repo3"},
+                                 {"volume",
+                                  {{"volumeClaimSpec",
+                                    {{"accessModes", {"ReadWriteOnce"}},
+                                     {"resources", {{"requests", {{"storage", "20Gi"}}}}}}}}}}}},
+                              {"global", {{"repo3-retention-full", "2"}}}}}};
+  const PostgresCluster cluster = Parse(obj);
+  Json all = BuildAll(cluster, TlsWorld());
+  std::optional<Json> host = BuildRepoHostStatefulSet(cluster);
+  std::optional<Json> service = BuildRepoHostService(cluster);
+  std::optional<Json> policy = BuildRepoHostNetworkPolicy(cluster);
+  ASSERT_TRUE(host.has_value() && service.has_value() && policy.has_value());
+  all["repoHost"] = {{"statefulSet", *host}, {"service", *service}, {"networkPolicy", *policy}};
+  testing::ExpectGoldenJson(kTestdata + "pgbackrest-volume.json", all);
+
+  // The host's pod is no member: no cluster label, so no member Service,
+  // PDB or observation selects it.
+  const Json& labels = (*host)["spec"]["template"]["metadata"]["labels"];
+  EXPECT_FALSE(labels.contains(std::string(api::kClusterLabel))) << labels.dump();
+  EXPECT_EQ((*host)["spec"]["volumeClaimTemplates"][0]["metadata"]["name"], "repo3");
+  EXPECT_EQ((*host)["spec"]["volumeClaimTemplates"].size(), 1u);
+  EXPECT_EQ(RepoClaimName(cluster, "repo3"), "repo3-hippo-repo-host-0");
+  const std::string members = all["configMap"]["data"]["pgbackrest.conf"];
+  EXPECT_TRUE(absl::StrContains(members, "repo3-host=hippo-repo-host.db.svc\n")) << members;
+  const std::string local = all["configMap"]["data"]["pgbackrest-repo.conf"];
+  EXPECT_TRUE(absl::StrContains(local, "repo3-type=posix\n")) << local;
+  EXPECT_TRUE(absl::StrContains(local, "repo1-type=s3\n")) << local;
+  // The members' certificate names the host.
+  const std::vector<std::string> dns = ServerCertDnsNames(cluster);
+  EXPECT_NE(std::find(dns.begin(), dns.end(), "hippo-repo-host.db.svc"), dns.end());
+  // Without a volume repository there is no host.
+  const PostgresCluster s3_only = Cluster(kEtcdClusterRef);
+  EXPECT_FALSE(BuildRepoHostStatefulSet(s3_only).has_value());
+  EXPECT_FALSE(BuildRepoHostService(s3_only).has_value());
+  EXPECT_FALSE(BuildRepoHostNetworkPolicy(s3_only).has_value());
 }
 
 TEST(PostgresBuildersTest, ADataSourceBootstrapsWithPgBackRestRestore) {
