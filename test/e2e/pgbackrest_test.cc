@@ -518,19 +518,15 @@ TEST_F(PgBackRestE2E, InPlaceRestoreToATimeOnBothDcs) {
   EXPECT_EQ(std::string(absl::StripAsciiWhitespace(kept.output)), "1") << kept.output;
 }
 
-// A volume repository next to the S3 one: the members archive to both (the
-// volume through the repository host's TLS server), a backup Job mounts the
-// claim beside the host, an in-place restore reads it through the host, and
-// removing the repository stops the host but keeps its claim.
+// A volume repository added beside the S3 one of a running cluster: the
+// members roll and archive to both (the volume through the repository host's
+// TLS server, whose name the members' certificate gains), a backup Job
+// mounts the claim beside the host, an in-place restore reads it through the
+// host, and removing the repository stops the host but keeps its claim.
 TEST_F(PgBackRestE2E, AVolumeRepositoryArchivesBacksUpAndRestoresInPlace) {
   OperatorProcess op(ns());
   op.Start();
   Json cluster = Cluster("vol", 2);
-  Json& pgbr = cluster["spec"]["backups"]["pgbackrest"];
-  pgbr["repos"].push_back(
-      {{"name", "repo2"},
-       {"volume", {{"volumeClaimSpec", {{"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}});
-  pgbr["global"]["repo2-retention-full"] = "2";
   ASSERT_TRUE(client().Create(kPostgres, ns(), cluster).ok());
   ASSERT_TRUE(testenv::Eventually([&] { return Ready("vol"); }, absl::Minutes(8)))
       << "did not become Ready";
@@ -538,6 +534,15 @@ TEST_F(PgBackRestE2E, AVolumeRepositoryArchivesBacksUpAndRestoresInPlace) {
                              "create table if not exists t(id int primary key); insert into t "
                              "select generate_series(1,100) on conflict do nothing;");
   ASSERT_EQ(w.exit_code, 0) << w.output;
+  Json& pgbr = cluster["spec"]["backups"]["pgbackrest"];
+  pgbr["repos"].push_back(
+      {{"name", "repo2"},
+       {"volume", {{"volumeClaimSpec", {{"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}});
+  pgbr["global"]["repo2-retention-full"] = "2";
+  ASSERT_TRUE(client()
+                  .Patch(kPostgres, ns(), "vol", kube::PatchType::kMerge,
+                         {{"spec", {{"backups", {{"pgbackrest", pgbr}}}}}})
+                  .ok());
   ASSERT_NO_FATAL_FAILURE(CreateBackup("vol-base", "vol", "repo2", "full"));
   Json full = WaitBackup("vol-base", "Complete", absl::Minutes(10));
   ASSERT_EQ(full.value("phase", ""), "Complete") << full.dump();

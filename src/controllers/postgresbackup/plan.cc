@@ -21,6 +21,53 @@ bool HasRepo(const api::PostgresCluster& cluster, const std::string& repo) {
   return false;
 }
 
+// Why the members may not archive into the repositories of the current
+// spec yet ("" when they may): the cluster's operator has not seen its
+// latest generation, or an instance set has members on an older pod
+// template (a repository added to spec.backups reaches archive_command and
+// the members' certificates only through the ConfigMap and a roll).
+std::string MembersBehind(const api::PostgresCluster& cluster) {
+  if (cluster.status.observed_generation < cluster.metadata.generation) {
+    return absl::StrCat("its status is of generation ", cluster.status.observed_generation,
+                        ", its spec of generation ", cluster.metadata.generation);
+  }
+  for (const api::PostgresInstanceSet& set : cluster.spec.instances) {
+    int32_t updated = 0;
+    for (const api::PostgresInstanceStatus& st : cluster.status.instances) {
+      if (st.name == set.name) updated = st.updated_replicas;
+    }
+    if (updated < set.replicas) {
+      return absl::StrCat("instance set ", set.name, " has ", updated, " of ", set.replicas,
+                          " members on the current pod template");
+    }
+  }
+  return "";
+}
+
+// Why the Job cannot be created yet (an empty reason: it can).
+struct Wait {
+  std::string reason, message;
+};
+Wait WhyWait(const BackupObservation& o) {
+  const std::string& name = o.backup->spec.cluster_ref;
+  const std::string& repo = o.backup->spec.repo_name;
+  if (o.cluster == nullptr) {
+    return {"ClusterNotFound", "PostgresCluster " + name + " does not exist in this namespace"};
+  }
+  if (!HasRepo(*o.cluster, repo)) {
+    return {"RepoNotFound", "PostgresCluster " + name + " has no repository " + repo +
+                                " in spec.backups.pgbackrest.repos"};
+  }
+  if (!ClusterReady(*o.cluster)) {
+    return {"ClusterNotReady", "waiting for PostgresCluster " + name + " to be Ready"};
+  }
+  if (const std::string behind = MembersBehind(*o.cluster); !behind.empty()) {
+    return {"MembersUpdating", "waiting for PostgresCluster " + name +
+                                   "'s members to run its current spec: " + behind};
+  }
+  return {};
+}
+
 }  // namespace
 
 bool ClusterReady(const api::PostgresCluster& cluster) {
@@ -46,22 +93,9 @@ BackupPlan PlanBackup(const BackupObservation& o) {
     controllers::AppendBackupCondition(s, old, "Complete", complete, reason, message, gen, o.now);
     controllers::AppendBackupCondition(s, old, "Failed", failed, reason, message, gen, o.now);
   };
-  const std::string& name = b.spec.cluster_ref;
   if (!o.job.has_value()) {
-    if (o.cluster == nullptr) {
-      set(std::string(api::kBackupPending), false, false, "ClusterNotFound",
-          "PostgresCluster " + name + " does not exist in this namespace");
-      return plan;
-    }
-    if (!HasRepo(*o.cluster, b.spec.repo_name)) {
-      set(std::string(api::kBackupPending), false, false, "RepoNotFound",
-          "PostgresCluster " + name + " has no repository " + b.spec.repo_name +
-              " in spec.backups.pgbackrest.repos");
-      return plan;
-    }
-    if (!ClusterReady(*o.cluster)) {
-      set(std::string(api::kBackupPending), false, false, "ClusterNotReady",
-          "waiting for PostgresCluster " + name + " to be Ready");
+    if (const Wait w = WhyWait(o); !w.reason.empty()) {
+      set(std::string(api::kBackupPending), false, false, w.reason, w.message);
       return plan;
     }
     plan.create_job = true;

@@ -1,11 +1,12 @@
 // The PostgresBackup phase planner (pure): from the backup, its cluster and
 // its Job (as the cache shows them) to the one action to take and the status
 // to write. Phases as EtcdBackup's: Pending (no cluster, the cluster has no
-// such repository, or it is not Ready: the cluster's watch wakes the
-// backup), Started (the Job exists), Complete (the Job succeeded and
-// reported the backup), Failed (the Job failed, with pgBackRest's error).
-// Complete and Failed are final: a backup is never retried silently; the
-// user creates another PostgresBackup.
+// such repository, it is not Ready, or its members do not all run its
+// current spec yet — a repository just added is not archived into before
+// they do: the cluster's watch wakes the backup), Started (the Job exists), Complete (the Job
+// succeeded and reported the backup), Failed (the Job failed, with pgBackRest's error). Complete
+// and Failed are final: a backup is never retried silently; the user creates another
+// PostgresBackup.
 //
 // Thread-safety: pure functions.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_PLAN_H_

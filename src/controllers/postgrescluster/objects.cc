@@ -83,7 +83,8 @@ absl::StatusOr<bool> PrepareInstanceSet(const Phase& p, Json& obj, const ObjectP
 // claims stay, as the StatefulSet retains them).
 absl::Status DeleteRepoHost(const Phase& p) {
   for (const kube::GroupVersionResource& gvr : {kStatefulSets, kServices, kNetworkPolicies}) {
-    if (p.cache.Get(gvr, p.n.ns, p.n.repo_host) == nullptr) continue;
+    const ObjectPtr cached = p.cache.Get(gvr, p.n.ns, p.n.repo_host);
+    if (cached == nullptr || (*cached)["metadata"].contains("deletionTimestamp")) continue;
     absl::Status s = p.client.Delete(gvr, p.n.ns, p.n.repo_host);
     if (!s.ok() && !absl::IsNotFound(s)) return s;
   }

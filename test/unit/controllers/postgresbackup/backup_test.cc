@@ -62,6 +62,9 @@ api::PostgresCluster Cluster(bool ready, bool with_repo = true) {
     c.spec.backups.pgbackrest = pgbr;
   }
   c.status.conditions.push_back({.type = "Ready", .status = ready ? "True" : "False"});
+  c.status.observed_generation = 3;
+  c.status.instances = {
+      {.name = "main", .replicas = 3, .ready_replicas = 3, .updated_replicas = 3}};
   return c;
 }
 
@@ -119,6 +122,11 @@ TEST(PostgresBackupPlanTest, PhasesFollowTheClusterAndTheJob) {
   const api::PostgresBackup b = Backup();
   const api::PostgresCluster ready = Cluster(true), not_ready = Cluster(false),
                              no_repo = Cluster(true, false);
+  // A spec change not yet seen, and members still on the old template: a
+  // repository just added is not archived into yet.
+  api::PostgresCluster unseen = Cluster(true), rolling = Cluster(true);
+  unseen.metadata.generation = 4;
+  rolling.status.instances[0].updated_replicas = 2;
   const std::vector<std::string> all = {"hippo-main-0", "hippo-main-1", "hippo-main-2"};
   struct Case {
     const char* name;
@@ -134,6 +142,8 @@ TEST(PostgresBackupPlanTest, PhasesFollowTheClusterAndTheJob) {
       {"no cluster", nullptr, {}, std::nullopt, "Pending", false, false, "ClusterNotFound"},
       {"no such repo", &no_repo, all, std::nullopt, "Pending", false, false, "RepoNotFound"},
       {"not ready", &not_ready, all, std::nullopt, "Pending", false, false, "ClusterNotReady"},
+      {"spec not seen", &unseen, all, std::nullopt, "Pending", false, false, "MembersUpdating"},
+      {"members rolling", &rolling, all, std::nullopt, "Pending", false, false, "MembersUpdating"},
       {"ready with replicas",
        &ready,
        {"hippo-main-2", "hippo-main-0"},
