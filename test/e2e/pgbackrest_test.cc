@@ -553,6 +553,17 @@ TEST_F(PgBackRestE2E, AVolumeRepositoryArchivesBacksUpAndRestoresInPlace) {
   EXPECT_EQ((*pvc)["status"].value("phase", ""), "Bound");
   EXPECT_TRUE(
       client().Get({"networking.k8s.io", "v1", "networkpolicies"}, ns(), "vol-repo-host").ok());
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        auto c = client().Get(kPostgres, ns(), "vol");
+        if (!c.ok()) return false;
+        for (const Json& cond : (*c)["status"].value("conditions", Json::array())) {
+          if (cond.value("type", "") == "RepoHostReady") return cond.value("status", "") == "True";
+        }
+        return false;
+      },
+      absl::Minutes(1)))
+      << "RepoHostReady is not True";
   // Rows around T, archived to both repositories (archive_command succeeds
   // only when every repository has the segment).
   std::string target;

@@ -53,6 +53,23 @@ using controllers::MakeCondition;
 
 }  // namespace
 
+namespace {
+
+// RepoHostReady: the repository host has a ready pod.
+api::Condition RepoHostCondition(const StatusInput& in) {
+  const bool ready = IntAt(in.repo_host, {"status", "readyReplicas"}) >= 1;
+  const std::string host = NamesOf(*in.cluster).repo_host;
+  return MakeCondition(
+      *in.cluster, "RepoHostReady", ready, ready ? "Ready" : "NotReady",
+      ready ? "the repository host " + host + " serves the volume repositories"
+            : "the repository host " + host +
+                  " has no ready pod: archiving into the volume repositories fails (the primary "
+                  "keeps its WAL until it succeeds) and their backups wait",
+      in.now);
+}
+
+}  // namespace
+
 api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
   const PostgresCluster& cluster = *in.cluster;
   const Names n = NamesOf(cluster);
@@ -101,6 +118,8 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
         ok ? "Every volume has the size and labels the instance sets ask for" : in.storage.message,
         in.now));
   }
+
+  if (HasVolumeRepos(cluster)) status.conditions.push_back(RepoHostCondition(in));
 
   for (const api::PostgresUserSpec& u : cluster.spec.users) {
     status.users.push_back({.name = u.name, .secret_name = UserSecretName(cluster, u.name)});

@@ -1,6 +1,8 @@
 // The PostgresCluster status (API.md): conditions DCSReady, Ready,
-// Progressing and Storage (present once a claim template changed: False while
-// volumes expand or a change cannot be made, then True), observedGeneration,
+// Progressing, Storage (present once a claim template changed: False while
+// volumes expand or a change cannot be made, then True) and RepoHostReady
+// (with volume repositories: whether the repository host's pod is ready, as
+// archiving into them depends on it), observedGeneration,
 // instances[], readyInstances, primary, the Services and user Secrets to
 // connect with, and what Patroni reports. Pure: the caller passes what it
 // observed and the time for transitions; api::ToJson serialises the result
@@ -28,9 +30,10 @@ struct StatusInput {
   const PostgresCluster* cluster = nullptr;  // as parsed, with its previous status
   const DcsResolution* dcs = nullptr;
   std::map<std::string, Json> statefulsets;  // instance set name → StatefulSet (or null)
-  std::string primary;                       // pod name of the Patroni leader; "" unknown
-  bool primary_ready = false;                // the primary's pod is Ready (in the Service)
-  std::string system_identifier;             // "" keeps the recorded one
+  Json repo_host;              // the repository host's StatefulSet (volume repositories), or null
+  std::string primary;         // pod name of the Patroni leader; "" unknown
+  bool primary_ready = false;  // the primary's pod is Ready (in the Service)
+  std::string system_identifier;                            // "" keeps the recorded one
   std::optional<api::PostgresSwitchoverStatus> switchover;  // a new record; nullopt keeps the old
   std::string problem;  // blocks Ready (e.g. a failed step); "" none
   StorageState storage;

@@ -10,6 +10,17 @@ namespace quorum::postgrescluster {
 
 using runtime::ObjectPtr;
 
+namespace {
+
+// The repository host's StatefulSet from the cache, or null.
+Json RepoHostStatefulSet(const Phase& p) {
+  if (!HasVolumeRepos(p.cluster)) return Json();
+  ObjectPtr sts = p.cache.Get(kStatefulSets, p.n.ns, p.n.repo_host);
+  return sts ? *sts : Json();
+}
+
+}  // namespace
+
 absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members& members,
                          const std::optional<api::PostgresSwitchoverStatus>& switchover,
                          const std::string& problem, const AppliedObjects& applied,
@@ -47,6 +58,7 @@ absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members
   const Json status = api::ToJson(BuildStatus({.cluster = &p.cluster,
                                                .dcs = &dcs,
                                                .statefulsets = statefulsets,
+                                               .repo_host = RepoHostStatefulSet(p),
                                                .primary = members.primary,
                                                .primary_ready = members.primary_ready,
                                                .system_identifier = members.system_identifier,

@@ -38,7 +38,7 @@ const std::vector<std::string> kEtcdSamples = {
 const std::vector<std::string> kPostgresSamples = {
     "postgrescluster-kubernetes-dcs.yaml", "postgrescluster-etcd-clusterref.yaml",
     "postgrescluster-etcd-external.yaml", "postgrescluster-users.yaml",
-    "postgrescluster-switchover.yaml"};
+    "postgrescluster-switchover.yaml", "postgrescluster-volume-backups.yaml"};
 
 std::string RunCommand(const std::string& cmd, int* exit_code) {
   std::string out;

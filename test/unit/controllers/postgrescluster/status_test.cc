@@ -98,5 +98,42 @@ TEST(BuildStatusTest, ProgressingUntilEveryMemberRunsTheTemplate) {
   }
 }
 
+// RepoHostReady only with a volume repository, True once the host's pod is
+// ready; Ready does not depend on it (the primary serves without it).
+TEST(BuildStatusTest, RepoHostReadyFollowsTheHostsPod) {
+  PostgresCluster cluster;
+  cluster.metadata = {.name = "pg", .ns = "db", .generation = 1};
+  cluster.spec.instances = {{.name = "main", .replicas = 1}};
+  DcsResolution dcs{.ready = true};
+  const Json sts = {
+      {"metadata", {{"generation", 1}}},
+      {"status",
+       {{"observedGeneration", 1}, {"replicas", 1}, {"readyReplicas", 1}, {"updatedReplicas", 1}}}};
+  auto build = [&](const Json& host) {
+    return BuildStatus({.cluster = &cluster,
+                        .dcs = &dcs,
+                        .statefulsets = {{"main", sts}},
+                        .repo_host = host,
+                        .primary = "pg-main-0",
+                        .primary_ready = true,
+                        .now = absl::Now()});
+  };
+  EXPECT_EQ(api::FindCondition(build(Json()), "RepoHostReady"), nullptr);
+  api::PgBackRestSpec pgbr;
+  pgbr.repos = {
+      api::PgBackRestRepo{.name = "repo1", .volume_claim_spec = {{"resources", Json::object()}}}};
+  cluster.spec.backups.pgbackrest = pgbr;
+  for (const auto& [host, want] :
+       {std::pair{Json(), "False"}, std::pair{Json{{"status", {{"readyReplicas", 0}}}}, "False"},
+        std::pair{Json{{"status", {{"readyReplicas", 1}}}}, "True"}}) {
+    const api::PostgresClusterStatus s = build(host);
+    const api::Condition* c = api::FindCondition(s, "RepoHostReady");
+    ASSERT_NE(c, nullptr) << host.dump();
+    EXPECT_EQ(c->status, want) << host.dump();
+    EXPECT_NE(c->message.find("pg-repo-host"), std::string::npos) << c->message;
+    EXPECT_EQ(api::FindCondition(s, "Ready")->status, "True");
+  }
+}
+
 }  // namespace
 }  // namespace quorum::postgrescluster
