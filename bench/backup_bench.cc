@@ -3,9 +3,11 @@
 // store), printing:
 //   * pgBackRest: the database's size, a full PostgresBackup's time (the
 //     backup's own start to stop, and create to Complete), its MB/s and the
-//     stored size; then a restore of it into a new PostgresCluster
-//     (spec.dataSource.pgbackrest, to the end of the archive): create to Ready
-//     and to the first query answering with every row;
+//     stored size; then a point-in-time restore into a new PostgresCluster
+//     (spec.dataSource.pgbackrest with target.time: 1000 rows committed after
+//     the backup, time T, 1000 more, all archived; the restore recovers to T):
+//     create to Ready and to the first query, which must count every row of
+//     the big table and exactly the first 1000 later ones;
 //   * etcd: the data's size, an EtcdBackup to S3: create to Complete and the
 //     snapshot's size.
 //
@@ -151,6 +153,9 @@ class Bench {
 
   int PgBackRest();
   int Etcd();
+  // 1000 rows of table `later` committed, the time T returned (RFC 3339,
+  // UTC), 1000 more committed after it, and all of it archived; "" on error.
+  std::string RowsAroundATime(const std::string& cluster);
 
  private:
   quorum::kube::Client& c_;
@@ -158,6 +163,44 @@ class Bench {
 };
 
 double Mb(int64_t bytes) { return static_cast<double>(bytes) / 1e6; }
+
+std::string Bench::RowsAroundATime(const std::string& cluster) {
+  std::pair<int, std::string> r =
+      Sql(cluster,
+          "create table later(id int primary key); insert into later select generate_series(1, "
+          "1000); select to_char(clock_timestamp() at time zone 'UTC', "
+          "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"');");
+  const std::string target(absl::StripAsciiWhitespace(r.second));
+  if (r.first != 0) {
+    std::fprintf(stderr, "rows before T: %s\n", r.second.c_str());
+    return "";
+  }
+  // The later rows commit clearly after T; then everything is archived.
+  WaitFor(
+      [&] {
+        return absl::StripAsciiWhitespace(
+                   Sql(cluster, absl::StrCat("select clock_timestamp() > '", target,
+                                             "'::timestamptz + interval '1 second';"))
+                       .second) == "t";
+      },
+      absl::Seconds(30));
+  r = Sql(cluster,
+          "insert into later select generate_series(1001, 2000); "
+          "select pg_walfile_name(pg_switch_wal());");
+  const std::string segment(absl::StripAsciiWhitespace(r.second));
+  const bool archived = WaitFor(
+      [&] {
+        return std::string(absl::StripAsciiWhitespace(
+                   Sql(cluster, "select coalesce(last_archived_wal, '') from pg_stat_archiver;")
+                       .second)) >= segment;
+      },
+      absl::Minutes(3));
+  if (r.first != 0 || !archived) {
+    std::fprintf(stderr, "rows after T, or their archiving, failed: %s\n", r.second.c_str());
+    return "";
+  }
+  return target;
+}
 
 int Bench::PgBackRest() {
   Json source = Cluster("big");
@@ -221,6 +264,8 @@ int Bench::PgBackRest() {
       Mb(size), secs, secs > 0 ? Mb(size) / secs : 0, wall, Mb(stored),
       stored > 0 ? static_cast<double>(size) / stored : 0);
 
+  const std::string target = RowsAroundATime("big");
+  if (target.empty()) return 1;
   Json restored = Cluster("big-restored");
   restored["spec"]["dataSource"] = {
       {"pgbackrest",
@@ -229,7 +274,8 @@ int Bench::PgBackRest() {
         {"configuration", Json::array({{{"secret", {{"name", "pgbackrest-s3"}}}}})},
         {"global",
          {{"repo1-s3-uri-style", "path"},
-          {"repo1-storage-ca-file", "/etc/pgbackrest/restore.d/ca.crt"}}}}}};
+          {"repo1-storage-ca-file", "/etc/pgbackrest/restore.d/ca.crt"}}},
+        {"target", {{"time", target}}}}}};
   t0 = absl::Now();
   if (!c_.Create(kPg, o_.ns, restored).ok()) return 1;
   if (!WaitFor([&] { return Ready(c_, kPg, o_.ns, "big-restored"); }, absl::Minutes(60))) {
@@ -240,16 +286,19 @@ int Bench::PgBackRest() {
   std::pair<int, std::string> count;
   WaitFor(
       [&] {
-        count = Sql("big-restored", "select count(*) from big;");
+        count = Sql("big-restored", "select count(*), (select count(*) from later) from big;");
         return count.first == 0;
       },
       absl::Minutes(5));
   const double answered = absl::ToDoubleSeconds(absl::Now() - t0);
+  const std::string counts(absl::StripAsciiWhitespace(count.second));
   std::printf(
-      "pgbackrest: restore into a new cluster: create to Ready %.1f s, to the first query "
-      "%.1f s (%s rows)\n",
-      ready, answered, std::string(absl::StripAsciiWhitespace(count.second)).c_str());
-  return count.first == 0 ? 0 : 1;
+      "pgbackrest: point-in-time restore into a new cluster (to %s): create to Ready %.1f s, "
+      "to the first query %.1f s (rows of big|later: %s)\n",
+      target.c_str(), ready, answered, counts.c_str());
+  const std::string want = absl::StrCat(o_.pg_rows, "|1000");
+  if (counts != want) std::fprintf(stderr, "want %s rows after the restore\n", want.c_str());
+  return count.first == 0 && counts == want ? 0 : 1;
 }
 
 int Bench::Etcd() {

@@ -1,7 +1,9 @@
 // Scenario 2 of issue 6: an EtcdCluster with peer, server and client TLS and
 // etcd authentication becomes Ready on real etcd pods; a client without a
 // certificate, and one with a certificate but no credentials, are refused;
-// the root credentials the operator keeps work.
+// the root credentials the operator keeps work. A snapshot of it
+// (EtcdBackup to a PersistentVolumeClaim) completes, verified, through the
+// same TLS and credentials.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -19,6 +21,8 @@ namespace {
 
 const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
 const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
+const kube::GroupVersionResource kEtcdBackups{"etcd.aenix.io", "v1alpha1", "etcdbackups"};
+const kube::GroupVersionResource kPvcs{"", "v1", "persistentvolumeclaims"};
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -165,6 +169,47 @@ TEST_F(EtcdClusterTlsE2E, TlsAndAuthReadyAndStrangersRefused) {
   // Plain HTTP is not served at all.
   CommandResult plain = Etcdctl(ns(), name, {"get", "k"}, {}, "http");
   EXPECT_NE(plain.exit_code, 0) << plain.output;
+
+  // A snapshot goes through the same TLS and the operator's root credentials.
+  absl::Status crd = testenv::InstallCrd(
+      client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/etcd.aenix.io_etcdbackups.yaml");
+  ASSERT_TRUE(crd.ok()) << crd;
+  ASSERT_TRUE(client()
+                  .Create(kPvcs, ns(),
+                          {{"apiVersion", "v1"},
+                           {"kind", "PersistentVolumeClaim"},
+                           {"metadata", {{"name", "backups"}, {"namespace", ns()}}},
+                           {"spec",
+                            {{"accessModes", Json::array({"ReadWriteOnce"})},
+                             {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}})
+                  .ok());
+  // The operator started before the CRD was served: a new one runs the
+  // EtcdBackup controller.
+  op.Stop();
+  OperatorProcess with_backups(ns());
+  with_backups.Start({"QUORUM_OPERATOR_IMAGE=ghcr.io/quorum-dev/quorum-operator:0.1.0"});
+  ASSERT_TRUE(client()
+                  .Create(kEtcdBackups, ns(),
+                          {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                           {"kind", "EtcdBackup"},
+                           {"metadata", {{"name", "sec-snap"}, {"namespace", ns()}}},
+                           {"spec",
+                            {{"clusterRef", {{"name", name}}},
+                             {"destination", {{"pvc", {{"claimName", "backups"}}}}}}}})
+                  .ok());
+  Json status;
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        absl::StatusOr<Json> b = client().Get(kEtcdBackups, ns(), "sec-snap");
+        if (!b.ok()) return false;
+        status = b->value("status", Json::object());
+        return status.value("phase", "") == "Complete" || status.value("phase", "") == "Failed";
+      },
+      absl::Minutes(5)))
+      << status.dump();
+  ASSERT_EQ(status.value("phase", ""), "Complete") << status.dump();
+  EXPECT_EQ(status["snapshot"].value("sha256", "").size(), 64u) << status.dump();
+  EXPECT_GT(status["snapshot"].value("revision", int64_t{0}), 0) << status.dump();
 }
 
 }  // namespace

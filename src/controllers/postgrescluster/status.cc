@@ -51,10 +51,6 @@ ReadyVerdict ReadyOf(const StatusInput& in, int ready, int desired) {
 
 using controllers::MakeCondition;
 
-}  // namespace
-
-namespace {
-
 // RepoHostReady: the repository host has a ready pod.
 api::Condition RepoHostCondition(const StatusInput& in) {
   const bool ready = IntAt(in.repo_host, {"status", "readyReplicas"}) >= 1;
