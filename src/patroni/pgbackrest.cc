@@ -21,6 +21,14 @@ Section StanzaSection(const PgBackRestInput& in) {
           {"pg1-user", in.pg_user}};
 }
 
+Section TlsServerSection(const PgBackRestInput& in) {
+  const PgBackRestTlsServer& t = *in.tls_server;
+  return {{"lock-path", in.lock_dir},          {"log-level-file", "off"},
+          {"tls-server-address", "*"},         {"tls-server-auth", t.client_cn + "=" + in.stanza},
+          {"tls-server-ca-file", t.ca_file},   {"tls-server-cert-file", t.cert_file},
+          {"tls-server-key-file", t.key_file}, {"tls-server-port", absl::StrCat(t.port)}};
+}
+
 }  // namespace
 
 std::string RenderPgBackRestConfig(const PgBackRestInput& in) {
@@ -58,18 +66,6 @@ std::string RenderPgBackRestConfig(const PgBackRestInput& in) {
   Append(out, in.stanza, StanzaSection(in));
   return out;
 }
-
-namespace {
-
-Section TlsServerSection(const PgBackRestInput& in) {
-  const PgBackRestTlsServer& t = *in.tls_server;
-  return {{"lock-path", in.lock_dir},          {"log-level-file", "off"},
-          {"tls-server-address", "*"},         {"tls-server-auth", t.client_cn + "=" + in.stanza},
-          {"tls-server-ca-file", t.ca_file},   {"tls-server-cert-file", t.cert_file},
-          {"tls-server-key-file", t.key_file}, {"tls-server-port", absl::StrCat(t.port)}};
-}
-
-}  // namespace
 
 std::string RenderPgBackRestServerConfig(const PgBackRestInput& in) {
   if (!in.tls_server.has_value()) return "";

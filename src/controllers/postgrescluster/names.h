@@ -108,6 +108,7 @@ std::string StatefulSetName(const PostgresCluster& cluster, const std::string& i
 bool HasVolumeRepos(const PostgresCluster& cluster);
 std::string RepoHostDnsName(const PostgresCluster& cluster);
 std::string RepoClaimName(const PostgresCluster& cluster, const std::string& repo);
+
 // <cluster>-user-<name>, with '_' turned into '-' (Secret names are DNS names).
 std::string UserSecretName(const PostgresCluster& cluster, const std::string& user);
 
