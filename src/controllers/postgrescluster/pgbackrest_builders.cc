@@ -23,13 +23,29 @@ Json PgBackRestSecretsMount(const std::string& name, std::string_view dir) {
   return {{"name", name}, {"mountPath", std::string(dir)}, {"readOnly", true}};
 }
 
+namespace {
+
+// What every pgBackRest file of a member names: the stanza, PostgreSQL's
+// data directory, port, socket and superuser, and where locks go.
+patroni::PgBackRestInput MemberSide(const PostgresCluster& cluster) {
+  patroni::PgBackRestInput in;
+  in.stanza = kPgBackRestStanza;
+  in.pg_path = DataDir(cluster.spec.postgres_version);
+  in.pg_port = kPostgresPort;
+  in.socket_dir = kTmpDir;
+  in.pg_user = std::string(api::kSuperuserName);
+  in.lock_dir = absl::StrCat(kTmpDir, "/pgbackrest");
+  return in;
+}
+
+}  // namespace
+
 std::optional<patroni::PgBackRestInput> BuildPgBackRestInput(const PostgresCluster& cluster,
                                                              ReposSide side) {
   if (!cluster.spec.backups.pgbackrest.has_value()) return std::nullopt;
   const api::PgBackRestSpec& spec = *cluster.spec.backups.pgbackrest;
   const Names n = NamesOf(cluster);
-  patroni::PgBackRestInput in;
-  in.stanza = kPgBackRestStanza;
+  patroni::PgBackRestInput in = MemberSide(cluster);
   for (const api::PgBackRestRepo& r : spec.repos) {
     if (r.IsVolume()) {
       patroni::PgBackRestRepoInput repo{.index = r.Index(), .path = RepoVolumePath(r.name)};
@@ -55,11 +71,6 @@ std::optional<patroni::PgBackRestInput> BuildPgBackRestInput(const PostgresClust
                         .path = absl::StrCat("/pgbackrest/", n.ns, "/", n.cluster, "/", r.name)});
   }
   in.global = spec.global;
-  in.pg_path = DataDir(cluster.spec.postgres_version);
-  in.pg_port = kPostgresPort;
-  in.socket_dir = kTmpDir;
-  in.pg_user = std::string(api::kSuperuserName);
-  in.lock_dir = absl::StrCat(kTmpDir, "/pgbackrest");
   // The server presents the members' own certificate (its wildcard covers
   // every member's DNS name) and trusts the backup Jobs' client CA only.
   in.tls_server =
@@ -76,8 +87,7 @@ std::optional<patroni::PgBackRestInput> BuildPgBackRestRestoreInput(
   if (!cluster.spec.data_source.pgbackrest.has_value()) return std::nullopt;
   const api::PgBackRestDataSource& src = *cluster.spec.data_source.pgbackrest;
   const Names n = NamesOf(cluster);
-  patroni::PgBackRestInput in;
-  in.stanza = kPgBackRestStanza;
+  patroni::PgBackRestInput in = MemberSide(cluster);
   const std::string source_ns = src.cluster_namespace.empty() ? n.ns : src.cluster_namespace;
   in.repos.push_back(
       {.index = src.repo.Index(),
@@ -86,11 +96,6 @@ std::optional<patroni::PgBackRestInput> BuildPgBackRestRestoreInput(
        .region = src.repo.s3.region,
        .path = absl::StrCat("/pgbackrest/", source_ns, "/", src.cluster_name, "/", src.repo.name)});
   in.global = src.global;
-  in.pg_path = DataDir(cluster.spec.postgres_version);
-  in.pg_port = kPostgresPort;
-  in.socket_dir = kTmpDir;
-  in.pg_user = std::string(api::kSuperuserName);
-  in.lock_dir = absl::StrCat(kTmpDir, "/pgbackrest");
   return in;
 }
 

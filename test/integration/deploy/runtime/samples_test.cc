@@ -37,8 +37,8 @@ const std::vector<std::string> kEtcdSamples = {
     "etcdcluster-scaled-to-zero.yaml"};
 const std::vector<std::string> kPostgresSamples = {
     "postgrescluster-kubernetes-dcs.yaml", "postgrescluster-etcd-clusterref.yaml",
-    "postgrescluster-etcd-external.yaml", "postgrescluster-users.yaml",
-    "postgrescluster-switchover.yaml", "postgrescluster-volume-backups.yaml"};
+    "postgrescluster-etcd-external.yaml",  "postgrescluster-users.yaml",
+    "postgrescluster-switchover.yaml",     "postgrescluster-volume-backups.yaml"};
 
 std::string RunCommand(const std::string& cmd, int* exit_code) {
   std::string out;
