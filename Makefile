@@ -64,17 +64,21 @@ deps:
 build:
 	$(cmake_build)
 
+# CTest runs JOBS tests at a time; the e2e tests (one node) and the hidden-home
+# demo run alone (RUN_SERIAL), unit and integration tests side by side.
+CTEST := ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error --parallel $(JOBS)
+
 test: deps
 	$(cmake_build)
-	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error
+	$(CTEST)
 
 unit:
 	$(cmake_build)
-	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error -L unit
+	$(CTEST) -L unit
 
 integration:
 	$(cmake_build)
-	ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error -L integration
+	$(CTEST) -L integration
 
 format:
 	find $(FORMAT_DIRS) -type f \( -name '*.h' -o -name '*.cc' \) -print0 | xargs -0 -r clang-format -i
@@ -88,6 +92,7 @@ controlplane-down:
 bench:
 	$(cmake_build)
 	QUORUM_OWNER_PID=none hack/controlplane.sh start "$(DEV_CONTROLPLANE)"
+	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target kube_client_bench
 	@test -x $(BUILD_DIR)/bench/kube_client_bench || { echo "$(BUILD_DIR)/bench/kube_client_bench was not built" >&2; exit 1; }
 	source "$(DEV_CONTROLPLANE)/env" && $(BUILD_DIR)/bench/kube_client_bench $(BENCH_ARGS)
 	@echo "(the dev control plane is still running: make controlplane-down stops it)"

@@ -103,6 +103,7 @@ class Inliner {
   // `ours`: the node belongs to the input schema (not to an inlined type).
   // `map_keys`: the list-map keys when `node` is the item schema of a map list.
   // `keep_default`: the node is a list-map key, whose default must survive.
+  // NOLINTNEXTLINE(readability-function-size): one recursive walk, a case per OpenAPI keyword.
   absl::StatusOr<Json> Convert(const Json& node, const std::string& path, bool ours,
                                const std::vector<std::string>* map_keys, bool keep_default) {
     if (!node.is_object()) {

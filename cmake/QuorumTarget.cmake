@@ -21,14 +21,27 @@ function(quorum_library name)
   quorum_target_options(${name})
 endfunction()
 
-# quorum_test(NAME SOURCES... DEPS ... LABELS ... FIXTURES ...): a GoogleTest binary
-# registered with CTest as one test per binary (fast to list, clear summary).
-function(quorum_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS;FIXTURES" ${ARGN})
+# quorum_test_program(NAME SOURCES... DEPS ...): one GoogleTest program for a
+# whole test folder (linking once per folder, not once per file), with the
+# tests' main (test/testmain: `--source=FILE` runs one file's tests) and the
+# build's paths (test/testmain/paths.h).
+function(quorum_test_program name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock Threads::Threads)
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} quorum_testmain GTest::gtest GTest::gmock
+    Threads::Threads)
   quorum_target_options(${name})
-  add_test(NAME ${name} COMMAND ${name} --gtest_color=no)
+  target_compile_options(${name} PRIVATE ${QUORUM_TEST_COMPILE_OPTIONS})
+endfunction()
+
+# quorum_source_test(NAME PROGRAM SOURCE LABELS ... FIXTURES ... TIMEOUT ...
+#   ENVIRONMENT ... RESOURCE_LOCK ... RUN_SERIAL): the CTest of one test file,
+# running the tests of SOURCE in its folder's PROGRAM. LABELS defaults to unit.
+function(quorum_source_test name)
+  cmake_parse_arguments(ARG "RUN_SERIAL" "PROGRAM;SOURCE;TIMEOUT"
+    "LABELS;FIXTURES;ENVIRONMENT;RESOURCE_LOCK" ${ARGN})
+  file(RELATIVE_PATH source ${PROJECT_SOURCE_DIR} ${ARG_SOURCE})
+  add_test(NAME ${name} COMMAND ${ARG_PROGRAM} --gtest_color=no --source=${source})
   set(labels ${ARG_LABELS})
   if(NOT labels)
     set(labels unit)
@@ -40,4 +53,42 @@ function(quorum_test name)
   if(ARG_FIXTURES)
     set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED "${ARG_FIXTURES}")
   endif()
+  if(ARG_ENVIRONMENT)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ARG_ENVIRONMENT}")
+  endif()
+  if(ARG_RESOURCE_LOCK)
+    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK "${ARG_RESOURCE_LOCK}")
+  endif()
+  if(ARG_RUN_SERIAL)
+    set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+endfunction()
+
+# quorum_test_folders(ROOT PROGRAM_PREFIX DEPS_OF_FOLDER NAME_SUFFIX ...):
+# every folder under ROOT holding *_test.cc files becomes one program
+# <PROGRAM_PREFIX>_<path with _> linked with quorum_<folder name> and DEPS, and
+# each file one CTest <folder>_<file name><NAME_SUFFIX> (the names the tests had
+# when every file was its own program). The rest is passed to quorum_source_test.
+function(quorum_test_folders root)
+  cmake_parse_arguments(ARG "" "PROGRAM_PREFIX;NAME_SUFFIX" "DEPS;TEST_OPTIONS" ${ARGN})
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${root}/*_test.cc)
+  set(dirs)
+  foreach(src ${sources})
+    get_filename_component(dir ${src} DIRECTORY)
+    list(APPEND dirs ${dir})
+  endforeach()
+  list(REMOVE_DUPLICATES dirs)
+  foreach(dir ${dirs})
+    file(GLOB folder_sources CONFIGURE_DEPENDS ${dir}/*_test.cc)
+    get_filename_component(folder ${dir} NAME)
+    file(RELATIVE_PATH rel ${root} ${dir})
+    string(REPLACE "/" "_" program "${ARG_PROGRAM_PREFIX}_${rel}")
+    quorum_test_program(${program} SOURCES ${folder_sources} DEPS quorum_${folder} ${ARG_DEPS})
+    foreach(src ${folder_sources})
+      get_filename_component(name ${src} NAME_WE)
+      string(REGEX REPLACE "_test$" "" base ${name})
+      quorum_source_test(${folder}_${base}${ARG_NAME_SUFFIX} PROGRAM ${program} SOURCE ${src}
+        ${ARG_TEST_OPTIONS})
+    endforeach()
+  endforeach()
 endfunction()

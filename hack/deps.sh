@@ -17,6 +17,7 @@ packages=(
   libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev libzstd-dev
   libabsl-dev libspdlog-dev libcli11-dev libgtest-dev libgmock-dev clang-format
   postgresql python3-venv libpq-dev jq
+  ccache mold
 )
 # The real node (hack/node.sh, hack/images.sh) also needs libseccomp-dev (runc's
 # build), nft (kube-proxy's nftables mode), catatonit (the pause image), mmdebstrap

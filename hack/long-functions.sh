@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lists the functions in src/ longer than a limit (80 lines by default) that
+# Lists the functions in src/, api/ and cmd/ longer than a limit (80 lines by default) that
 # do not say why: a function may be longer when the line just above it (or
 # its signature) carries a comment "NOLINTNEXTLINE(readability-function-size):
 # <reason>" (the clang-tidy check of the same name honours it too).
@@ -7,13 +7,13 @@
 # strings and comments are skipped; a brace block whose header has a '(' at
 # namespace or class level is a function (lambdas count with their function).
 # Exit status 1 when a function is too long without a reason.
-#   hack/long-functions.sh [-n LIMIT] [FILE...]   (default: src/**/*.cc, *.h)
+#   hack/long-functions.sh [-n LIMIT] [FILE...]   (default: {src,api,cmd}/**/*.cc, *.h)
 set -euo pipefail
 limit=80
 if [[ "${1:-}" == "-n" ]]; then limit="$2"; shift 2; fi
 cd "$(dirname "$0")/.."
 if [[ $# -eq 0 ]]; then
-  mapfile -t files < <(find src -name '*.cc' -o -name '*.h' | sort)
+  mapfile -t files < <(find src api cmd -name '*.cc' -o -name '*.h' | sort)
 else
   files=("$@")
 fi

@@ -126,6 +126,7 @@ int PrintCrds() {
   return 0;
 }
 
+// NOLINTNEXTLINE(readability-function-size): the wiring of every component, one block each, in start order.
 int Run(const Flags& f) {
   // glibc gives each thread that allocates its own arena (up to 8 per core);
   // the operator's threads mostly wait, and per-thread arenas only hold
@@ -300,6 +301,7 @@ int Run(const Flags& f) {
 }  // namespace
 }  // namespace quorum
 
+// NOLINTNEXTLINE(readability-function-size): flags, one per line, and the subcommands.
 int main(int argc, char** argv) {
   quorum::Flags f;
   CLI::App app{"quorum-operator: etcd clusters and Patroni PostgreSQL clusters on Kubernetes"};

@@ -6,12 +6,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/base/strings.h"
+#include "src/kube/resources.h"
 #include "src/patroni/role.h"
 
 namespace quorum::patroni {
 namespace {
 
-const kube::GroupVersionResource kPods{"", "v1", "pods"};
+using kube::kPods;
 
 }  // namespace
 

@@ -11,11 +11,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/kube/errors.h"
+#include "src/kube/resources.h"
 
 namespace quorum::runtime {
 namespace {
 
-const kube::GroupVersionResource kEvents{"", "v1", "events"};
+using kube::kEvents;
 constexpr size_t kMaxQueue = 1000;         // like client-go's broadcaster channel
 constexpr size_t kMaxMessageBytes = 1024;  // events.k8s.io's limit; core/v1 is laxer
 constexpr size_t kMaxNameBytes = 253;

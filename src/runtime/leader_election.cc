@@ -10,11 +10,12 @@
 #include "src/base/strings.h"
 #include "src/kube/errors.h"
 #include "src/kube/resource.h"
+#include "src/kube/resources.h"
 
 namespace quorum::runtime {
 namespace {
 
-const kube::GroupVersionResource kLeases{"coordination.k8s.io", "v1", "leases"};
+using kube::kLeases;
 // client-go's JitterFactor for campaign retries.
 constexpr double kJitterFactor = 1.2;
 

@@ -71,6 +71,13 @@ AtomicDouble& CounterFamily::With(const LabelValues& values) { return Find(mu_, 
 
 double CounterFamily::Value(const LabelValues& values) { return With(values).Get(); }
 
+double CounterFamily::Total() const {
+  absl::MutexLock lock(&mu_);
+  double sum = 0;
+  for (const auto& [values, v] : series_) sum += v->Get();
+  return sum;
+}
+
 void CounterFamily::Render(std::string& out) const {
   Header(out, name_, help_, "counter");
   absl::MutexLock lock(&mu_);

@@ -43,6 +43,8 @@ class CounterFamily : public Family {
   AtomicDouble& With(const LabelValues& values);
   void Inc(const LabelValues& values = {}, double v = 1) { With(values).Add(v); }
   double Value(const LabelValues& values = {});
+  // The sum over every series (all label values seen so far).
+  double Total() const;
   void Render(std::string& out) const override;
 
  private:

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "src/kube/errors.h"
+#include "src/kube/resources.h"
 #include "src/runtime/certs.h"
 
 namespace quorum::runtime {
@@ -26,11 +27,9 @@ namespace {
 
 using kube::Json;
 
-const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
-const kube::GroupVersionResource kValidating{"admissionregistration.k8s.io", "v1",
-                                             "validatingwebhookconfigurations"};
-const kube::GroupVersionResource kMutating{"admissionregistration.k8s.io", "v1",
-                                           "mutatingwebhookconfigurations"};
+using kube::kSecrets;
+const kube::GroupVersionResource& kValidating = kube::kValidatingWebhookConfigurations;
+const kube::GroupVersionResource& kMutating = kube::kMutatingWebhookConfigurations;
 constexpr int kAttempts = 5;  // read-modify-write rounds lost to other replicas before Aborted
 constexpr char kCaCrt[] = "ca.crt";
 constexpr char kTlsCrt[] = "tls.crt";

@@ -241,4 +241,9 @@ size_t WorkQueue::Len() const {
   return ready_.size();
 }
 
+bool WorkQueue::Idle() const {
+  absl::MutexLock lock(&mu_);
+  return ready_.empty() && processing_ == 0;
+}
+
 }  // namespace quorum::runtime

@@ -95,6 +95,9 @@ class WorkQueue {
 
   // Number of ready keys (neither delayed nor being processed).
   size_t Len() const;
+  // No key is ready and none is being processed (delayed keys may wait):
+  // what tests wait for instead of sleeping until a controller has settled.
+  bool Idle() const;
 
  private:
   // What the queue knows of a key that is ready, or being processed, or both.

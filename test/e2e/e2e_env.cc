@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::e2e {
 namespace {

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "test/e2e/e2e_env.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::e2e {
 namespace {

@@ -28,6 +28,7 @@
 #include "absl/time/clock.h"
 #include "src/base/failpoint.h"
 #include "test/e2e/e2e_env.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::e2e {
 namespace {
@@ -513,7 +514,7 @@ TEST_F(PgBackRestE2E, InPlaceRestoreToATimeOnBothDcs) {
   EXPECT_EQ(after.value("phase", ""), "Complete") << after.dump();
   // The same trigger again does nothing: the rows written since stay.
   ASSERT_EQ(Sql("ip-k8s", "insert into t values (2000);").exit_code, 0);
-  absl::SleepFor(absl::Seconds(5));
+  absl::SleepFor(absl::Seconds(5));  // absence (no second restore): observable only by waiting
   CommandResult kept = Sql("ip-k8s", "select count(*) from t where id = 2000;");
   EXPECT_EQ(std::string(absl::StripAsciiWhitespace(kept.output)), "1") << kept.output;
 }

@@ -19,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "src/base/failpoint.h"
 #include "test/e2e/e2e_env.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::e2e {
 namespace {

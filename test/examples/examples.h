@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "test/testmain/paths.h"
+
 namespace quorum::examples {
 
 // The manifest in test/examples/<file>, parsed; a null JSON value if the

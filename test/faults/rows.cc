@@ -1,3 +1,6 @@
+// The rows of the fault table. The sleeps here are the faults' durations (how
+// long a cut, a freeze or a kill loop lasts), never waits for an outcome: the
+// checkers (checkers.h) wait for outcomes, each within a bound.
 #include "test/faults/rows.h"
 
 #include <cstdlib>

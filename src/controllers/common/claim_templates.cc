@@ -56,7 +56,7 @@ std::string ExpansionRefusal(kube::Client& client, const std::vector<runtime::Ob
       return growth + "volume " + Text(At(*pvc, {"metadata", "name"})) +
              " has no StorageClass; revert the request";
     }
-    absl::StatusOr<Json> klass = client.Get(kStorageClassResource, "", sc);
+    absl::StatusOr<Json> klass = client.Get(kube::kStorageClasses, "", sc);
     if (!klass.ok()) {
       return growth + "cannot read StorageClass \"" + sc +
              "\": " + std::string(klass.status().message());
@@ -112,7 +112,7 @@ absl::StatusOr<ClaimPatches> PatchClaims(kube::Client& client,
       }
     }
     if (patch.empty()) continue;
-    absl::StatusOr<Json> r = client.Patch(kPvcResource, Text(At(*pvc, {"metadata", "namespace"})),
+    absl::StatusOr<Json> r = client.Patch(kube::kPvcs, Text(At(*pvc, {"metadata", "namespace"})),
                                           pvc_name, kube::PatchType::kMerge, patch);
     if (absl::IsInvalidArgument(r.status())) {
       out.refused = absl::StrCat("the API server refused to change claim \"", pvc_name,
@@ -206,7 +206,7 @@ std::vector<runtime::ObjectPtr> ClaimsOf(const runtime::Cache& cache, const Json
     const std::string tmpl = Text(At(t, {"metadata", "name"}));
     // Ordinals past the replicas keep their PVCs (retained on scale-down).
     for (int k = 0; k < 10000; ++k) {
-      runtime::ObjectPtr pvc = cache.Get(kPvcResource, ns, ClaimName(tmpl, name, k));
+      runtime::ObjectPtr pvc = cache.Get(kube::kPvcs, ns, ClaimName(tmpl, name, k));
       if (pvc == nullptr && k >= replicas) break;
       if (pvc != nullptr) out.push_back(std::move(pvc));
     }
@@ -225,7 +225,7 @@ absl::StatusOr<std::vector<runtime::ObjectPtr>> ListClaims(kube::Client& client,
   }
   const std::string ns = Text(At(sts, {"metadata", "namespace"}));
   const std::string name = Text(At(sts, {"metadata", "name"}));
-  absl::StatusOr<Json> list = client.List(kPvcResource, ns, {.label_selector = selector});
+  absl::StatusOr<Json> list = client.List(kube::kPvcs, ns, {.label_selector = selector});
   if (!list.ok()) return list.status();
   for (const Json& pvc : At(*list, {"items"})) {
     const std::string pvc_name = Text(At(pvc, {"metadata", "name"}));

@@ -31,13 +31,10 @@
 #include <vector>
 
 #include "src/kube/client.h"
+#include "src/kube/resources.h"
 #include "src/runtime/cache.h"
 
 namespace quorum::controllers {
-
-inline const kube::GroupVersionResource kPvcResource{"", "v1", "persistentvolumeclaims"};
-inline const kube::GroupVersionResource kStorageClassResource{"storage.k8s.io", "v1",
-                                                              "storageclasses"};
 
 // --- Pure -------------------------------------------------------------------
 

@@ -15,8 +15,10 @@
 
 #include <string>
 
+#include "src/controllers/common/resources.h"
 #include "src/kube/client.h"
 #include "src/kube/resource.h"
+#include "src/kube/resources.h"
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
 #include "src/runtime/manager.h"
@@ -24,8 +26,8 @@
 
 namespace quorum::etcdbackup {
 
-inline const kube::GroupVersionResource kEtcdBackups{"etcd.aenix.io", "v1alpha1", "etcdbackups"};
-inline const kube::GroupVersionResource kJobs{"batch", "v1", "jobs"};
+using controllers::kEtcdBackups;
+using kube::kJobs;
 // Index on the EtcdBackup informer: "<ns>/<clusterRef>".
 inline constexpr char kClusterIndex[] = "etcdbackup-cluster";
 

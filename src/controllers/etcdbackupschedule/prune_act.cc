@@ -71,6 +71,7 @@ std::vector<api::ScheduledSnapshot> EtcdBackupScheduleReconciler::PruneS3(
       continue;
     }
     at->ca_file = s3_ca_file_;
+    // The request's signing time: the store checks it against its own clock.
     absl::Status s = backup::DeleteObject(*at, *creds, absl::Now());
     if (!s.ok()) {
       error = s;

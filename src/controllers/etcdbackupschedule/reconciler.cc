@@ -3,7 +3,6 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "api/cron.h"
 #include "api/etcdbackup_types.h"
 #include "src/controllers/etcdbackup/reconciler.h"
@@ -73,12 +72,13 @@ EtcdBackupScheduleReconciler::EtcdBackupScheduleReconciler(kube::Client& client,
                                                            runtime::Cache& cache,
                                                            runtime::EventRecorder& recorder,
                                                            std::string image,
-                                                           std::string s3_ca_file)
+                                                           std::string s3_ca_file, Clock& clock)
     : client_(client),
       cache_(cache),
       recorder_(recorder),
       image_(std::move(image)),
-      s3_ca_file_(std::move(s3_ca_file)) {}
+      s3_ca_file_(std::move(s3_ca_file)),
+      clock_(clock) {}
 
 absl::Status EtcdBackupScheduleReconciler::RefuseInvalid(const Json& stored,
                                                          const absl::Status& why) {
@@ -93,7 +93,7 @@ absl::Status EtcdBackupScheduleReconciler::RefuseInvalid(const Json& stored,
                           .status = "False",
                           .reason = "InvalidSpec",
                           .message = std::string(why.message()),
-                          .last_transition_time = Rfc3339(absl::Now())});
+                          .last_transition_time = Rfc3339(clock_.Now())});
   recorder_.Warning(stored, "InvalidSpec", std::string(why.message()));
   return WriteStatus(client_, stored["metadata"].value("namespace", ""),
                      stored["metadata"].value("name", ""), s);
@@ -112,7 +112,7 @@ absl::StatusOr<runtime::Result> EtcdBackupScheduleReconciler::Reconcile(
   absl::StatusOr<api::CronSchedule> cron = api::CronSchedule::Parse(schedule.spec.schedule);
   if (schedule.metadata.deleting || !cron.ok()) return runtime::Result{};
   // Observe, plan.
-  const absl::Time now = absl::Now();
+  const absl::Time now = clock_.Now();
   SchedulePlan plan = PlanSchedule({.schedule = &schedule,
                                     .cron = &*cron,
                                     .backups = ObserveOwned(cache_, req.ns, schedule.metadata.uid),

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "api/etcdbackupschedule_types.h"
+#include "src/base/clock.h"
+#include "src/controllers/common/resources.h"
 #include "src/kube/client.h"
 #include "src/kube/resource.h"
 #include "src/runtime/cache.h"
@@ -29,17 +31,18 @@
 
 namespace quorum::etcdbackupschedule {
 
-inline const kube::GroupVersionResource kEtcdBackupSchedules{"etcd.aenix.io", "v1alpha1",
-                                                             "etcdbackupschedules"};
+using controllers::kEtcdBackupSchedules;
 
 class EtcdBackupScheduleReconciler : public runtime::Reconciler {
  public:
   // `image`: the operator's own image, which PVC prune Jobs run.
   // `s3_ca_file`: CA bundle for https S3 endpoints when deleting snapshots
-  // (empty: the system store).
+  // (empty: the system store). `clock`: the time cron times, retention and
+  // conditions are computed from (tests advance a FakeClock instead of
+  // waiting for the wall clock's next minute).
   EtcdBackupScheduleReconciler(kube::Client& client, runtime::Cache& cache,
                                runtime::EventRecorder& recorder, std::string image,
-                               std::string s3_ca_file = "");
+                               std::string s3_ca_file = "", Clock& clock = RealClock());
   absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
 
  private:
@@ -64,6 +67,7 @@ class EtcdBackupScheduleReconciler : public runtime::Reconciler {
   runtime::EventRecorder& recorder_;
   const std::string image_;
   const std::string s3_ca_file_;
+  Clock& clock_;
 };
 
 // Registers the informers, the controller and its watches on `manager`.

@@ -2,18 +2,20 @@
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_RESOURCES_H_
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_RESOURCES_H_
 
+#include "src/controllers/common/resources.h"
 #include "src/kube/resource.h"
+#include "src/kube/resources.h"
 
 namespace quorum::etcdcluster {
 
-inline const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
-inline const kube::GroupVersionResource kStatefulSets{"apps", "v1", "statefulsets"};
-inline const kube::GroupVersionResource kServices{"", "v1", "services"};
-inline const kube::GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
-inline const kube::GroupVersionResource kPods{"", "v1", "pods"};
-inline const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
-inline const kube::GroupVersionResource kPvcs{"", "v1", "persistentvolumeclaims"};
-inline const kube::GroupVersionResource kPdbs{"policy", "v1", "poddisruptionbudgets"};
+using controllers::kEtcdClusters;
+using kube::kConfigMaps;
+using kube::kPdbs;
+using kube::kPods;
+using kube::kPvcs;
+using kube::kSecrets;
+using kube::kServices;
+using kube::kStatefulSets;
 
 }  // namespace quorum::etcdcluster
 

@@ -13,8 +13,10 @@
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_RECONCILER_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_RECONCILER_H_
 
+#include "src/controllers/common/resources.h"
 #include "src/kube/client.h"
 #include "src/kube/resource.h"
+#include "src/kube/resources.h"
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
 #include "src/runtime/manager.h"
@@ -22,9 +24,8 @@
 
 namespace quorum::postgresbackup {
 
-inline const kube::GroupVersionResource kPostgresBackups{"postgres.quorum.dev", "v1alpha1",
-                                                         "postgresbackups"};
-inline const kube::GroupVersionResource kJobs{"batch", "v1", "jobs"};
+using controllers::kPostgresBackups;
+using kube::kJobs;
 // Index on the PostgresBackup informer: "<ns>/<clusterRef>".
 inline constexpr char kClusterIndex[] = "postgresbackup-cluster";
 

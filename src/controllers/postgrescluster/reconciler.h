@@ -47,6 +47,7 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "src/controllers/common/resources.h"
 #include "src/controllers/common/wait.h"
 #include "src/controllers/postgrescluster/ensure_tls.h"
 #include "src/controllers/postgrescluster/etcd_user.h"
@@ -54,6 +55,7 @@
 #include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/phase.h"
 #include "src/controllers/postgrescluster/sync_config.h"
+#include "src/kube/resources.h"
 #include "src/patroni/rest_client.h"
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
@@ -62,25 +64,21 @@
 
 namespace quorum::postgrescluster {
 
-inline const kube::GroupVersionResource kPostgresClusters{"postgres.quorum.dev", "v1alpha1",
-                                                          "postgresclusters"};
-inline const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
-inline const kube::GroupVersionResource kStatefulSets{"apps", "v1", "statefulsets"};
-inline const kube::GroupVersionResource kServices{"", "v1", "services"};
-inline const kube::GroupVersionResource kConfigMaps{"", "v1", "configmaps"};
-inline const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
-inline const kube::GroupVersionResource kPods{"", "v1", "pods"};
-inline const kube::GroupVersionResource kNodes{"", "v1", "nodes"};
-inline const kube::GroupVersionResource kEndpoints{"", "v1", "endpoints"};
-inline const kube::GroupVersionResource kServiceAccounts{"", "v1", "serviceaccounts"};
-inline const kube::GroupVersionResource kRoles{"rbac.authorization.k8s.io", "v1", "roles"};
-inline const kube::GroupVersionResource kRoleBindings{"rbac.authorization.k8s.io", "v1",
-                                                      "rolebindings"};
-inline const kube::GroupVersionResource kPdbs{"policy", "v1", "poddisruptionbudgets"};
-inline const kube::GroupVersionResource kNetworkPolicies{"networking.k8s.io", "v1",
-                                                         "networkpolicies"};
-inline const kube::GroupVersionResource kPostgresBackups{"postgres.quorum.dev", "v1alpha1",
-                                                         "postgresbackups"};
+using controllers::kEtcdClusters;
+using controllers::kPostgresBackups;
+using controllers::kPostgresClusters;
+using kube::kConfigMaps;
+using kube::kEndpoints;
+using kube::kNetworkPolicies;
+using kube::kNodes;
+using kube::kPdbs;
+using kube::kPods;
+using kube::kRoleBindings;
+using kube::kRoles;
+using kube::kSecrets;
+using kube::kServiceAccounts;
+using kube::kServices;
+using kube::kStatefulSets;
 
 // Index names on the PostgresCluster informer.
 inline constexpr char kSecretIndex[] = "postgrescluster-secrets";

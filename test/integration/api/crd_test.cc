@@ -21,6 +21,7 @@
 #include "src/kube/client.h"
 #include "src/kube/errors.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::api {
 namespace {

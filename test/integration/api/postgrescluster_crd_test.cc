@@ -19,6 +19,7 @@
 #include "src/kube/errors.h"
 #include "test/examples/examples.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::api {
 namespace {

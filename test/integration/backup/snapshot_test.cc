@@ -16,6 +16,7 @@
 #include "src/backup/sigv4.h"
 #include "src/backup/snapshot_job.h"
 #include "test/integration/etcd/etcd_harness.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::backup {
 namespace {
@@ -74,7 +75,9 @@ CommandRun Operator(const std::vector<std::string>& args,
 }
 
 std::string EtcdutlDir() {
-  FILE* p = popen(QUORUM_SOURCE_DIR "/hack/build-tools.sh etcdutl 2>/dev/null", "r");
+  const std::string cmd =
+      std::string(QUORUM_SOURCE_DIR) + "/hack/build-tools.sh etcdutl 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return "";
   char buf[512];
   std::string out;

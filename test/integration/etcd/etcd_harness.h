@@ -38,6 +38,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "src/etcd/client.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::etcd::testing {
 
@@ -47,7 +48,6 @@ inline std::string EtcdBinDir() {
   if (const char* env = std::getenv("QUORUM_ETCD_BIN_DIR"); env != nullptr && *env != '\0') {
     return env;
   }
-#ifdef QUORUM_SOURCE_DIR
   const std::string cmd = std::string(QUORUM_SOURCE_DIR) + "/hack/build-tools.sh 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return "";
@@ -60,9 +60,6 @@ inline std::string EtcdBinDir() {
     if (!line.empty()) last = line;
   }
   return last;
-#else
-  return "";
-#endif
 }
 
 // Free TCP ports on 127.0.0.1, all distinct (held open together while chosen).

@@ -156,6 +156,8 @@ TEST_F(WatchTest, ExpiredResourceVersionTellsTheCallerToRelist) {
   ASSERT_TRUE(list.ok());
   watcher.set_resource_version((*list)["metadata"]["resourceVersion"]);
   std::thread changer([&] {
+    // Order, not outcome: the change lands after the watch has (likely) started;
+    // either way the watch must deliver it.
     absl::SleepFor(absl::Milliseconds(300));
     (void)client().Delete(kPodTemplates, ns(), "old");
   });
@@ -169,7 +171,7 @@ TEST_F(WatchTest, CancellingAnIdleWatchIsPrompt) {
   Watcher watcher(client(), kConfigMaps, ns(), {});
   Cancellation cancel;
   std::thread canceller([&] {
-    absl::SleepFor(absl::Milliseconds(500));
+    absl::SleepFor(absl::Milliseconds(500));  // order: the watch is idle when cancelled
     cancel.Cancel();
   });
   const absl::Time start = absl::Now();

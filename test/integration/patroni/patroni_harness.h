@@ -39,6 +39,7 @@
 #include "src/patroni/config.h"
 #include "src/patroni/rest_client.h"
 #include "src/patroni/role_callback.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::patroni::testing {
 

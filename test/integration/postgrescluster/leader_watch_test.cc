@@ -18,6 +18,7 @@
 #include "src/patroni/role.h"
 #include "test/integration/etcd/etcd_harness.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::postgrescluster {
 namespace {

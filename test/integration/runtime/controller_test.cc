@@ -12,6 +12,7 @@
 #include "src/kube/errors.h"
 #include "src/runtime/cache.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::runtime {
 namespace {
@@ -90,7 +91,7 @@ TEST_F(ControllerTest, ReconcilesEachObjectOnceAtStartAgainOnChangeAndNeverWhenI
       << controller.queue().Len();
   ASSERT_TRUE(client().Delete(kConfigMaps, ns(), "cm-4").ok());
   ASSERT_TRUE(Eventually([&] { return reconciler.Count(Key("cm-4")) == 2; }, absl::Seconds(30)));
-  absl::SleepFor(absl::Seconds(1));
+  ASSERT_TRUE(Eventually([&] { return controller.queue().Idle(); }, absl::Seconds(30)));
   EXPECT_EQ(reconciler.Total(prefix), 7) << "one per object at start, one per change";
   EXPECT_EQ(metrics.Counter("controller_runtime_reconcile_total", "", {})
                 .Value({"configmaps", "success"}),

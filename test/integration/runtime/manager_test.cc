@@ -110,7 +110,7 @@ TEST_F(ManagerTest, ReadyzIsNotReadyUntilCachesSync) {
   // Without RBAC the informer cannot list: not ready, and it stays so.
   std::string body;
   EXPECT_EQ(HttpStatus(port, "/readyz", &body), 500) << body;
-  absl::SleepFor(absl::Seconds(1));
+  absl::SleepFor(absl::Seconds(1));  // absence (it stays not ready): observable only by waiting
   EXPECT_EQ(HttpStatus(port, "/readyz"), 500);
   EXPECT_FALSE(manager.IsLeader()) << "controllers must not start before the caches sync";
 
@@ -267,7 +267,7 @@ TEST_F(ManagerTest, LosingTheLeaseCancelsTheInFlightReconcileBeforeItsNextStep) 
   EXPECT_TRUE(absl::IsAborted(result)) << result;
   EXPECT_TRUE(absl::IsCancelled(reconciler.last_error())) << reconciler.last_error();
   const int steps = CountSteps(client(), ns());
-  absl::SleepFor(absl::Seconds(1));
+  absl::SleepFor(absl::Seconds(1));  // absence (no later step): observable only by waiting
   EXPECT_EQ(CountSteps(client(), ns()), steps) << "a step was taken after the loss";
 }
 

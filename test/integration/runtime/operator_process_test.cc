@@ -11,6 +11,7 @@
 
 #include "absl/time/clock.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 extern char** environ;
 
@@ -83,7 +84,7 @@ TEST_F(OperatorProcessTest, KilledLeaderIsReplacedAndTerminatedLeaderHandsOverAt
   auto a = std::make_unique<OperatorProcess>(control_plane().kubeconfig, ns(), "op-a");
   ASSERT_TRUE(Eventually([&] { return Holder() == "op-a"; }, absl::Seconds(30)));
   auto b = std::make_unique<OperatorProcess>(control_plane().kubeconfig, ns(), "op-b");
-  absl::SleepFor(absl::Seconds(2));
+  absl::SleepFor(absl::Seconds(2));  // absence (no takeover): observable only by waiting
   EXPECT_EQ(Holder(), "op-a") << "a live leader keeps its lease";
 
   // SIGKILL: no release; b takes over once the lease has expired by its clock.
@@ -97,6 +98,8 @@ TEST_F(OperatorProcessTest, KilledLeaderIsReplacedAndTerminatedLeaderHandsOverAt
 
   // SIGTERM: b releases; a new candidate leads almost at once.
   auto c = std::make_unique<OperatorProcess>(control_plane().kubeconfig, ns(), "op-c");
+  // Order, not outcome: c is up and campaigning (and refused) before b goes; a
+  // slower start only delays the handover the next line measures.
   absl::SleepFor(absl::Seconds(1));
   const absl::Time terminated = absl::Now();
   EXPECT_EQ(b->Signal(SIGTERM), 0) << "a clean shutdown exits 0";

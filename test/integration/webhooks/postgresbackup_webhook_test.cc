@@ -20,6 +20,7 @@
 #include "src/runtime/certs.h"
 #include "src/runtime/http_server.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::webhooks {
 namespace {

@@ -27,6 +27,7 @@
 #include "src/runtime/http_server.h"
 #include "test/examples/examples.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::webhooks {
 namespace {

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "test/testmain/paths.h"
+
 namespace quorum::patroni {
 namespace {
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "src/patroni/role.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::patroni {
 namespace {

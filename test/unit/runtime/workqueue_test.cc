@@ -39,6 +39,22 @@ TEST(WorkQueueTest, RepeatedAddsOfAQueuedKeyQueueItOnce) {
   EXPECT_EQ(q.Len(), 0u);
 }
 
+TEST(WorkQueueTest, IdleMeansNothingReadyAndNothingBeingProcessed) {
+  FakeClock clock;
+  WorkQueue q(FakeOptions(clock));
+  EXPECT_TRUE(q.Idle());
+  q.Add("a");
+  EXPECT_FALSE(q.Idle()) << "a ready key";
+  ASSERT_EQ(q.Get(), "a");
+  EXPECT_FALSE(q.Idle()) << "a key being processed";
+  q.Done("a");
+  EXPECT_TRUE(q.Idle());
+  q.AddAfter("b", absl::Seconds(5));
+  EXPECT_TRUE(q.Idle()) << "a delayed key waits; the queue is idle until it is due";
+  Advance(clock, q, absl::Seconds(5));
+  EXPECT_FALSE(q.Idle());
+}
+
 TEST(WorkQueueTest, AKeyAddedWhileProcessingIsRedeliveredOnceAfterDone) {
   FakeClock clock;
   WorkQueue q(FakeOptions(clock));

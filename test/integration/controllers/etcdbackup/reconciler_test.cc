@@ -14,6 +14,7 @@
 #include "src/controllers/common/cache_scopes.h"
 #include "test/integration/controllers/api_writes.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::etcdbackup {
 namespace {
@@ -51,7 +52,7 @@ class EtcdBackupControllerTest : public testenv::IntegrationTest {
                                                    .cache_scopes = controllers::CacheScopes()});
     reconciler_ = std::make_unique<EtcdBackupReconciler>(*operator_client_, manager_->cache(),
                                                          manager_->recorder(), "operator:test");
-    SetupEtcdBackupController(*manager_, *reconciler_, 2);
+    controller_ = &SetupEtcdBackupController(*manager_, *reconciler_, 2);
     runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
   }
   void TearDown() override {
@@ -72,6 +73,7 @@ class EtcdBackupControllerTest : public testenv::IntegrationTest {
   std::unique_ptr<kube::Client> operator_client_;
   std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<EtcdBackupReconciler> reconciler_;
+  runtime::Controller* controller_ = nullptr;
   Cancellation cancel_;
   std::thread runner_;
 };
@@ -130,9 +132,13 @@ TEST_F(EtcdBackupControllerTest, WaitsForTheClusterThenCreatesOneJobAndThenWrite
       << Reason("nightly");
 
   // Converged: nothing more to write while the Job runs.
-  const double writes = testenv::ApiWrites(*manager_);
-  absl::SleepFor(absl::Seconds(3));
-  EXPECT_EQ(testenv::ApiWrites(*manager_), writes);
+  ASSERT_TRUE(testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kEtcdBackups, ns(),
+                                           "nightly"))
+      << "the controller kept writing";
+  const std::optional<double> writes =
+      testenv::WritesOfATouch(client(), *manager_, *controller_, kEtcdBackups, ns(), "nightly");
+  ASSERT_TRUE(writes.has_value()) << "no reconcile after the touch";
+  EXPECT_EQ(*writes, 0) << "a no-op reconcile must not write";
 }
 
 }  // namespace

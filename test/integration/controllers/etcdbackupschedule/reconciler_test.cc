@@ -4,7 +4,9 @@
 // Complete. Checked: the CRD's rules, a backup per cron time with a
 // deterministic name, retention deleting the oldest objects from S3 (listed
 // back), history limits deleting EtcdBackup objects, zero writes between cron
-// times, and a backup at the next cron time with no event to wake it.
+// times, and a backup at the next cron time with no event to wake it. The
+// reconciler's clock is a FakeClock the test advances: no wait for the wall
+// clock's next minute.
 #include "src/controllers/etcdbackupschedule/reconciler.h"
 
 #include <gtest/gtest.h>
@@ -26,6 +28,7 @@
 #include "src/controllers/etcdbackup/reconciler.h"
 #include "test/integration/controllers/api_writes.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::etcdbackupschedule {
 namespace {
@@ -90,8 +93,8 @@ class EtcdBackupScheduleControllerTest : public testenv::IntegrationTest {
                                                    .cache_scopes = controllers::CacheScopes()});
     reconciler_ = std::make_unique<EtcdBackupScheduleReconciler>(
         *operator_client_, manager_->cache(), manager_->recorder(), "operator:test",
-        s3_.at("QUORUM_S3_CA_FILE"));
-    SetupEtcdBackupScheduleController(*manager_, *reconciler_, 2);
+        s3_.at("QUORUM_S3_CA_FILE"), clock_);
+    controller_ = &SetupEtcdBackupScheduleController(*manager_, *reconciler_, 2);
     runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
   }
   void TearDown() override {
@@ -180,11 +183,20 @@ class EtcdBackupScheduleControllerTest : public testenv::IntegrationTest {
     return out;
   }
 
+  // 58 s into a minute, a day ahead of the API server's clock, so that every
+  // cron time it reaches comes after the schedule's creationTimestamp.
+  static absl::Time FakeStart() {
+    const int64_t day_ahead = absl::ToUnixSeconds(absl::Now() + absl::Hours(24));
+    return absl::FromUnixSeconds(day_ahead / 60 * 60 + 58);
+  }
+
+  FakeClock clock_{FakeStart()};
   std::map<std::string, std::string> s3_;
   backup::SigV4Credentials creds_;
   std::unique_ptr<kube::Client> operator_client_;
   std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<EtcdBackupScheduleReconciler> reconciler_;
+  runtime::Controller* controller_ = nullptr;
   Cancellation cancel_;
   std::thread runner_;
 };
@@ -230,7 +242,8 @@ TEST_F(EtcdBackupScheduleControllerTest, KeepsKeepLastSnapshotsInS3AndWakesAtThe
   EXPECT_EQ(status["snapshots"].size(), 2u) << status.dump();
   EXPECT_EQ(status["lastSuccessfulBackupTime"], "2026-01-01T00:03:05Z");
 
-  // A backup per cron time, named for it, with the prefix as its key's folder.
+  // A backup per cron time, named for it, with the prefix as its key's folder:
+  // the latest cron time (58 s ago on the schedule's clock) is due at once.
   std::string scheduled;
   ASSERT_TRUE(Eventually(
       [&] {
@@ -239,7 +252,7 @@ TEST_F(EtcdBackupScheduleControllerTest, KeepsKeepLastSnapshotsInS3AndWakesAtThe
         }
         return !scheduled.empty();
       },
-      absl::Seconds(75)));
+      absl::Seconds(30)));
   const Json b = *client().Get(kBackups, ns(), scheduled);
   EXPECT_EQ(b["spec"]["destination"]["s3"]["key"], Prefix() + scheduled + ".db");
   EXPECT_EQ(b["metadata"]["ownerReferences"][0]["uid"], uid);
@@ -250,20 +263,21 @@ TEST_F(EtcdBackupScheduleControllerTest, KeepsKeepLastSnapshotsInS3AndWakesAtThe
                          {{"status", {{"phase", "Failed"}}}}, {.subresource = "status"})
                   .ok());
 
-  // Between cron times nothing is written.
-  ASSERT_TRUE(Eventually(
-      [&] {
-        const int64_t s = absl::ToUnixSeconds(absl::Now()) % 60;
-        return s >= 5 && s <= 50;
-      },
-      absl::Seconds(60)));
-  absl::SleepFor(absl::Seconds(2));  // the status write of this cron time has landed
-  const double writes = testenv::ApiWrites(*manager_);
-  absl::SleepFor(absl::Seconds(3));
-  EXPECT_EQ(testenv::ApiWrites(*manager_), writes);
+  // Between cron times nothing is written: two seconds before the next, once
+  // the status of this one has landed, a reconcile writes nothing (nor do the
+  // requeues in between, which find nothing due while the clock stands still).
+  ASSERT_TRUE(testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kEtcdBackupSchedules,
+                                           ns(), "every"))
+      << "the schedule kept writing between cron times";
+  const std::optional<double> writes = testenv::WritesOfATouch(client(), *manager_, *controller_,
+                                                               kEtcdBackupSchedules, ns(), "every");
+  ASSERT_TRUE(writes.has_value()) << "no reconcile after the touch";
+  EXPECT_EQ(*writes, 0) << "a reconcile between cron times wrote";
 
-  // The next cron time brings a new backup: nothing but the requeue wakes it.
+  // The next cron time brings a new backup: nothing but the requeue (asked
+  // for two seconds ahead by the last reconcile) wakes it.
   const std::set<std::string> before = BackupNames();
+  clock_.Advance(absl::Seconds(2));
   EXPECT_TRUE(Eventually(
       [&] {
         for (const std::string& n : BackupNames()) {
@@ -271,7 +285,7 @@ TEST_F(EtcdBackupScheduleControllerTest, KeepsKeepLastSnapshotsInS3AndWakesAtThe
         }
         return false;
       },
-      absl::Seconds(75)))
+      absl::Seconds(30)))
       << absl::StrJoin(BackupNames(), ",");
 }
 

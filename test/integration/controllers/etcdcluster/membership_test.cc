@@ -427,6 +427,7 @@ TEST_F(MembershipTest, ReplacesAMemberWhoseFailedStartLeftTheRemovedIdentity) {
   // removed member, knows no peer, and neither joins nor exits.
   ASSERT_TRUE(exec_->StartPod(1).ok());
   ASSERT_TRUE(exec_->StepUntil(Action::kAddLearner));
+  // Absence, observable only by waiting: the member neither joins nor exits.
   absl::SleepFor(absl::Seconds(5));
   ASSERT_TRUE(harness_->Running(1)) << harness_->LogTail(1);
   const Action wait = exec_->Reconcile().first.action;

@@ -80,7 +80,8 @@ TEST_F(SpaceTest, NoSpaceAlarmIsCompactedDefragmentedAndDisarmed) {
   ASSERT_TRUE(NoSpaceAlarmIn(before));
   ASSERT_TRUE(before.leader_id.has_value());
   const uint64_t leader = *before.leader_id;
-  // Without housekeeping the alarm stays and every write is refused.
+  // Without housekeeping the alarm stays and every write is refused (absence,
+  // observable only by waiting).
   absl::SleepFor(absl::Seconds(1));
   absl::StatusOr<int64_t> refused = client_->Put("after", "v");
   ASSERT_FALSE(refused.ok());

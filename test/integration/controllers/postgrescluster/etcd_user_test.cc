@@ -20,6 +20,7 @@
 #include "src/etcd/client.h"
 #include "test/integration/etcd/etcd_harness.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::postgrescluster {
 namespace {

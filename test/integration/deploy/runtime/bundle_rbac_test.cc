@@ -32,6 +32,7 @@
 #include "test/integration/deploy/runtime/operator_process.h"
 #include "test/integration/deploy/runtime/private_control_plane.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::deploytest {
 namespace {
@@ -39,8 +40,8 @@ namespace {
 using kube::Json;
 using testenv::Eventually;
 
-auto* const kControlPlane =
-    ::testing::AddGlobalTestEnvironment(new PrivateControlPlane("controlplane-deploy-rbac"));
+auto* const kControlPlane = ::testing::AddGlobalTestEnvironment(
+    new PrivateControlPlane("controlplane-deploy-rbac", __FILE__));
 
 constexpr char kSystem[] = "quorum-system";
 constexpr char kUser[] = "system:serviceaccount:quorum-system:quorum-operator";

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "test/testmain/paths.h"
+
 extern char** environ;
 
 namespace quorum::deploytest {

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "cmd/crdgen/yaml_to_json.h"
 #include "test/integration/testenv.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::deploytest {
 namespace {

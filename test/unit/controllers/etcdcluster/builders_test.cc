@@ -10,6 +10,7 @@
 #include "api/etcdcluster_defaults.h"
 #include "src/controllers/etcdcluster/pod_merge.h"
 #include "test/examples/examples.h"
+#include "test/testmain/paths.h"
 #include "test/unit/golden.h"
 
 namespace quorum::etcdcluster {

@@ -17,6 +17,7 @@
 #include "src/controllers/postgrescluster/leader.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/readiness.h"
+#include "test/testmain/paths.h"
 #include "test/unit/golden.h"
 
 namespace quorum::postgrescluster {

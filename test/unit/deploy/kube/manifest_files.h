@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cmd/crdgen/yaml_to_json.h"
+#include "test/testmain/paths.h"
 
 namespace quorum::deploytest {
 
