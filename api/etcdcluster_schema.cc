@@ -6,6 +6,7 @@
 #include "api/etcdbackup_schema.h"
 #include "api/etcdcluster.h"
 #include "api/etcdcluster_defaults.h"
+#include "api/etcdcluster_validation.h"
 
 namespace quorum::api {
 namespace {
@@ -64,7 +65,8 @@ Json TemplateMetadata(const char* what, bool with_name) {
 
 // Longer than 80 lines on purpose: one declarative schema literal that reads
 // top to bottom like the CRD it generates; splitting it would scatter fields.
-// NOLINTNEXTLINE(readability-function-size): a declarative schema literal that reads like the CRD it generates.
+// NOLINTNEXTLINE(readability-function-size): a declarative schema literal that reads like the CRD
+// it generates.
 Json Spec() {
   Json storage = Object(
       "Where each member keeps its data. Set exactly one of emptyDir and volumeClaimTemplate; "
@@ -242,6 +244,26 @@ Json Spec() {
         "the storage request cannot shrink (or be removed): a PersistentVolumeClaim can only "
         "grow; keep the previous size or more"},
        {"fieldPath", ".storage.volumeClaimTemplate.spec.resources.requests['storage']"},
+       {"reason", "FieldValueForbidden"}},
+      // Security settings a running cluster cannot change in place (issue 33,
+      // docs/operations.md "Edits to a running cluster"); the webhook says the same.
+      {{"rule",
+        "(self.?security.?tls.?peerSecret.orValue('') != '') == "
+        "(oldSelf.?security.?tls.?peerSecret.orValue('') != '')"},
+       {"message", std::string(kPeerTlsChangeMessage)},
+       {"fieldPath", ".security.tls.peerSecret"},
+       {"reason", "FieldValueForbidden"}},
+      {{"rule",
+        "(self.?security.?tls.?serverSecret.orValue('') != '') == "
+        "(oldSelf.?security.?tls.?serverSecret.orValue('') != '')"},
+       {"message", std::string(kServerTlsChangeMessage)},
+       {"fieldPath", ".security.tls.serverSecret"},
+       {"reason", "FieldValueForbidden"}},
+      {{"rule",
+        "!oldSelf.?security.?enableAuth.orValue(false) || "
+        "self.?security.?enableAuth.orValue(false)"},
+       {"message", std::string(kAuthOffMessage)},
+       {"fieldPath", ".security.enableAuth"},
        {"reason", "FieldValueForbidden"}},
   });
   return spec;

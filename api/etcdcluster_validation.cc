@@ -371,6 +371,28 @@ bool ResolveIntOrPercent(const Json& value, int replicas, int& out) {
   return true;
 }
 
+// What a running cluster cannot switch (the CRD's transition rules say the same):
+// peer TLS, server TLS, and authentication from on to off.
+static void ValidateSecurityChanges(const Json& spec, const Json& old_spec,
+                                    std::vector<FieldError>& errors) {
+  const auto tls_set = [](const Json& s, const char* key) {
+    return !Str(Child(Child(&s, "security"), "tls"), key).empty();
+  };
+  const auto auth = [](const Json& s) {
+    const Json* a = Child(Child(&s, "security"), "enableAuth");
+    return a != nullptr && a->is_boolean() && a->get<bool>();
+  };
+  if (tls_set(spec, "peerSecret") != tls_set(old_spec, "peerSecret")) {
+    errors.push_back({"spec.security.tls.peerSecret", kPeerTlsChangeMessage});
+  }
+  if (tls_set(spec, "serverSecret") != tls_set(old_spec, "serverSecret")) {
+    errors.push_back({"spec.security.tls.serverSecret", kServerTlsChangeMessage});
+  }
+  if (auth(old_spec) && !auth(spec)) {
+    errors.push_back({"spec.security.enableAuth", kAuthOffMessage});
+  }
+}
+
 // spec.bootstrap.restore.source: a usable snapshot location; fixed once created
 // (it only matters when the first member starts).
 static void ValidateBootstrap(const Json& spec, const Json* old_spec,
@@ -415,6 +437,8 @@ std::vector<FieldError> ValidateEtcdCluster(const Json& obj, const Json* old) {
   v.DisruptionBudget(*spec, replicas);
   v.Services(*spec);
   v.Security(*spec);
+  if (old_spec != nullptr && old_spec->is_object())
+    ValidateSecurityChanges(*spec, *old_spec, errors);
   ValidateBootstrap(*spec, old_spec, errors);
   return errors;
 }

@@ -7,7 +7,10 @@
 // here.
 //
 // Updates: storage cannot switch between emptyDir and a PVC, and the PVC
-// storage request cannot shrink. An update that leaves `spec` unchanged is
+// storage request cannot shrink; peer TLS and server (client-port) TLS cannot
+// be turned on or off, nor authentication off (the messages below, which the
+// CRD's transition rules carry too, so the API server refuses the same edits
+// without the webhook). An update that leaves `spec` unchanged is
 // never refused (metadata, finalizers and status must stay writable even if
 // an older object would fail a newer rule).
 //
@@ -22,6 +25,22 @@
 #include "api/field_error.h"
 
 namespace quorum::api {
+
+// Why a running cluster refuses these edits, and what to do instead.
+inline constexpr char kPeerTlsChangeMessage[] =
+    "peer TLS cannot be turned on or off in a running cluster: members rolled one at a time "
+    "would speak TLS to peers that still speak plain HTTP (or the reverse) and the cluster would "
+    "lose quorum. Create a new EtcdCluster with the setting and restore a snapshot of this one "
+    "into it (spec.bootstrap.restore), then move the clients";
+inline constexpr char kServerTlsChangeMessage[] =
+    "client TLS (serverSecret) cannot be turned on or off in a running cluster: the client URL "
+    "changes between http:// and https:// under every client and member at once. Create a new "
+    "EtcdCluster with the setting and restore a snapshot of this one into it "
+    "(spec.bootstrap.restore), then move the clients";
+inline constexpr char kAuthOffMessage[] =
+    "authentication cannot be turned off in a running cluster: etcd keeps it on in its data and "
+    "Quorum would lose its root access. Create a new EtcdCluster without enableAuth and restore "
+    "a snapshot of this one into it (spec.bootstrap.restore)";
 
 // Every error in `obj` (a whole EtcdCluster); `old` is the stored object on
 // update, null on create. Empty when valid.

@@ -1,5 +1,6 @@
 #include "src/controllers/postgrescluster/names.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "api/postgrescluster.h"
 
@@ -30,6 +31,15 @@ Names NamesOf(const PostgresCluster& cluster) {
 
 std::string StatefulSetName(const PostgresCluster& cluster, const std::string& instance_set) {
   return NamesOf(cluster).cluster + "-" + instance_set;
+}
+
+std::vector<std::string> MemberPodNames(const PostgresCluster& cluster) {
+  std::vector<std::string> out;
+  for (const api::PostgresInstanceSet& set : cluster.spec.instances) {
+    const std::string sts = StatefulSetName(cluster, set.name);
+    for (int32_t i = 0; i < set.replicas; ++i) out.push_back(absl::StrCat(sts, "-", i));
+  }
+  return out;
 }
 
 std::string UserSecretName(const PostgresCluster& cluster, const std::string& user) {

@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "api/postgrescluster_types.h"
 #include "src/base/json_access.h"
@@ -100,6 +101,10 @@ struct Names {
 Names NamesOf(const PostgresCluster& cluster);
 
 std::string StatefulSetName(const PostgresCluster& cluster, const std::string& instance_set);
+
+// The pods the spec asks for: <StatefulSetName>-<ordinal> of every instance
+// set, in spec order.
+std::vector<std::string> MemberPodNames(const PostgresCluster& cluster);
 
 // Volume repositories: whether spec.backups.pgbackrest has one (then the
 // cluster has a repository host); the host's DNS name through its headless

@@ -2,10 +2,16 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "api/postgrescluster.h"
 #include "src/base/failpoint.h"
 #include "src/base/logging.h"
+#include "src/controllers/postgrescluster/names.h"
 #include "src/runtime/conditions.h"
 
 namespace quorum::postgrescluster {
@@ -21,6 +27,15 @@ std::string NewSwitchoverTrigger(const PostgresCluster& cluster) {
   const auto& last = cluster.status.patroni.switchover;
   const std::string handled = last ? last->trigger : "";
   return trigger == handled ? "" : trigger;
+}
+
+std::string NotAMember(const PostgresCluster& cluster, const std::string& target) {
+  if (target.empty()) return "";
+  const std::vector<std::string> pods = MemberPodNames(cluster);
+  if (std::find(pods.begin(), pods.end(), target) != pods.end()) return "";
+  return absl::StrCat("spec.patroni.switchover.targetInstance: ", target,
+                      " is not a member of this cluster (its members: ", absl::StrJoin(pods, ", "),
+                      "); name one of them and annotate again");
 }
 
 std::string SwitchoverBlocker(const Members& members, const std::string& target) {
@@ -64,7 +79,10 @@ std::optional<api::PostgresSwitchoverStatus> Switchover(
                           {"to", target.empty() ? "(Patroni's choice)" : target}});
   absl::Status s;
   Failpoint("postgrescluster/before-Switchover");
-  if (!spec.enabled) {
+  if (const std::string why = NotAMember(cluster, target); !why.empty()) {
+    // A typo never waits: answered at once, and nothing else is held back.
+    s = absl::InvalidArgumentError(why);
+  } else if (!spec.enabled) {
     s = absl::FailedPreconditionError(
         "spec.patroni.switchover.enabled is false: set it to true, then annotate again");
   } else if (type == "Failover") {

@@ -19,6 +19,12 @@ namespace quorum::postgrescluster {
 // "". Pure.
 std::string NewSwitchoverTrigger(const PostgresCluster& cluster);
 
+// Why `target` cannot be switched or failed over to — it is not one of the
+// pods the spec asks for (MemberPodNames) — naming the field and the members;
+// "" when it is empty or a member. Such a trigger is answered Failed at once
+// instead of waiting for a pod that will never run. Pure.
+std::string NotAMember(const PostgresCluster& cluster, const std::string& target);
+
 // Why a Switchover (not a Failover) must wait, or "" when it may go now: the
 // target — or, without one, some member other than the primary — must be a
 // replica whose PostgreSQL runs or streams. Right after a role change the old

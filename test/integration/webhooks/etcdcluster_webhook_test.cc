@@ -276,8 +276,13 @@ TEST_F(EtcdClusterWebhookTest, UpdatesAreValidatedToo) {
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("update")).ok());
   absl::Status s = MergePatch("update", R"({"spec": {"options": {"initial-cluster": "x=y"}}})");
   EXPECT_TRUE(absl::StrContains(s.message(), "spec.options[initial-cluster]")) << s;
+  s = MergePatch("update", R"({"spec": {"security": {"tls": {"clientSecret": "client"}}}})");
+  EXPECT_TRUE(absl::StrContains(s.message(), "spec.security.tls.clientTrustedCASecret")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "denied the request")) << "the webhook's: " << s;
+  // Turning peer TLS on is refused by the CRD's own rule, before the webhook.
   s = MergePatch("update", R"({"spec": {"security": {"tls": {"peerSecret": "peer"}}}})");
-  EXPECT_TRUE(absl::StrContains(s.message(), "spec.security.tls.peerTrustedCASecret")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "spec.security.tls.peerSecret")) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), "cannot be turned on or off")) << s;
   // Adding a label leaves the spec alone and always passes.
   EXPECT_TRUE(MergePatch("update", R"({"metadata": {"labels": {"team": "db"}}})").ok());
 }
@@ -303,6 +308,12 @@ TEST_F(EtcdClusterWebhookTest, ImmutableChangesAreRefusedByTheApiServerWithoutTh
           .Create(kEtcdClusters, ns(), Cluster("ephemeral", R"({"storage": {"emptyDir": {}}})"))
           .ok());
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("persistent")).ok());
+  ASSERT_TRUE(client()
+                  .Create(kEtcdClusters, ns(),
+                          Cluster("secured", R"({"security": {"enableAuth": true, "tls": {
+                              "serverSecret": "s", "serverTrustedCASecret": "ca",
+                              "clientSecret": "c", "clientTrustedCASecret": "ca"}}})"))
+                  .ok());
 
   struct Change {
     const char* what;
@@ -329,6 +340,14 @@ TEST_F(EtcdClusterWebhookTest, ImmutableChangesAreRefusedByTheApiServerWithoutTh
       {"removing the size", "persistent",
        R"({"spec": {"storage": {"volumeClaimTemplate": {"spec": {"resources": null}}}}})",
        kSizePath, "cannot shrink"},
+      {"adding peer TLS", "persistent",
+       R"({"spec": {"security": {"tls": {"peerSecret": "p", "peerTrustedCASecret": "ca"}}}})",
+       "spec.security.tls.peerSecret", "cannot be turned on or off in a running cluster"},
+      {"adding server TLS", "persistent",
+       R"({"spec": {"security": {"tls": {"serverSecret": "s", "serverTrustedCASecret": "ca"}}}})",
+       "spec.security.tls.serverSecret", "between http:// and https://"},
+      {"turning authentication off", "secured", R"({"spec": {"security": {"enableAuth": false}}})",
+       "spec.security.enableAuth", "cannot be turned off"},
   };
   for (const Change& c : refused) {
     absl::Status s = MergePatch(c.name, c.patch);

@@ -242,6 +242,17 @@ constexpr char kEmptyDir[] =
     R"({"spec": {"storage": {"volumeClaimTemplate": null, "emptyDir": {}}}})";
 constexpr char kSize[] = "spec.storage.volumeClaimTemplate.spec.resources.requests.storage";
 
+constexpr char kPeerTls[] =
+    R"({"spec": {"security": {"tls": {"peerSecret": "peer", "peerTrustedCASecret": "ca"}}}})";
+constexpr char kServerTls[] =
+    R"({"spec": {"security": {"tls": {"serverSecret": "srv", "serverTrustedCASecret": "ca"}}}})";
+constexpr char kAllTls[] =
+    R"({"spec": {"security": {"tls": {"serverSecret": "srv", "serverTrustedCASecret": "ca",
+        "clientSecret": "cli", "clientTrustedCASecret": "ca"}}}})";
+constexpr char kAuth[] =
+    R"({"spec": {"security": {"enableAuth": true, "tls": {"serverSecret": "srv",
+        "serverTrustedCASecret": "ca", "clientSecret": "cli", "clientTrustedCASecret": "ca"}}}})";
+
 const UpdateCase kUpdates[] = {
     {"EmptyDirToPvc", kEmptyDir, "{}", "spec.storage", "cannot switch"},
     {"PvcToEmptyDir", "{}", kEmptyDir, "spec.storage", "keep volumeClaimTemplate"},
@@ -264,6 +275,17 @@ const UpdateCase kUpdates[] = {
     {"EmptyDirStaysEmptyDir", kEmptyDir,
      R"({"spec": {"replicas": 5, "storage": {"volumeClaimTemplate": null, "emptyDir": {"medium": "Memory"}}}})",
      nullptr, nullptr},
+    // Security settings a running cluster cannot switch in place.
+    {"AddingPeerTls", "{}", kPeerTls, "spec.security.tls.peerSecret",
+     "cannot be turned on or off in a running cluster"},
+    {"RemovingPeerTls", kPeerTls, "{}", "spec.security.tls.peerSecret", "restore a snapshot"},
+    {"RenamingThePeerSecret", kPeerTls,
+     R"({"spec": {"security": {"tls": {"peerSecret": "peer-2", "peerTrustedCASecret": "ca"}}}})",
+     nullptr, nullptr},
+    {"AddingServerTls", "{}", kServerTls, "spec.security.tls.serverSecret",
+     "between http:// and https://"},
+    {"TurningAuthOff", kAuth, kAllTls, "spec.security.enableAuth", "cannot be turned off"},
+    {"TurningAuthOn", kAllTls, kAuth, nullptr, nullptr},
     // An object stored before a rule existed stays writable (finalizers,
     // labels) as long as its spec does not change.
     {"UnchangedInvalidSpec", R"({"spec": {"options": {"data-dir": "/x"}}})",

@@ -18,6 +18,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "api/postgrescluster.h"
 #include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/postgrescluster/finalizer.h"
@@ -181,6 +182,40 @@ TEST_F(PostgresClusterControllerTest, KubernetesDcsProducesItsObjects) {
                          absl::Seconds(30)));
   EXPECT_EQ(dcs_ready["status"], "True");
   EXPECT_EQ(Condition("hippo", "Ready")["reason"], "NoPrimary");
+}
+
+// A switchover to a pod the spec does not ask for (a typo) is answered Failed
+// at once, naming the field and the members, instead of waiting forever for a
+// pod that will never run (issue 33); nothing else waits behind it.
+TEST_F(PostgresClusterControllerTest, ASwitchoverToANonMemberFailsAtOnceNamingTheMembers) {
+  ASSERT_TRUE(client()
+                  .Create(kPostgresClusters, ns(),
+                          Cluster("typo", {{"switchover",
+                                            {{"enabled", true}, {"targetInstance", "nobody-0"}}}}))
+                  .ok());
+  ASSERT_TRUE(
+      client()
+          .Patch(kPostgresClusters, ns(), "typo", kube::PatchType::kMerge,
+                 {{"metadata",
+                   {{"annotations", {{std::string(api::kSwitchoverTriggerAnnotation), "t1"}}}}}})
+          .ok());
+  Json record;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto got = client().Get(kPostgresClusters, ns(), "typo");
+        if (!got.ok()) return false;
+        record = got->value("status", Json::object())
+                     .value("patroni", Json::object())
+                     .value("switchover", Json::object());
+        return record.value("trigger", "") == "t1";
+      },
+      absl::Seconds(30)))
+      << record.dump();
+  EXPECT_EQ(record.value("result", ""), "Failed") << record.dump();
+  EXPECT_TRUE(absl::StrContains(record.value("message", ""),
+                                "spec.patroni.switchover.targetInstance: nobody-0 is not a member "
+                                "of this cluster (its members: typo-main-0, typo-main-1)"))
+      << record.dump();
 }
 
 TEST_F(PostgresClusterControllerTest, EtcdDcsSecretProblemsAreReportedAndClearWhenFixed) {
@@ -615,8 +650,7 @@ TEST_F(PostgresClusterControllerTest, GrowingStorageExpandsTheVolumesAndDoesNotW
   EXPECT_TRUE(Eventually(
       [&] {
         for (int k = 0; k < 2; ++k) {
-          auto pvc = client().Get(kube::kPvcs, ns(),
-                                  "pgdata-grow-main-" + std::to_string(k));
+          auto pvc = client().Get(kube::kPvcs, ns(), "pgdata-grow-main-" + std::to_string(k));
           if (!pvc.ok() || (*pvc)["spec"]["resources"]["requests"]["storage"] != "2Gi")
             return false;
         }

@@ -33,6 +33,20 @@ TEST(NewSwitchoverTriggerTest, OnlyAnAnnotationNotYetHandledIsNew) {
   }
 }
 
+TEST(NotAMemberTest, NamesTheFieldAndTheMembersForAPodTheSpecDoesNotAskFor) {
+  PostgresCluster c;
+  c.metadata.name = "pg";
+  c.spec.instances = {{.name = "main", .replicas = 2}, {.name = "big", .replicas = 1}};
+  EXPECT_EQ(NotAMember(c, ""), "") << "Patroni's choice";
+  EXPECT_EQ(NotAMember(c, "pg-main-1"), "");
+  EXPECT_EQ(NotAMember(c, "pg-big-0"), "");
+  EXPECT_EQ(NotAMember(c, "pg-main-2"),
+            "spec.patroni.switchover.targetInstance: pg-main-2 is not a member of this cluster "
+            "(its members: pg-main-0, pg-main-1, pg-big-0); name one of them and annotate again");
+  EXPECT_NE(NotAMember(c, "nobody-0"), "");
+  EXPECT_NE(NotAMember(c, "pg-gone-0"), "") << "a set that is not in the spec";
+}
+
 TEST(SwitchoverBlockerTest, WaitsForACandidateThatRunsAsAReplica) {
   auto role = [](const char* r, const char* state) {
     return patroni::ObservedRole{.reachable = true, .role = r, .state = state};
