@@ -149,13 +149,16 @@ TEST_F(CrdTest, DefaultsAndLimits) {
 
 TEST_F(CrdTest, ImmutabilityRulesSitOnTheParent) {
   const Json& rules = At("spec")["x-kubernetes-validations"];
-  ASSERT_EQ(rules.size(), 2u);
+  ASSERT_EQ(rules.size(), 5u);
   for (const Json& r : rules) {
     EXPECT_TRUE(absl::StrContains(r["rule"].get<std::string>(), "oldSelf")) << r.dump();
     EXPECT_FALSE(r["message"].get<std::string>().empty());
   }
   EXPECT_EQ(rules[0]["fieldPath"], ".storage");
   EXPECT_TRUE(absl::StrContains(rules[1]["rule"].get<std::string>(), "quantity("));
+  EXPECT_EQ(rules[2]["fieldPath"], ".security.tls.peerSecret");
+  EXPECT_EQ(rules[3]["fieldPath"], ".security.tls.serverSecret");
+  EXPECT_EQ(rules[4]["fieldPath"], ".security.enableAuth");
   EXPECT_FALSE(At("spec.storage")
                    .at("x-kubernetes-validations")[0]["rule"]
                    .get<std::string>()
