@@ -351,7 +351,7 @@ absl::StatusOr<PostgresCluster> ParsePostgresCluster(const Json& obj) {
   return DecodePostgresCluster(defaulted);
 }
 
-// NOLINTNEXTLINE(readability-function-size): one line per field of the spec, in the order of the type.
+// NOLINTNEXTLINE(readability-function-size): one line per field of the spec.
 Json ToJson(const PostgresClusterSpec& spec) {
   Json instances = Json::array();
   for (const PostgresInstanceSet& s : spec.instances) instances.push_back(InstanceSetJson(s));

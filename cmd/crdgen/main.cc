@@ -113,7 +113,7 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
-// NOLINTNEXTLINE(readability-function-size): flag parsing and one block per generated file, in order.
+// NOLINTNEXTLINE(readability-function-size): flags, then one block per file.
 int Run(int argc, char** argv) {
   CLI::App app{"Generates Quorum's CustomResourceDefinitions"};
   std::string kubeconfig, context, output, output_dir;

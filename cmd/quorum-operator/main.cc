@@ -126,7 +126,7 @@ int PrintCrds() {
   return 0;
 }
 
-// NOLINTNEXTLINE(readability-function-size): the wiring of every component, one block each, in start order.
+// NOLINTNEXTLINE(readability-function-size): wiring, one block per component.
 int Run(const Flags& f) {
   // glibc gives each thread that allocates its own arena (up to 8 per core);
   // the operator's threads mostly wait, and per-thread arenas only hold

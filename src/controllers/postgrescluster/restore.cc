@@ -122,8 +122,8 @@ absl::StatusOr<bool> WipeMembers(const Phase& p, const DcsResolution& dcs) {
       const Json& meta = (*claim)["metadata"];
       if (meta.contains("deletionTimestamp")) continue;
       const std::string name = meta.value("name", "");
-      absl::Status s = p.client.Delete(kube::kPvcs, p.n.ns, name,
-                                       {.precondition_uid = meta.value("uid", "")});
+      absl::Status s =
+          p.client.Delete(kube::kPvcs, p.n.ns, name, {.precondition_uid = meta.value("uid", "")});
       if (!s.ok() && !absl::IsNotFound(s)) return s;
       spdlog::info("{}/{}: in-place restore: deleted volume {}", p.n.ns, p.n.cluster, name);
     }
