@@ -64,11 +64,12 @@ function(quorum_source_test name)
   endif()
 endfunction()
 
-# quorum_test_folders(ROOT PROGRAM_PREFIX DEPS_OF_FOLDER NAME_SUFFIX ...):
-# every folder under ROOT holding *_test.cc files becomes one program
-# <PROGRAM_PREFIX>_<path with _> linked with quorum_<folder name> and DEPS, and
-# each file one CTest <folder>_<file name><NAME_SUFFIX> (the names the tests had
-# when every file was its own program). The rest is passed to quorum_source_test.
+# quorum_test_folders(ROOT PROGRAM_PREFIX prefix NAME_SUFFIX suffix DEPS ...
+#   TEST_OPTIONS ...): every folder under ROOT holding *_test.cc files becomes
+# one program <prefix>_<path with _> linked with quorum_<folder name> and DEPS,
+# and each file one CTest <folder>_<file name without _test><suffix> (the names
+# the tests had when every file was its own program). TEST_OPTIONS are passed
+# to quorum_source_test.
 function(quorum_test_folders root)
   cmake_parse_arguments(ARG "" "PROGRAM_PREFIX;NAME_SUFFIX" "DEPS;TEST_OPTIONS" ${ARGN})
   file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${root}/*_test.cc)
