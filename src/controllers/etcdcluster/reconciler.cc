@@ -140,15 +140,23 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   controllers::ClaimTemplateOutcome claims;
   absl::Status applied =
       ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims, operator_image_);
-  if (!applied.ok()) return applied;
+  // A refused write is reported in status and evented before it is retried;
+  // any other failure (unavailable, a race) is only retried.
+  const bool refused = IsRefusedWrite(applied);
+  if (!applied.ok() && !refused) return applied;
   if (step.ok()) StepFailpoint("after", plan);
   RecordClaims(*stored, claims);
   RecordStep(*stored, plan, step);
   const SpaceOutcome space = HousekeepSpace(*stored, *cluster, plan, step, etcd);
   StatusInput status_input = StatusInputFor(*cluster, space.view, world, plan, step, space);
   status_input.storage = StorageStateOf(cache_, *cluster, claims);
+  if (refused) status_input.problem = std::string(applied.message());
   const api::EtcdClusterStatus status = BuildStatus(status_input);
   if (absl::Status s = WriteStatus(client_, *cluster, status); !s.ok()) return s;
+  if (refused) {
+    recorder_.Warning(*stored, "ApplyRefused", std::string(applied.message()));
+    return applied;  // retried with the queue's backoff
+  }
   absl::StatusOr<Result> next =
       space.busy && step.ok()
           ? Result{.requeue_after = backoff_.Next(req.Key(), "space: " + space.message)}

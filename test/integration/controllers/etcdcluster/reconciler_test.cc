@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/wait.h"
@@ -188,6 +189,37 @@ TEST_F(EtcdClusterControllerTest, WritesTheApiServerRefusesAreCounted) {
       << "refused writes must be counted: " << Writes() << " < " << accepted + refused;
   std::printf("writes: %.0f accepted, %.0f refused (403), ApiWrites %.0f\n", accepted, refused,
               Writes());
+  // The refusal is the user's to see, not only retried: Ready says which
+  // object and why, and an event says it too.
+  Json ready;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto got = client().Get(kEtcdClusters, ns(), "refused");
+        if (!got.ok()) return false;
+        for (const Json& c :
+             got->value("status", Json::object()).value("conditions", Json::array())) {
+          if (c.value("type", "") == "Ready") ready = c;
+        }
+        return ready.value("reason", "") == "ConfigurationProblem";
+      },
+      absl::Seconds(30)))
+      << ready.dump();
+  EXPECT_EQ(ready.value("status", ""), "False") << ready.dump();
+  EXPECT_TRUE(absl::StrContains(ready.value("message", ""),
+                                "the API server refused PodDisruptionBudget refused: "))
+      << ready.dump();
+  EXPECT_TRUE(absl::StrContains(ready.value("message", ""), "no budgets here")) << ready.dump();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto events = client().List({"", "v1", "events"}, ns());
+        if (!events.ok()) return false;
+        for (const Json& e : (*events)["items"]) {
+          if (e.value("reason", "") == "ApplyRefused") return true;
+        }
+        return false;
+      },
+      absl::Seconds(30)))
+      << "no ApplyRefused event";
 }
 
 TEST_F(EtcdClusterControllerTest, ReconcilingAnUnchangedClusterWritesNothing) {
