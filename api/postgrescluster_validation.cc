@@ -110,32 +110,6 @@ class Validator {
     }
   }
 
-  // spec.patroni.switchover.targetInstance must be able to name a member:
-  // <cluster>-<instance set>-<ordinal> for a set of the spec (a typo is
-  // refused here; a member that is not running yet is the reconciler's to
-  // wait for, and one that never runs it answers Failed).
-  void SwitchoverTarget(const Json& spec, const std::string& cluster) {
-    const std::string target = Str(Child(Child(&spec, "patroni"), "switchover"), "targetInstance");
-    if (target.empty() || cluster.empty()) return;
-    std::vector<std::string> sets;
-    if (const Json* instances = Child(&spec, "instances"); instances && instances->is_array()) {
-      for (const Json& set : *instances) {
-        std::string set_name = Str(&set, "name");
-        if (set_name.empty()) set_name = std::string(kDefaultInstanceSetName);
-        const std::string prefix = absl::StrCat(cluster, "-", set_name, "-");
-        if (target.size() > prefix.size() && target.compare(0, prefix.size(), prefix) == 0 &&
-            std::all_of(target.begin() + prefix.size(), target.end(),
-                        [](char c) { return c >= '0' && c <= '9'; })) {
-          return;
-        }
-        sets.push_back(prefix + "N");
-      }
-    }
-    Add("spec.patroni.switchover.targetInstance",
-        absl::StrCat("\"", target, "\" cannot be a member of this cluster: members are named ",
-                     absl::StrJoin(sets, " or "), " (N = 0, 1, ...)"));
-  }
-
   void Instances(const Json& spec, const Json* old_spec, const std::string& cluster) {
     const Json* sets = Child(&spec, "instances");
     if (sets == nullptr || !sets->is_array() || sets->empty()) {
@@ -271,13 +245,41 @@ std::vector<FieldError> ValidatePostgresCluster(const Json& obj, const Json* old
   v.Image(*spec);
   v.Instances(*spec, old_spec, name);
   internal::ValidatePatroni(*spec, old_spec, list);
-  v.SwitchoverTarget(*spec, name);
   internal::ValidateUsers(*spec, version, list);
   v.Service(*spec);
   internal::ValidateTls(*spec, list);
   internal::ValidateNetworkPolicy(*spec, list);
   internal::ValidateBackups(*spec, old_spec, name, list);
   internal::ValidateDataSource(*spec, old_spec, list);
+  return errors;
+}
+
+std::vector<FieldError> ValidateSwitchoverTarget(const Json& obj, const Json* old) {
+  std::vector<FieldError> errors;
+  const Json* spec = Child(&obj, "spec");
+  const Json* old_spec = old != nullptr ? Child(old, "spec") : nullptr;
+  if (spec == nullptr || (old_spec != nullptr && *spec == *old_spec)) return errors;
+  const std::string cluster = Str(Child(&obj, "metadata"), "name");
+  const std::string target = Str(Child(Child(spec, "patroni"), "switchover"), "targetInstance");
+  if (target.empty() || cluster.empty()) return errors;
+  std::vector<std::string> sets;
+  if (const Json* instances = Child(spec, "instances"); instances && instances->is_array()) {
+    for (const Json& set : *instances) {
+      std::string set_name = Str(&set, "name");
+      if (set_name.empty()) set_name = std::string(kDefaultInstanceSetName);
+      const std::string prefix = absl::StrCat(cluster, "-", set_name, "-");
+      if (target.size() > prefix.size() && target.compare(0, prefix.size(), prefix) == 0 &&
+          std::all_of(target.begin() + prefix.size(), target.end(),
+                      [](char c) { return c >= '0' && c <= '9'; })) {
+        return errors;
+      }
+      sets.push_back(prefix + "N");
+    }
+  }
+  errors.push_back(
+      {"spec.patroni.switchover.targetInstance",
+       absl::StrCat("\"", target, "\" cannot be a member of this cluster: members are named ",
+                    absl::StrJoin(sets, " or "), " (N = 0, 1, ...)")});
   return errors;
 }
 

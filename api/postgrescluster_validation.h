@@ -45,6 +45,15 @@ namespace quorum::api {
 std::vector<FieldError> ValidatePostgresCluster(const nlohmann::json& obj,
                                                 const nlohmann::json* old);
 
+// Admission only (the webhook applies it, the reconciler's parse does not, so
+// an object stored before this rule keeps reconciling): a
+// spec.patroni.switchover.targetInstance that cannot name a member — not
+// <cluster>-<instance set>-<ordinal> for a set of the spec. The reconciler
+// answers a trigger naming a pod the spec does not ask for Failed at once.
+// Nothing on an update that leaves `spec` unchanged.
+std::vector<FieldError> ValidateSwitchoverTarget(const nlohmann::json& obj,
+                                                 const nlohmann::json* old);
+
 // Things that are allowed but probably not meant, each naming the field: a
 // single instance (no failover), https:// endpoints without tlsSecret,
 // credentials over http://, dynamicConfiguration timings that the timing

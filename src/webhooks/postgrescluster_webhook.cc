@@ -33,8 +33,11 @@ AdmissionResponse MutatePostgresCluster(const AdmissionRequest& request) {
 AdmissionResponse ValidatePostgresClusterAdmission(const AdmissionRequest& request) {
   if (!IsObjectWrite(request)) return runtime::Allowed();
   const bool update = request.operation == "UPDATE" && !request.old_object.is_null();
-  const std::vector<api::FieldError> errors =
-      api::ValidatePostgresCluster(request.object, update ? &request.old_object : nullptr);
+  const kube::Json* old = update ? &request.old_object : nullptr;
+  std::vector<api::FieldError> errors = api::ValidatePostgresCluster(request.object, old);
+  for (api::FieldError& e : api::ValidateSwitchoverTarget(request.object, old)) {
+    errors.push_back(std::move(e));
+  }
   AdmissionResponse response =
       errors.empty()
           ? runtime::Allowed()
