@@ -216,6 +216,10 @@ TEST_F(PostgresClusterWebhookTest, InvalidManifestsAreRefusedNamingTheField) {
       {"negative-size",
        R"({"instances": [{"dataVolumeClaimSpec": {"resources": {"requests": {"storage": "-1Gi"}}}}]})",
        kSize},
+      // A switchover target that cannot name a member (issue 33: a typo).
+      {"switchover-typo",
+       R"({"patroni": {"switchover": {"enabled": true, "targetInstance": "nobody-0"}}})",
+       "spec.patroni.switchover.targetInstance"},
       // These the CRD refuses already: the schema and its CEL rules run
       // before validating webhooks, with the webhooks installed or not.
       {"duplicate-database", R"({"users": [{"name": "app", "databases": ["app", "app"]}]})",
