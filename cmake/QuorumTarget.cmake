@@ -35,11 +35,11 @@ function(quorum_test_program name)
 endfunction()
 
 # quorum_source_test(NAME PROGRAM SOURCE LABELS ... FIXTURES ... TIMEOUT ...
-#   ENVIRONMENT ... RESOURCE_LOCK ... RUN_SERIAL): the CTest of one test file,
+#   ENVIRONMENT ... RUN_SERIAL): the CTest of one test file,
 # running the tests of SOURCE in its folder's PROGRAM. LABELS defaults to unit.
 function(quorum_source_test name)
   cmake_parse_arguments(ARG "RUN_SERIAL" "PROGRAM;SOURCE;TIMEOUT"
-    "LABELS;FIXTURES;ENVIRONMENT;RESOURCE_LOCK" ${ARGN})
+    "LABELS;FIXTURES;ENVIRONMENT" ${ARGN})
   file(RELATIVE_PATH source ${PROJECT_SOURCE_DIR} ${ARG_SOURCE})
   add_test(NAME ${name} COMMAND ${ARG_PROGRAM} --gtest_color=no --source=${source})
   set(labels ${ARG_LABELS})
@@ -55,9 +55,6 @@ function(quorum_source_test name)
   endif()
   if(ARG_ENVIRONMENT)
     set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ARG_ENVIRONMENT}")
-  endif()
-  if(ARG_RESOURCE_LOCK)
-    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK "${ARG_RESOURCE_LOCK}")
   endif()
   if(ARG_RUN_SERIAL)
     set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)

@@ -7,26 +7,9 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "test/testmain/registry.h"
 #include "test/testmain/source_filter.h"
-
-namespace {
-
-std::vector<quorum::testmain::TestCase> AllTests() {
-  std::vector<quorum::testmain::TestCase> cases;
-  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
-  for (int i = 0; i < unit.total_test_suite_count(); ++i) {
-    const ::testing::TestSuite& suite = *unit.GetTestSuite(i);
-    for (int j = 0; j < suite.total_test_count(); ++j) {
-      const ::testing::TestInfo& info = *suite.GetTestInfo(j);
-      cases.push_back({std::string(suite.name()) + "." + info.name(), info.file()});
-    }
-  }
-  return cases;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
@@ -36,7 +19,8 @@ int main(int argc, char** argv) {
     if (arg.substr(0, kSource.size()) != kSource) continue;
     const std::string_view source = arg.substr(kSource.size());
     const std::string user_filter = GTEST_FLAG_GET(filter);
-    const auto filter = quorum::testmain::FilterForSource(AllTests(), source, user_filter);
+    const auto filter =
+        quorum::testmain::FilterForSource(quorum::testmain::RegisteredTests(), source, user_filter);
     if (!filter.has_value()) {
       std::fprintf(stderr, "%s: no test of this program is defined in %.*s\n", argv[0],
                    static_cast<int>(source.size()), source.data());

@@ -19,6 +19,7 @@ namespace quorum::testmain {
 struct TestCase {
   std::string full_name;
   std::string file;
+  bool should_run = false;  // chosen by the filter in force (registry.h)
 };
 
 // Whether `name` passes a GoogleTest filter: ':'-separated patterns with '*'

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "test/testmain/paths.h"
+#include "test/testmain/registry.h"
 
 namespace quorum::deploytest {
 
@@ -47,13 +48,8 @@ class PrivateControlPlane : public ::testing::Environment {
 
  private:
   static bool AnyTestRunsFrom(const std::string& file) {
-    const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
-    for (int i = 0; i < unit.total_test_suite_count(); ++i) {
-      const ::testing::TestSuite& suite = *unit.GetTestSuite(i);
-      for (int j = 0; j < suite.total_test_count(); ++j) {
-        const ::testing::TestInfo& info = *suite.GetTestInfo(j);
-        if (info.should_run() && file == info.file()) return true;
-      }
+    for (const testmain::TestCase& t : testmain::RegisteredTests()) {
+      if (t.should_run && t.file == file) return true;
     }
     return false;
   }
