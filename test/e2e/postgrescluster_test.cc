@@ -8,13 +8,18 @@
 // spec.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <fstream>
+#include <set>
+#include <thread>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "src/base/failpoint.h"
@@ -626,6 +631,140 @@ TEST_F(PostgresClusterE2E, CrashAtEachSwitchoverAndRolloutStepResumes) {
         << "after a crash at " << failpoint << " the rolling update did not finish";
     write_row();
   }
+}
+
+// Issue 33: members leave only after the primary role has moved to a member
+// that stays. A set scaled down with the primary among its highest ordinals,
+// then a whole set removed from spec.instances while it holds the primary:
+// each time the operator switches over first, then scales down or deletes
+// the set's StatefulSet (its claims stay). A writer runs throughout; every
+// acknowledged row is there at the end.
+TEST_F(PostgresClusterE2E, ScaleDownAndSetRemovalMoveThePrimaryFirstAndLoseNoWrite) {
+  OperatorProcess op(ns());
+  op.Start();
+  Json pg = KubernetesPostgres("rm", 2);
+  Json extra = pg["spec"]["instances"][0];
+  extra["name"] = "extra";
+  extra["replicas"] = 1;
+  pg["spec"]["instances"].push_back(extra);
+  ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
+  ASSERT_TRUE(
+      testenv::Eventually([&] { return Ready("rm") && !Primary("rm").empty(); }, absl::Minutes(6)))
+      << "the PostgresCluster did not become Ready with a primary";
+  const std::string primary_svc = absl::StrCat("rm.", ns(), ".svc");
+  CommandResult last;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        last = Sql("rm-superuser", primary_svc, "create table if not exists w(v int primary key);");
+        return last.exit_code == 0;
+      },
+      absl::Minutes(2)))
+      << last.output;
+  // The primary goes to rm-main-1, the ordinal a scale-down to 1 removes.
+  if (Primary("rm") != "rm-main-1") {
+    ASSERT_TRUE(
+        client()
+            .Patch(kPostgres, ns(), "rm", kube::PatchType::kMerge,
+                   {{"metadata",
+                     {{"annotations", {{"postgres.quorum.dev/trigger-switchover", "s1"}}}}},
+                    {"spec",
+                     {{"patroni",
+                       {{"switchover", {{"enabled", true}, {"targetInstance", "rm-main-1"}}}}}}}})
+            .ok());
+    ASSERT_TRUE(testenv::Eventually([&] { return Primary("rm") == "rm-main-1" && Ready("rm"); },
+                                    absl::Minutes(3)))
+        << "the switchover to rm-main-1 did not happen";
+  }
+
+  // The writer: one insert at a time through the primary Service; the only
+  // caller of Sql until it stops.
+  std::atomic<bool> stop{false};
+  std::vector<int> acknowledged;
+  std::thread writer([&] {
+    for (int i = 1; !stop.load(); ++i) {
+      if (Sql("rm-superuser", primary_svc, absl::StrCat("insert into w values (", i, ");"))
+              .exit_code == 0) {
+        acknowledged.push_back(i);
+      }
+      absl::SleepFor(absl::Milliseconds(200));  // paces the writer; waits for nothing
+    }
+  });
+  absl::Cleanup join = [&] {
+    stop = true;
+    if (writer.joinable()) writer.join();
+  };
+  auto replicas = [&](const std::string& sts) -> std::optional<int> {
+    auto got = client().Get({"apps", "v1", "statefulsets"}, ns(), sts);
+    if (!got.ok()) return std::nullopt;
+    return (*got)["spec"].value("replicas", -1);
+  };
+  auto pod_exists = [&](const std::string& pod) { return client().Get(kPods, ns(), pod).ok(); };
+  auto event = [&](const std::string& reason, const std::string& text) {
+    kube::ListOptions o{.field_selector = "involvedObject.name=rm,reason=" + reason};
+    auto events = client().List({"", "v1", "events"}, ns(), o);
+    if (!events.ok()) return false;
+    for (const Json& e : (*events)["items"]) {
+      if (absl::StrContains(e.value("message", ""), text)) return true;
+    }
+    return false;
+  };
+
+  // Scale main down to 1 with the primary on rm-main-1: the lowest-named
+  // ready member that stays (rm-extra-0) takes over first.
+  pg["spec"]["instances"][0]["replicas"] = 1;
+  ASSERT_TRUE(client()
+                  .Patch(kPostgres, ns(), "rm", kube::PatchType::kMerge,
+                         {{"spec", {{"instances", pg["spec"]["instances"]}}}})
+                  .ok());
+  ASSERT_TRUE(testenv::Eventually(
+      [&] { return replicas("rm-main") == 1 && !pod_exists("rm-main-1") && Ready("rm"); },
+      absl::Minutes(4)))
+      << "rm-main did not scale down to 1";
+  EXPECT_TRUE(event("MemberRemovalSwitchover", "from rm-main-1 to rm-extra-0"))
+      << "the primary was not moved before its pod was removed";
+  EXPECT_EQ(Primary("rm"), "rm-extra-0");
+
+  // Remove the set that now holds the primary.
+  Json instances = Json::array({pg["spec"]["instances"][0]});
+  ASSERT_TRUE(client()
+                  .Patch(kPostgres, ns(), "rm", kube::PatchType::kMerge,
+                         {{"spec", {{"instances", instances}}}})
+                  .ok());
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        return !replicas("rm-extra").has_value() && !pod_exists("rm-extra-0") &&
+               Primary("rm") == "rm-main-0" && Ready("rm");
+      },
+      absl::Minutes(4)))
+      << "the removed set's StatefulSet or pod is still there, or rm-main-0 is not the primary";
+  EXPECT_TRUE(event("MemberRemovalSwitchover", "from rm-extra-0 to rm-main-0"));
+  EXPECT_TRUE(event("InstanceSetRemoved", "rm-extra"));
+  for (const std::string claim : {"pgdata-rm-main-1", "pgdata-rm-extra-0"}) {
+    EXPECT_TRUE(client().Get(kClaims, ns(), claim).ok()) << claim << " was not kept";
+  }
+
+  // Every acknowledged row is there.
+  absl::SleepFor(absl::Seconds(2));  // a few writes against the last member
+  std::move(join).Invoke();
+  ASSERT_GT(acknowledged.size(), 10u) << "the writer barely wrote";
+  CommandResult rows;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        rows = Sql("rm-superuser", primary_svc, "select v from w order by v;");
+        return rows.exit_code == 0;
+      },
+      absl::Minutes(1)))
+      << rows.output;
+  std::set<int> present;
+  for (absl::string_view line : absl::StrSplit(rows.output, '\n', absl::SkipWhitespace())) {
+    int v = 0;
+    if (absl::SimpleAtoi(line, &v)) present.insert(v);
+  }
+  std::vector<int> lost;
+  for (int v : acknowledged) {
+    if (!present.contains(v)) lost.push_back(v);
+  }
+  EXPECT_TRUE(lost.empty()) << "acknowledged rows lost: " << absl::StrJoin(lost, ", ");
 }
 
 }  // namespace

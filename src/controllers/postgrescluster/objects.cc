@@ -97,7 +97,8 @@ absl::Status DeleteRepoHost(const Phase& p) {
 // the members' configuration cannot be written, and members already running
 // keep theirs. The pods' API rights go when the spec turns them off (or the
 // DCS changes what they need): what BuildRbac no longer wants is deleted.
-absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs, AppliedObjects* applied) {
+absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
+                               const std::map<std::string, int>& hold, AppliedObjects* applied) {
   std::vector<std::pair<kube::GroupVersionResource, Json>> desired;
   for (Json& s : BuildServices(p.cluster)) desired.emplace_back(kServices, std::move(s));
   const std::vector<Json> rbac = BuildRbac(p.cluster);
@@ -113,8 +114,12 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs, Applied
   if (dcs.ready) {
     const patroni::ConfigInput input = BuildPatroniInput(p.cluster, dcs);
     desired.emplace_back(kConfigMaps, BuildConfigMap(p.cluster, input));
-    for (const api::PostgresInstanceSet& set : p.cluster.spec.instances)
-      desired.emplace_back(kStatefulSets, BuildStatefulSet(p.cluster, set, input, dcs));
+    for (const api::PostgresInstanceSet& set : p.cluster.spec.instances) {
+      Json sts = BuildStatefulSet(p.cluster, set, input, dcs);
+      auto held = hold.find(StatefulSetName(p.cluster, set.name));
+      if (held != hold.end()) sts["spec"]["replicas"] = held->second;
+      desired.emplace_back(kStatefulSets, std::move(sts));
+    }
     if (std::optional<Json> host = BuildRepoHostStatefulSet(p.cluster)) {
       desired.emplace_back(kStatefulSets, *std::move(host));
     }

@@ -6,6 +6,9 @@
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_OBJECTS_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_OBJECTS_H_
 
+#include <map>
+#include <string>
+
 #include "absl/status/status.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/postgrescluster/dcs.h"
@@ -20,14 +23,16 @@ absl::Status EnsureCredentials(const Phase& p, const std::string& ca_pem);
 // the members' configuration cannot be written, and members already running
 // keep theirs. The pods' API rights go when the spec turns them off (or the
 // DCS changes what they need): what BuildRbac no longer wants is deleted.
-// What it found and did goes to `applied`.
+// `hold`: replicas kept for instance StatefulSets whose scale-down must wait
+// (membership.h). What it found and did goes to `applied`.
 struct AppliedObjects {
   controllers::ClaimTemplateOutcome claims;  // the first storage outcome with something to say
   // A StatefulSet was written: its status (and the cache) trail the new
   // template until the StatefulSet controller has seen it.
   bool statefulset_written = false;
 };
-absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs, AppliedObjects* applied);
+absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
+                               const std::map<std::string, int>& hold, AppliedObjects* applied);
 
 }  // namespace quorum::postgrescluster
 

@@ -9,11 +9,13 @@
 #include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/common/stale_dependents.h"
 #include "src/controllers/postgrescluster/backup_schedule.h"
+#include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/crash_loop.h"
 #include "src/controllers/postgrescluster/finalizer.h"
 #include "src/controllers/postgrescluster/next_wait.h"
 #include "src/controllers/postgrescluster/objects.h"
 #include "src/controllers/postgrescluster/observe.h"
+#include "src/controllers/postgrescluster/remove_members.h"
 #include "src/controllers/postgrescluster/restore.h"
 #include "src/controllers/postgrescluster/roles.h"
 #include "src/controllers/postgrescluster/roll_members.h"
@@ -201,6 +203,38 @@ void PostgresClusterReconciler::FinishRestore(const runtime::Request& req, const
   users_applied_.erase(req.Key());  // the roles as the backup had them: apply the spec's again
 }
 
+PostgresClusterReconciler::Observed PostgresClusterReconciler::ObserveMembers(
+    const Phase& ctx, const Prepared& prepared) {
+  Observed out;
+  if (RestoreStopsMembers(ctx.cluster)) return out;
+  out.pods = ObservePods(ctx);
+  out.members = Observe(probe_, cache_, out.pods, member_url_, ctx.cluster, prepared.tls.ca_pem,
+                        out.pods.empty() ? std::nullopt : ObserveLeader(ctx, prepared.dcs));
+  out.membership = PlanMembers(ctx, out.pods, out.members);
+  return out;
+}
+
+absl::StatusOr<std::string> PostgresClusterReconciler::ActOnMembers(const Phase& ctx,
+                                                                    const Prepared& prepared,
+                                                                    const Observed& observed) {
+  const std::vector<ObjectPtr>& pods = observed.pods;
+  const Members& members = observed.members;
+  // A crash-looping leader's lock ended: a healthy replica takes over.
+  ReleaseCrashLoopingLeader(ctx, prepared.dcs, pods, members);
+  std::string problem = CorrectRoleLabels(ctx, pods, members);
+  absl::Status s = RemoveMembers(ctx, observed.membership, members, rest_);
+  if (!s.ok()) return s;
+  // One risky step per reconcile: a removal's step holds the rollout back.
+  if (problem.empty() && observed.membership.step.empty()) {
+    RollOutdatedMembers(ctx, pods, members, rest_);
+  }
+  if (!members.primary.empty() && problem.empty()) {
+    problem = EnsureUsersOnce(ctx.cluster, members.primary, pods, ctx.stored, prepared.tls.ca_pem);
+  }
+  if (problem.empty()) config_sync_.Sync(ctx, prepared.dcs, members, rest_);
+  return problem;
+}
+
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
   controllers::ReconcileLogScope log("postgrescluster", req);
   ObjectPtr stored = cache_.Get(kPostgresClusters, req.ns, req.name);
@@ -244,33 +278,28 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   absl::StatusOr<Prepared> prepared = ObserveDcsAndCredentials(req, ctx);
   if (!prepared.ok()) return prepared.status();
   const DcsResolution& dcs = prepared->dcs;
+  // Observe the members and plan their removals: a scale-down is held while
+  // the primary must move first.
+  const Observed observed = ObserveMembers(ctx, *prepared);
+  const Members& members = observed.members;
   AppliedObjects applied;
-  if (absl::Status s = ApplyOwnedObjects(ctx, dcs, &applied); !s.ok()) return s;
+  absl::Status s = ApplyOwnedObjects(ctx, dcs, observed.membership.hold, &applied);
+  if (!s.ok()) return s;
   // An in-place restore may hold the members back (restore.h).
   if (std::optional<absl::StatusOr<Result>> held = HoldForRestore(req, ctx, *cluster, dcs)) {
     return *std::move(held);
   }
-  // Observe the members; act on them.
-  const std::vector<ObjectPtr> pods = ObservePods(ctx);
-  const Members members = Observe(probe_, cache_, pods, member_url_, *cluster, prepared->tls.ca_pem,
-                                  pods.empty() ? std::nullopt : ObserveLeader(ctx, dcs));
   if (RestoreIn(*cluster, api::kRestoreRestoring) && members.primary_ready) {
     FinishRestore(req, ctx, *cluster, members.primary);
   }
-  // A crash-looping leader's lock ended: a healthy replica takes over.
-  ReleaseCrashLoopingLeader(ctx, dcs, pods, members);
-  std::string problem = CorrectRoleLabels(ctx, pods, members);
-  if (problem.empty()) RollOutdatedMembers(ctx, pods, members, rest_);
-  if (!members.primary.empty() && problem.empty()) {
-    problem = EnsureUsersOnce(*cluster, members.primary, pods, *stored, prepared->tls.ca_pem);
-  }
-  if (problem.empty()) config_sync_.Sync(ctx, dcs, members, rest_);
+  absl::StatusOr<std::string> problem = ActOnMembers(ctx, *prepared, observed);
+  if (!problem.ok()) return problem.status();
   const std::optional<api::PostgresSwitchoverStatus> switchover =
       Switchover(*cluster, members, rest_, ctx.rest_auth, recorder_, *stored);
   // Status last, only when it changed; then wait.
   std::optional<std::vector<api::PgBackRestRepoStatus>> backups;
   if (scheduled_backups_) backups = SummarizeBackups(*cluster, FinishedBackupsOf(ctx));
-  absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, problem, applied, backups);
+  absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, *problem, applied, backups);
   if (!wrote.ok()) return wrote;
   absl::StatusOr<std::optional<absl::Duration>> backup_wait = ScheduledBackupsPhase(ctx);
   if (!backup_wait.ok()) return backup_wait.status();

@@ -52,6 +52,7 @@
 #include "src/controllers/postgrescluster/ensure_tls.h"
 #include "src/controllers/postgrescluster/etcd_user.h"
 #include "src/controllers/postgrescluster/leader_watch.h"
+#include "src/controllers/postgrescluster/membership.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/phase.h"
 #include "src/controllers/postgrescluster/sync_config.h"
@@ -147,6 +148,21 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   // until the next reload or renewal.
   std::optional<absl::Duration> ReloadAfterRenewal(const Phase& ctx, const Members& members,
                                                    const TlsState& tls);
+
+  // The members as they are (none while an in-place restore holds them
+  // stopped) and the plan for their removals (membership.h).
+  struct Observed {
+    std::vector<runtime::ObjectPtr> pods;
+    Members members;
+    MembershipPlan membership;
+  };
+  Observed ObserveMembers(const Phase& ctx, const Prepared& prepared);
+  // The steps on the members, at most one risky one (a removal, a rollout
+  // step): a crash-looping leader's lock ended, the role labels, removals,
+  // the rollout, spec.users, the dynamic configuration. Returns a problem
+  // sentence or ""; errors: a removal's.
+  absl::StatusOr<std::string> ActOnMembers(const Phase& ctx, const Prepared& prepared,
+                                           const Observed& observed);
 
   // Step 5; returns a problem sentence or "".
   std::string EnsureUsersOnce(const PostgresCluster& cluster, const std::string& primary,

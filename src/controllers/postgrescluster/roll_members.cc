@@ -25,6 +25,7 @@ std::vector<MemberPod> MemberPods(const PostgresCluster& cluster, const runtime:
     MemberPod m{.name = Str(At(*pod, {"metadata", "name"}))};
     m.outdated = !revision.empty() && Str(At(labels, {"controller-revision-hash"})) != revision;
     m.primary = m.name == primary;
+    m.pending = Str(At(*pod, {"status", "phase"})) == "Pending";
     for (const Json& c : At(*pod, {"status", "conditions"})) {
       if (Str(At(c, {"type"})) == "Ready") m.ready = Str(At(c, {"status"})) == "True";
     }

@@ -27,6 +27,7 @@ struct MemberPod {
   bool ready = false;
   bool outdated = false;  // its controller-revision-hash is not the StatefulSet's updateRevision
   bool primary = false;   // the DCS leader that accepts writes, as observed this reconcile
+  bool pending = false;   // status.phase Pending: none of its containers ran yet
 };
 
 struct RollStep {

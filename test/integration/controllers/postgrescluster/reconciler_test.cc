@@ -218,6 +218,53 @@ TEST_F(PostgresClusterControllerTest, ASwitchoverToANonMemberFailsAtOnceNamingTh
       << record.dump();
 }
 
+// Removing an instance set deletes its StatefulSet (issue 33: it used to keep
+// running, its members still in the Patroni cluster), and a scale-down goes
+// through. Without a kubelet the pods stay Pending — they never ran, so none
+// can be the primary and nothing waits for one (membership.h); the claims
+// stay. The e2e test covers members that run.
+TEST_F(PostgresClusterControllerTest, RemovingAnInstanceSetDeletesItsStatefulSet) {
+  Json cluster = Cluster("sets", Json::object());
+  Json extra = cluster["spec"]["instances"][0];
+  extra["name"] = "extra";
+  cluster["spec"]["instances"].push_back(extra);
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), cluster).ok());
+  const auto replicas = [&](const std::string& name) -> std::optional<int> {
+    auto sts = client().Get(kStatefulSets, ns(), name);
+    if (!sts.ok()) return std::nullopt;
+    return (*sts)["spec"].value("replicas", -1);
+  };
+  const auto pods_of = [&](const std::string& sts) {
+    auto list = client().List(kPods, ns());
+    int n = 0;
+    if (list.ok()) {
+      for (const Json& pod : (*list)["items"]) {
+        if (absl::StartsWith(pod["metadata"].value("name", ""), sts + "-")) ++n;
+      }
+    }
+    return n;
+  };
+  ASSERT_TRUE(Eventually([&] { return pods_of("sets-main") == 2 && pods_of("sets-extra") == 2; },
+                         absl::Seconds(60)));
+
+  Json instances = cluster["spec"]["instances"];
+  instances.erase(1);
+  instances[0]["replicas"] = 1;
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "sets", kube::PatchType::kMerge,
+                         {{"spec", {{"instances", instances}}}})
+                  .ok());
+  EXPECT_TRUE(Eventually([&] { return !replicas("sets-extra").has_value(); }, absl::Seconds(60)))
+      << "the removed set's StatefulSet still exists";
+  EXPECT_TRUE(Eventually([&] { return replicas("sets-main") == 1; }, absl::Seconds(60)));
+  auto claims = client().List(kube::kPvcs, ns());
+  ASSERT_TRUE(claims.ok());
+  std::set<std::string> names;
+  for (const Json& c : (*claims)["items"]) names.insert(c["metadata"].value("name", ""));
+  EXPECT_TRUE(names.contains("pgdata-sets-extra-0") && names.contains("pgdata-sets-main-1"))
+      << "claims are kept: " << testing::PrintToString(names);
+}
+
 TEST_F(PostgresClusterControllerTest, EtcdDcsSecretProblemsAreReportedAndClearWhenFixed) {
   Json patroni = {{"dcs",
                    {{"type", "etcd"},
