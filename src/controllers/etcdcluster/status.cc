@@ -143,6 +143,18 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
     if (m.healthy && !m.is_learner) ++healthy_voters;
     s.members.push_back(std::move(m));
   }
+  if (!in.etcd->members_known) {
+    // The member list could not be read (quorum lost, members down): the
+    // members recorded stay, their storage identity being the evidence that
+    // keeps a member whose data is gone from rejoining under its old ID.
+    // None is known to be healthy or leading until the list is read again.
+    for (api::EtcdMemberStatus m : cluster.status.members) {
+      m.healthy = false;
+      m.is_leader = false;
+      m.version.clear();
+      s.members.push_back(std::move(m));
+    }
+  }
   const bool initialized = in.etcd->members_known || StatusInitialized(cluster);
   s.conditions.push_back(
       MakeCondition(cluster, "Initialized", initialized,

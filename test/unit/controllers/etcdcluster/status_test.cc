@@ -161,5 +161,44 @@ TEST(StatusTest, QuorumLostKeepsTheClusterInitializedAndSaysWhy) {
             std::string::npos);
 }
 
+// Issue 33: the storage identity each member started on is evidence. A pass
+// that cannot read the member list keeps the recorded members (none healthy)
+// instead of wiping them, so the next pass still sees a recreated volume as
+// data loss.
+TEST(StatusTest, AnUnreadableMemberListKeepsTheMembersStorageIdentity) {
+  EtcdCluster c = Cluster(true);
+  c.status.members = {{.name = "kv-0",
+                       .id = "1",
+                       .is_leader = true,
+                       .healthy = true,
+                       .version = "3.6.16",
+                       .data_uid = "pvc-0"},
+                      {.name = "kv-1", .id = "2", .healthy = true, .data_uid = "pvc-1"}};
+  const EtcdView down{.members_known = false, .error = "context deadline exceeded"};
+  const api::EtcdClusterStatus s =
+      BuildStatus({.cluster = &c, .etcd = &down, .ready_pods = 0, .now = absl::Now()});
+  ASSERT_EQ(s.members.size(), 2u);
+  EXPECT_EQ(s.members[0].data_uid, "pvc-0");
+  EXPECT_EQ(s.members[1].data_uid, "pvc-1");
+  EXPECT_FALSE(s.members[0].healthy || s.members[0].is_leader) << "nothing is known of them now";
+  EXPECT_EQ(s.leader, "");
+  c.status = s;
+  EXPECT_EQ(RecordedStorageUids(c), (std::map<int, std::string>{{0, "pvc-0"}, {1, "pvc-1"}}));
+
+  // Read again: a listed member keeps its record even when another volume
+  // is offered now (a recreated claim is data loss, not a new identity).
+  const EtcdView back = View(c, 3);
+  const api::EtcdClusterStatus again =
+      BuildStatus({.cluster = &c,
+                   .etcd = &back,
+                   .ready_pods = 3,
+                   .converged = true,
+                   .storage_uids = {{0, "pvc-0-new"}, {2, "pvc-2"}},
+                   .now = absl::Now()});
+  ASSERT_EQ(again.members.size(), 3u);
+  EXPECT_EQ(again.members[0].data_uid, "pvc-0");
+  EXPECT_EQ(again.members[2].data_uid, "pvc-2");
+}
+
 }  // namespace
 }  // namespace quorum::etcdcluster
