@@ -35,4 +35,30 @@ size_t WaitBackoff::size() const {
   return entries_.size();
 }
 
+void RetryGate::Failed(const std::string& key, const std::string& what, const std::string& error,
+                       absl::Duration delay) {
+  absl::MutexLock lock(&mu_);
+  entries_[key] = Entry{.what = what, .error = error, .retry_at = clock_.Now() + delay};
+}
+
+std::optional<RetryGate::Held> RetryGate::Wait(const std::string& key,
+                                               const std::string& what) const {
+  absl::MutexLock lock(&mu_);
+  auto it = entries_.find(key);
+  if (it == entries_.end() || it->second.what != what) return std::nullopt;
+  const absl::Duration remaining = it->second.retry_at - clock_.Now();
+  if (remaining <= absl::ZeroDuration()) return std::nullopt;
+  return Held{.remaining = remaining, .error = it->second.error};
+}
+
+void RetryGate::Reset(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  entries_.erase(key);
+}
+
+size_t RetryGate::size() const {
+  absl::MutexLock lock(&mu_);
+  return entries_.size();
+}
+
 }  // namespace quorum::controllers

@@ -12,6 +12,7 @@
 #define QUORUM_SRC_CONTROLLERS_COMMON_WAIT_H_
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/synchronization/mutex.h"
@@ -55,6 +56,40 @@ class WaitBackoff {
   struct Entry {
     std::string what;
     absl::Time since;
+  };
+  Clock& clock_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, Entry> entries_ ABSL_GUARDED_BY(mu_);
+};
+
+// Holds a failed action back until its retry is due, whatever events wake
+// the reconcile in between: a step etcd refused ("unhealthy cluster" while a
+// new member starts) is tried again after its backoff, not on every pod
+// event, and evented once per try.
+class RetryGate {
+ public:
+  // `clock` must outlive the gate.
+  explicit RetryGate(Clock& clock = RealClock()) : clock_(clock) {}
+
+  // `what` failed for `key` with `error`; it may be tried again after `delay`.
+  void Failed(const std::string& key, const std::string& what, const std::string& error,
+              absl::Duration delay);
+  struct Held {
+    absl::Duration remaining;
+    std::string error;  // the last try's
+  };
+  // Whether `what` must still wait for `key`; nullopt when it may be tried
+  // (never failed, its retry is due, or another action failed since).
+  std::optional<Held> Wait(const std::string& key, const std::string& what) const;
+  // Forgets `key` (the action succeeded, or the object went away).
+  void Reset(const std::string& key);
+  size_t size() const;
+
+ private:
+  struct Entry {
+    std::string what;
+    std::string error;
+    absl::Time retry_at;
   };
   Clock& clock_;
   mutable absl::Mutex mu_;

@@ -73,6 +73,12 @@ void StepFailpoint(const char* when, const Plan& plan) {
   Failpoint(absl::StrCat("etcdcluster/", when, "-", std::string(etcd::KindName(plan.action.kind))));
 }
 
+// What the backoff waits on after `step` (wait.h): the step, settling or not.
+std::string StepWaitFor(const Plan& plan, const absl::Status& step) {
+  return std::string(etcd::KindName(plan.action.kind)) + ": " + plan.action.reason +
+         (step.ok() ? "" : " (settling)");
+}
+
 StatusInput StatusInputFor(const EtcdCluster& cluster, const EtcdView& view, const World& world,
                            const Plan& plan, const absl::Status& step, const SpaceOutcome& space) {
   return {.cluster = &cluster,
@@ -107,6 +113,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   ObjectPtr stored = cache_.Get(kEtcdClusters, req.ns, req.name);
   if (stored == nullptr || (*stored)["metadata"].contains("deletionTimestamp")) {
     backoff_.Reset(req.Key());
+    retry_.Reset(req.Key());
     return Result{};
   }
   absl::StatusOr<EtcdCluster> cluster = api::ParseEtcdCluster(*stored);  // parse
@@ -135,8 +142,9 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   }
   // Plan (pure), act, status, wait.
   const Plan plan = PlanStep(PlanInputFor(*cluster, world, etcd.view, access));
-  StepFailpoint("before", plan);
-  const absl::Status step = TakeStep(*stored, *cluster, plan, etcd.client.get(), cfg.password);
+  std::optional<absl::Duration> held;  // a failed step whose retry is not due yet
+  const absl::Status step =
+      TakeStepWhenDue(req, *stored, *cluster, plan, etcd.client.get(), cfg.password, &held);
   controllers::ClaimTemplateOutcome claims;
   absl::Status applied =
       ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims, operator_image_);
@@ -146,7 +154,6 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   if (!applied.ok() && !refused) return applied;
   if (step.ok()) StepFailpoint("after", plan);
   RecordClaims(*stored, claims);
-  RecordStep(*stored, plan, step);
   const SpaceOutcome space = HousekeepSpace(*stored, *cluster, plan, step, etcd);
   StatusInput status_input = StatusInputFor(*cluster, space.view, world, plan, step, space);
   status_input.storage = StorageStateOf(cache_, *cluster, claims);
@@ -158,7 +165,8 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
     return applied;  // retried with the queue's backoff
   }
   absl::StatusOr<Result> next =
-      space.busy && step.ok()
+      held.has_value() ? Result{.requeue_after = *held}
+      : space.busy && step.ok()
           ? Result{.requeue_after = backoff_.Next(req.Key(), "space: " + space.message)}
           : Next(req, plan, step);
   return LookAgainForReady(std::move(next), RecheckReadyAfter(status, status_input.now));
@@ -230,6 +238,31 @@ void EtcdClusterReconciler::RecordClaims(const Json& stored,
   }
 }
 
+absl::Status EtcdClusterReconciler::TakeStepWhenDue(const runtime::Request& req, const Json& stored,
+                                                    const EtcdCluster& cluster, const Plan& plan,
+                                                    etcd::Client* etcd_client,
+                                                    const std::string& root_password,
+                                                    std::optional<absl::Duration>* held) {
+  const bool membership = IsMembershipStep(plan.action);
+  const std::string what = absl::StrCat(std::string(etcd::KindName(plan.action.kind)), " ",
+                                        plan.action.ordinal, " ", plan.action.member_id);
+  if (membership) {
+    if (std::optional<controllers::RetryGate::Held> wait = retry_.Wait(req.Key(), what)) {
+      *held = wait->remaining;
+      return absl::UnavailableError("waiting to retry after: " + wait->error);
+    }
+  }
+  StepFailpoint("before", plan);
+  absl::Status step = TakeStep(stored, cluster, plan, etcd_client, root_password);
+  if (membership && step.ok()) retry_.Reset(req.Key());
+  if (membership && !step.ok()) {
+    retry_.Failed(req.Key(), what, std::string(step.message()),
+                  backoff_.Next(req.Key(), StepWaitFor(plan, step)));
+  }
+  RecordStep(stored, plan, step);
+  return step;
+}
+
 void EtcdClusterReconciler::RecordStep(const Json& stored, const Plan& plan,
                                        const absl::Status& step) {
   if (!IsMembershipStep(plan.action)) return;
@@ -250,9 +283,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Next(const runtime::Request& req, 
   const std::string key = req.Key();
   if (!step.ok() && !IsSettling(step)) return step;  // retried with the queue's backoff
   if (!step.ok() || plan.wait_for == WaitFor::kEtcd) {
-    const std::string what = std::string(etcd::KindName(plan.action.kind)) + ": " +
-                             plan.action.reason + (step.ok() ? "" : " (settling)");
-    absl::Duration after = backoff_.Next(key, what);
+    absl::Duration after = backoff_.Next(key, StepWaitFor(plan, step));
     // A clock that runs out changes the plan with no event: look just after.
     if (step.ok() && plan.action.recheck_after > absl::ZeroDuration()) {
       after = std::min(after, plan.action.recheck_after + absl::Seconds(1));
@@ -263,6 +294,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Next(const runtime::Request& req, 
     return Result{.requeue_after = backoff_.Next(key, plan.problem, controllers::kMaxSecretWait)};
   }
   backoff_.Reset(key);
+  retry_.Reset(key);
   if (plan.wait_for == WaitFor::kRefresh) {
     return Result{.requeue_after = controllers::Spread(kHealthRefresh, key)};
   }

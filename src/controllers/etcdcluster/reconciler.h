@@ -54,6 +54,14 @@ class EtcdClusterReconciler : public runtime::Reconciler {
                         etcd::Client* etcd_client, const std::string& root_password);
   // Events a claim template change (controllers::PrepareStatefulSet).
   void RecordClaims(const Json& stored, const controllers::ClaimTemplateOutcome& claims);
+  // The plan's step (logged and evented), unless the same membership step
+  // failed before and its retry is not due: then nothing is tried, `held`
+  // says how long until it is, and the status is Unavailable. A failure
+  // holds the step back for the backoff (retry_), whatever events come.
+  absl::Status TakeStepWhenDue(const runtime::Request& req, const Json& stored,
+                               const EtcdCluster& cluster, const Plan& plan,
+                               etcd::Client* etcd_client, const std::string& root_password,
+                               std::optional<absl::Duration>* held);
   // Logs and events the step's outcome.
   void RecordStep(const Json& stored, const Plan& plan, const absl::Status& step);
   SpaceOutcome HousekeepSpace(const Json& stored, const EtcdCluster& cluster, const Plan& plan,
@@ -69,6 +77,7 @@ class EtcdClusterReconciler : public runtime::Reconciler {
   // The image of the restore init containers (spec.bootstrap.restore).
   const std::string operator_image_;
   controllers::WaitBackoff backoff_;
+  controllers::RetryGate retry_;  // failed membership steps, held until their retry
 };
 
 // Registers the informers, the controller and its watches on `manager`.

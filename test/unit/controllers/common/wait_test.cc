@@ -56,6 +56,24 @@ TEST(WaitBackoffTest, CappedAtTheGivenMaximum) {
   EXPECT_EQ(b.Next("ns/a", "secret missing"), kMaxWait);
 }
 
+TEST(RetryGateTest, HoldsAFailedActionUntilItsRetryIsDue) {
+  FakeClock clock;
+  RetryGate gate(clock);
+  EXPECT_FALSE(gate.Wait("ns/a", "AddLearner kv-3").has_value()) << "never failed";
+  gate.Failed("ns/a", "AddLearner kv-3", "etcdserver: unhealthy cluster", absl::Seconds(2));
+  clock.Advance(absl::Milliseconds(500));  // a pod event wakes the reconcile
+  std::optional<RetryGate::Held> held = gate.Wait("ns/a", "AddLearner kv-3");
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->remaining, absl::Milliseconds(1500));
+  EXPECT_EQ(held->error, "etcdserver: unhealthy cluster");
+  EXPECT_FALSE(gate.Wait("ns/b", "AddLearner kv-3").has_value()) << "per object";
+  EXPECT_FALSE(gate.Wait("ns/a", "RemoveMember kv-3").has_value()) << "another action goes";
+  clock.Advance(absl::Milliseconds(1500));
+  EXPECT_FALSE(gate.Wait("ns/a", "AddLearner kv-3").has_value()) << "the retry is due";
+  gate.Reset("ns/a");
+  EXPECT_EQ(gate.size(), 0u);
+}
+
 TEST(SpreadTest, AddsAtMostATenthAndIsStablePerKey) {
   for (const std::string key : {"a/x", "b/y", "c/z"}) {
     const absl::Duration d = Spread(absl::Seconds(60), key);
