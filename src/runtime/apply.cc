@@ -1,5 +1,7 @@
 #include "src/runtime/apply.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace quorum::runtime {
 
 bool IsSubset(const Json& desired, const Json& actual) {
@@ -46,8 +48,18 @@ absl::StatusOr<bool> ApplyIfChanged(kube::Client& client, const kube::GroupVersi
   const std::string ns = desired["metadata"].value("namespace", "");
   absl::StatusOr<Json> applied = client.Apply(
       gvr, ns, desired, {.field_manager = field_manager, .force = true, .discard_response = true});
+  if (IsRefusedWrite(applied.status())) {
+    return absl::Status(
+        applied.status().code(),
+        absl::StrCat("the API server refused ", desired.value("kind", gvr.resource), " ",
+                     desired["metadata"].value("name", ""), ": ", applied.status().message()));
+  }
   if (!applied.ok()) return applied.status();
   return true;
+}
+
+bool IsRefusedWrite(const absl::Status& s) {
+  return absl::IsPermissionDenied(s) || absl::IsInvalidArgument(s);
 }
 
 }  // namespace quorum::runtime

@@ -19,10 +19,17 @@ bool IsSubset(const Json& desired, const Json& actual);
 
 // Applies `desired` (apiVersion, kind, metadata.name/namespace, owned
 // fields) unless `cached` already holds it. Returns whether a request was
-// sent. Errors: the client's (errors.h).
+// sent. Errors: the client's (errors.h); a refused write (IsRefusedWrite)
+// names the object: "the API server refused <Kind> <name>: <its message>".
 absl::StatusOr<bool> ApplyIfChanged(kube::Client& client, const kube::GroupVersionResource& gvr,
                                     const Json& desired, const ObjectPtr& cached,
                                     const std::string& field_manager);
+
+// The API server refused a write on its merits — a policy or quota
+// (PermissionDenied, 403) or an invalid object (InvalidArgument, 400/422) —
+// rather than being unavailable or in a race: retrying at once cannot help, so
+// the user is told (status, event) while the queue retries with backoff.
+bool IsRefusedWrite(const absl::Status& s);
 
 }  // namespace quorum::runtime
 

@@ -88,18 +88,9 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
       if (!apply) continue;
     }
     absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(client, gvr, obj, cached, kFieldManager);
-    if (IsRefusedWrite(wrote.status())) {
-      return absl::Status(wrote.status().code(),
-                          absl::StrCat("the API server refused ", obj.value("kind", gvr.resource),
-                                       " ", name, ": ", wrote.status().message()));
-    }
     if (!wrote.ok()) return wrote.status();
   }
   return absl::OkStatus();
-}
-
-bool IsRefusedWrite(const absl::Status& s) {
-  return absl::IsPermissionDenied(s) || absl::IsInvalidArgument(s);
 }
 
 absl::Status WriteStatus(kube::Client& client, const EtcdCluster& cluster,

@@ -40,17 +40,11 @@ BootstrapState StateAfterStep(const EtcdCluster& cluster, const Plan& plan, bool
 // The StatefulSet goes through controllers::PrepareStatefulSet (a changed
 // claim template never fails the apply); `claims` (optional) receives its outcome.
 // `operator_image`: of the restore init containers (restore.h). An object the
-// API server refuses (IsRefusedWrite) is named in the error's message.
+// API server refuses (runtime::IsRefusedWrite) is named in the error's message.
 absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache,
                                const EtcdCluster& cluster, const Plan& plan, bool step_done,
                                controllers::ClaimTemplateOutcome* claims = nullptr,
                                const std::string& operator_image = "");
-
-// The API server refused a write on its merits — a policy or quota
-// (PermissionDenied, 403) or an invalid object (InvalidArgument, 400/422) —
-// rather than being unavailable or in a race: retrying at once cannot help, so
-// the user is told (status, event) while the queue retries with backoff.
-bool IsRefusedWrite(const absl::Status& s);
 
 // Applies `status` when it differs from cluster.status; NotFound (the
 // cluster went away) is not an error.

@@ -15,6 +15,7 @@
 #include "src/controllers/etcdcluster/auth.h"
 #include "src/controllers/etcdcluster/space.h"
 #include "src/controllers/etcdcluster/status.h"
+#include "src/runtime/apply.h"
 
 namespace quorum::etcdcluster {
 namespace {
@@ -150,7 +151,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
       ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims, operator_image_);
   // A refused write is reported in status and evented before it is retried;
   // any other failure (unavailable, a race) is only retried.
-  const bool refused = IsRefusedWrite(applied);
+  const bool refused = runtime::IsRefusedWrite(applied);
   if (!applied.ok() && !refused) return applied;
   if (step.ok()) StepFailpoint("after", plan);
   RecordClaims(*stored, claims);

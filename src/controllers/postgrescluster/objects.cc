@@ -124,6 +124,7 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
       desired.emplace_back(kStatefulSets, *std::move(host));
     }
   }
+  absl::Status refused;  // the first object the API server refused
   for (auto& [gvr, obj] : desired) {
     ObjectPtr cached = p.cache.Get(gvr, p.n.ns, obj["metadata"]["name"].get<std::string>());
     if (gvr == kStatefulSets) {  // a changed claim template must not fail the apply
@@ -132,6 +133,10 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
       if (!*apply) continue;
     }
     absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(p.client, gvr, obj, cached, kFieldManager);
+    if (runtime::IsRefusedWrite(wrote.status())) {  // the others still go
+      if (refused.ok()) refused = wrote.status();
+      continue;
+    }
     if (!wrote.ok()) return wrote.status();
     if (gvr == kStatefulSets && *wrote && obj["metadata"]["name"] != p.n.repo_host) {
       applied->statefulset_written = true;
@@ -148,14 +153,14 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
     absl::Status s = p.client.Delete(kNetworkPolicies, p.n.ns, p.n.repo_host);
     if (!s.ok() && !absl::IsNotFound(s)) return s;
   }
-  if (!rbac.empty()) return absl::OkStatus();
+  if (!rbac.empty()) return refused;
   for (const auto& [gvr, name] : {std::pair{kRoleBindings, p.n.role}, std::pair{kRoles, p.n.role},
                                   std::pair{kServiceAccounts, p.n.service_account}}) {
     if (p.cache.Get(gvr, p.n.ns, name) == nullptr) continue;
     absl::Status s = p.client.Delete(gvr, p.n.ns, name);
     if (!s.ok() && !absl::IsNotFound(s)) return s;
   }
-  return absl::OkStatus();
+  return refused;
 }
 
 }  // namespace quorum::postgrescluster

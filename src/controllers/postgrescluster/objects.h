@@ -24,7 +24,9 @@ absl::Status EnsureCredentials(const Phase& p, const std::string& ca_pem);
 // keep theirs. The pods' API rights go when the spec turns them off (or the
 // DCS changes what they need): what BuildRbac no longer wants is deleted.
 // `hold`: replicas kept for instance StatefulSets whose scale-down must wait
-// (membership.h). What it found and did goes to `applied`.
+// (membership.h). What it found and did goes to `applied`. An object the API
+// server refuses (runtime::IsRefusedWrite) does not stop the others: the first
+// such refusal is returned once the rest are applied.
 struct AppliedObjects {
   controllers::ClaimTemplateOutcome claims;  // the first storage outcome with something to say
   // A StatefulSet was written: its status (and the cache) trail the new

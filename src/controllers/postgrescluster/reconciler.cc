@@ -22,6 +22,7 @@
 #include "src/controllers/postgrescluster/switchover.h"
 #include "src/controllers/postgrescluster/sync_config.h"
 #include "src/controllers/postgrescluster/write_status.h"
+#include "src/runtime/apply.h"
 #include "src/runtime/conditions.h"
 
 namespace quorum::postgrescluster {
@@ -283,8 +284,11 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   const Observed observed = ObserveMembers(ctx, *prepared);
   const Members& members = observed.members;
   AppliedObjects applied;
-  absl::Status s = ApplyOwnedObjects(ctx, dcs, observed.membership.hold, &applied);
-  if (!s.ok()) return s;
+  // An object the API server refuses (a policy, a quota) holds nothing
+  // else back: it is evented, named in the status and retried with backoff.
+  const absl::Status refused = ApplyOwnedObjects(ctx, dcs, observed.membership.hold, &applied);
+  if (!refused.ok() && !runtime::IsRefusedWrite(refused)) return refused;
+  if (!refused.ok()) recorder_.Warning(*stored, "ApplyRefused", std::string(refused.message()));
   // An in-place restore may hold the members back (restore.h).
   if (std::optional<absl::StatusOr<Result>> held = HoldForRestore(req, ctx, *cluster, dcs)) {
     return *std::move(held);
@@ -294,6 +298,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   }
   absl::StatusOr<std::string> problem = ActOnMembers(ctx, *prepared, observed);
   if (!problem.ok()) return problem.status();
+  if (problem->empty()) *problem = std::string(refused.message());
   const std::optional<api::PostgresSwitchoverStatus> switchover =
       Switchover(*cluster, members, rest_, ctx.rest_auth, recorder_, *stored);
   // Status last, only when it changed; then wait.
@@ -301,6 +306,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (scheduled_backups_) backups = SummarizeBackups(*cluster, FinishedBackupsOf(ctx));
   absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, *problem, applied, backups);
   if (!wrote.ok()) return wrote;
+  if (!refused.ok()) return refused;  // retried with the queue's backoff
   absl::StatusOr<std::optional<absl::Duration>> backup_wait = ScheduledBackupsPhase(ctx);
   if (!backup_wait.ok()) return backup_wait.status();
   runtime::Result wait = NextWait(backoff_, req, dcs, members);

@@ -18,6 +18,7 @@
 #include "src/kube/errors.h"
 #include "test/examples/examples.h"
 #include "test/integration/controllers/api_writes.h"
+#include "test/integration/controllers/refuse_budgets.h"
 #include "test/integration/testenv.h"
 #include "test/testmain/paths.h"
 
@@ -117,59 +118,8 @@ TEST_F(EtcdClusterControllerTest, DesignExampleProducesItsObjectsAndWaitsForFirs
 // refuses PodDisruptionBudgets in the test's namespace (403), so the
 // controller's apply of the cluster's budget is refused, and counted.
 TEST_F(EtcdClusterControllerTest, WritesTheApiServerRefusesAreCounted) {
-  const kube::GroupVersionResource policies{"admissionregistration.k8s.io", "v1",
-                                            "validatingadmissionpolicies"};
-  const kube::GroupVersionResource bindings{"admissionregistration.k8s.io", "v1",
-                                            "validatingadmissionpolicybindings"};
-  const std::string name = ns() + "-no-budgets";
-  ASSERT_TRUE(
-      client()
-          .Create(
-              policies, "",
-              {{"apiVersion", "admissionregistration.k8s.io/v1"},
-               {"kind", "ValidatingAdmissionPolicy"},
-               {"metadata", {{"name", name}}},
-               {"spec",
-                {{"failurePolicy", "Fail"},
-                 {"matchConstraints",
-                  {{"resourceRules", Json::array({{{"apiGroups", {"policy"}},
-                                                   {"apiVersions", {"v1"}},
-                                                   {"operations", {"CREATE", "UPDATE"}},
-                                                   {"resources", {"poddisruptionbudgets"}}}})}}},
-                 {"validations", Json::array({{{"expression", "false"},
-                                               {"reason", "Forbidden"},
-                                               {"message", "no budgets here"}}})}}}})
-          .ok());
-  ASSERT_TRUE(client()
-                  .Create(bindings, "",
-                          {{"apiVersion", "admissionregistration.k8s.io/v1"},
-                           {"kind", "ValidatingAdmissionPolicyBinding"},
-                           {"metadata", {{"name", name}}},
-                           {"spec",
-                            {{"policyName", name},
-                             {"validationActions", {"Deny"}},
-                             {"matchResources",
-                              {{"namespaceSelector",
-                                {{"matchLabels", {{"kubernetes.io/metadata.name", ns()}}}}}}}}}})
-                  .ok());
-  struct Cleanup {
-    kube::Client& c;
-    const kube::GroupVersionResource &p, &b;
-    std::string n;
-    ~Cleanup() {
-      (void)c.Delete(b, "", n);
-      (void)c.Delete(p, "", n);
-    }
-  } cleanup{client(), policies, bindings, name};
-  // The policy is in force once a budget of our own is refused.
-  const Json probe = {{"apiVersion", "policy/v1"},
-                      {"kind", "PodDisruptionBudget"},
-                      {"metadata", {{"name", "probe"}}},
-                      {"spec", {{"maxUnavailable", 1}}}};
-  ASSERT_TRUE(Eventually(
-      [&] { return absl::IsPermissionDenied(client().Create(kPdbs, ns(), probe).status()); },
-      absl::Seconds(30)))
-      << "the admission policy never took effect";
+  testenv::BudgetsRefused policy(client(), ns());
+  ASSERT_TRUE(policy.ok()) << "the admission policy never took effect";
 
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("refused")).ok());
   auto& requests = manager_->metrics().Counter("rest_client_requests_total", "", {});

@@ -26,6 +26,7 @@
 #include "src/kube/errors.h"
 #include "src/runtime/certs.h"
 #include "test/integration/controllers/api_writes.h"
+#include "test/integration/controllers/refuse_budgets.h"
 #include "test/integration/etcd/etcd_harness.h"
 #include "test/integration/testenv.h"
 #include "test/testmain/paths.h"
@@ -263,6 +264,31 @@ TEST_F(PostgresClusterControllerTest, RemovingAnInstanceSetDeletesItsStatefulSet
   for (const Json& c : (*claims)["items"]) names.insert(c["metadata"].value("name", ""));
   EXPECT_TRUE(names.contains("pgdata-sets-extra-0") && names.contains("pgdata-sets-main-1"))
       << "claims are kept: " << testing::PrintToString(names);
+}
+
+// Issue 33: when the API server refuses an owned object (a policy, a quota),
+// the status says so — Ready=False naming the object and the server's
+// message — and an ApplyRefused event too; it used to keep Ready as it was.
+TEST_F(PostgresClusterControllerTest, ARefusedApplyIsReportedInStatusAndEvented) {
+  testenv::BudgetsRefused policy(client(), ns());
+  ASSERT_TRUE(policy.ok()) << "the admission policy never took effect";
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("refused", Json::object())).ok());
+  Json ready;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        ready = Condition("refused", "Ready");
+        return !ready.is_null() && absl::StrContains(ready.value("message", ""), "refused");
+      },
+      absl::Seconds(30)))
+      << ready.dump();
+  EXPECT_EQ(ready.value("status", ""), "False") << ready.dump();
+  EXPECT_TRUE(absl::StrContains(ready.value("message", ""),
+                                "the API server refused PodDisruptionBudget refused: "))
+      << ready.dump();
+  EXPECT_TRUE(absl::StrContains(ready.value("message", ""), "no budgets here")) << ready.dump();
+  EXPECT_TRUE(Eventually([&] { return HasWarning("ApplyRefused", "PodDisruptionBudget refused"); },
+                         absl::Seconds(30)))
+      << "no ApplyRefused event";
 }
 
 TEST_F(PostgresClusterControllerTest, EtcdDcsSecretProblemsAreReportedAndClearWhenFixed) {
