@@ -253,4 +253,20 @@ const Condition* FindCondition(const EtcdClusterStatus& status, const std::strin
   return nullptr;
 }
 
+bool HasQuorum(const EtcdClusterStatus& status) {
+  const auto is_true = [&](const char* type) {
+    const Condition* c = FindCondition(status, type);
+    return c != nullptr && c->status == "True";
+  };
+  if (is_true("Ready")) return true;
+  if (!is_true("Initialized")) return false;
+  int voters = 0, healthy = 0;
+  for (const EtcdMemberStatus& m : status.members) {
+    if (m.is_learner) continue;
+    ++voters;
+    if (m.healthy) ++healthy;
+  }
+  return voters > 0 && healthy * 2 > voters;
+}
+
 }  // namespace quorum::api

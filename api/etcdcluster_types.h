@@ -149,6 +149,12 @@ nlohmann::json ToJson(const Condition& condition);
 // The condition `type` in `status`, or null.
 const Condition* FindCondition(const EtcdClusterStatus& status, const std::string& type);
 
+// Whether the cluster serves reads and writes as its status tells: Ready, or
+// Initialized with a majority of its voting members healthy (one member of
+// three down still serves; backups and Patroni need a quorum, not every
+// member).
+bool HasQuorum(const EtcdClusterStatus& status);
+
 }  // namespace quorum::api
 
 #endif  // QUORUM_API_ETCDCLUSTER_TYPES_H_

@@ -49,4 +49,14 @@ bool PodReady(const Json& pod) {
   return false;
 }
 
+absl::Duration Age(const Json& obj, absl::Time now) {
+  absl::Time created;
+  std::string err;
+  if (!absl::ParseTime(absl::RFC3339_full, Str(At(obj, {"metadata", "creationTimestamp"})),
+                       &created, &err)) {
+    return absl::ZeroDuration();
+  }
+  return now - created;
+}
+
 }  // namespace quorum::controllers

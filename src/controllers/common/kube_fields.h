@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "absl/time/time.h"
+
 namespace quorum::controllers {
 
 // StatefulSet: spec.volumeClaimTemplates (null when absent).
@@ -38,6 +40,10 @@ std::string StorageClassName(const nlohmann::json& pvc);
 std::string PodNodeName(const nlohmann::json& pod);
 // Pod: its Ready condition is True.
 bool PodReady(const nlohmann::json& pod);
+
+// Any object: `now` - metadata.creationTimestamp; zero when absent or not
+// RFC 3339.
+absl::Duration Age(const nlohmann::json& obj, absl::Time now);
 
 }  // namespace quorum::controllers
 

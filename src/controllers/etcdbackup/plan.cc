@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "api/backup_phase.h"
 #include "src/backup/snapshot_job.h"
 #include "src/controllers/etcdbackup/job.h"
 
@@ -44,14 +45,24 @@ BackupPlan PlanBackup(const BackupObservation& o) {
     controllers::AppendBackupCondition(s, old, "Failed", failed, reason, message, gen, o.now);
   };
   if (!o.job.has_value()) {
+    std::string reason, message;
     if (o.cluster == nullptr) {
-      set(std::string(api::kBackupPending), false, false, "ClusterNotFound",
-          "EtcdCluster " + b.spec.cluster_ref + " does not exist in this namespace");
+      reason = "ClusterNotFound";
+      message = "EtcdCluster " + b.spec.cluster_ref + " does not exist in this namespace";
+    } else if (!o.cluster_serves) {
+      reason = "ClusterNotReady";
+      message = "waiting for EtcdCluster " + b.spec.cluster_ref +
+                " to have a quorum (a majority of its members healthy)";
+    }
+    if (!reason.empty() && o.age >= api::kBackupStartTimeout) {
+      set(std::string(api::kBackupFailed), false, true, "StartTimeout",
+          absl::StrCat("not started within ", absl::FormatDuration(api::kBackupStartTimeout), ": ",
+                       message));
       return plan;
     }
-    if (!o.cluster_ready) {
-      set(std::string(api::kBackupPending), false, false, "ClusterNotReady",
-          "waiting for EtcdCluster " + b.spec.cluster_ref + " to be Ready");
+    if (!reason.empty()) {
+      set(std::string(api::kBackupPending), false, false, reason, message);
+      plan.recheck_after = api::kBackupStartTimeout - o.age;
       return plan;
     }
     plan.create_job = true;

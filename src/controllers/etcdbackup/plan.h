@@ -1,8 +1,10 @@
 // The EtcdBackup phase planner (pure): from the backup, its cluster and its
 // Job (as the cache shows them) to the one action to take and the status to
-// write. Phases: Pending (no cluster, or not Ready yet: the cluster's watch
-// wakes the backup), Started (the Job exists), Complete (the Job succeeded
-// and reported a verified snapshot), Failed (the Job failed, with its error).
+// write. Phases: Pending (no cluster, or no quorum yet — a member down does
+// not hold a backup back: api::HasQuorum; the cluster's watch wakes the
+// backup), Started (the Job exists), Complete (the Job succeeded and reported
+// a verified snapshot), Failed (the Job failed, with its error, or it could
+// not start within api::kBackupStartTimeout of the backup's creation).
 // Complete and Failed are final: a backup is never retried silently; the
 // user creates another EtcdBackup (or a schedule does).
 //
@@ -13,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/time/time.h"
 #include "api/etcdbackup_types.h"
 #include "api/etcdcluster_types.h"
 #include "src/controllers/common/job_outcome.h"
@@ -25,14 +28,17 @@ using controllers::OutcomeOf;
 struct BackupObservation {
   const api::EtcdBackup* backup = nullptr;
   const api::EtcdCluster* cluster = nullptr;  // null: not found
-  bool cluster_ready = false;                 // its Ready condition is True
+  bool cluster_serves = false;                // api::HasQuorum of its status
   std::optional<JobOutcome> job;              // nullopt: no Job yet
   std::string now;                            // RFC 3339, for condition transitions
+  absl::Duration age;                         // since the backup's creation
 };
 
 struct BackupPlan {
   bool create_job = false;
   api::EtcdBackupStatus status;
+  // Pending: look again then (the start timeout), whatever the watches say.
+  std::optional<absl::Duration> recheck_after;
 };
 
 BackupPlan PlanBackup(const BackupObservation& o);

@@ -4,6 +4,7 @@
 #include "absl/time/clock.h"
 #include "api/etcdbackup_types.h"
 #include "api/etcdcluster_types.h"
+#include "src/controllers/common/kube_fields.h"
 #include "src/controllers/etcdbackup/job.h"
 #include "src/controllers/etcdbackup/plan.h"
 #include "src/controllers/etcdcluster/resources.h"
@@ -66,11 +67,11 @@ absl::StatusOr<runtime::Result> EtcdBackupReconciler::Reconcile(const runtime::R
           cache_.Get(etcdcluster::kEtcdClusters, req.ns, backup.spec.cluster_ref)) {
     if (absl::StatusOr<api::EtcdCluster> pc = api::ParseEtcdCluster(*c); pc.ok()) cluster = *pc;
   }
-  BackupObservation obs{.backup = &backup, .cluster = cluster ? &*cluster : nullptr, .now = Now()};
-  if (cluster) {
-    const api::Condition* ready = api::FindCondition(cluster->status, "Ready");
-    obs.cluster_ready = ready != nullptr && ready->status == "True";
-  }
+  BackupObservation obs{.backup = &backup,
+                        .cluster = cluster ? &*cluster : nullptr,
+                        .cluster_serves = cluster && api::HasQuorum(cluster->status),
+                        .now = Now(),
+                        .age = controllers::Age(*stored, absl::Now())};
   if (runtime::ObjectPtr job = cache_.Get(kJobs, req.ns, JobName(backup))) {
     JobOutcome outcome = OutcomeOf(*job, Json::array());
     if (outcome.complete || outcome.failed) {
@@ -102,7 +103,7 @@ absl::StatusOr<runtime::Result> EtcdBackupReconciler::Reconcile(const runtime::R
   }
   // Status, last.
   if (absl::Status s = WriteStatus(client_, backup, plan.status); !s.ok()) return s;
-  return runtime::Result{};
+  return runtime::Result{.requeue_after = plan.recheck_after.value_or(absl::ZeroDuration())};
 }
 
 runtime::Controller& SetupEtcdBackupController(runtime::Manager& manager,

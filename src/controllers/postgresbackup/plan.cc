@@ -1,8 +1,11 @@
 #include "src/controllers/postgresbackup/plan.h"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "api/backup_phase.h"
 #include "src/controllers/postgresbackup/info.h"
 #include "src/controllers/postgresbackup/job.h"
 
@@ -32,12 +35,15 @@ std::string MembersBehind(const api::PostgresCluster& cluster) {
                         ", its spec of generation ", cluster.metadata.generation);
   }
   for (const api::PostgresInstanceSet& set : cluster.spec.instances) {
-    int32_t updated = 0;
+    int32_t updated = 0, existing = 0;
     for (const api::PostgresInstanceStatus& st : cluster.status.instances) {
-      if (st.name == set.name) updated = st.updated_replicas;
+      if (st.name == set.name)
+        std::tie(updated, existing) = std::pair(st.updated_replicas, st.replicas);
     }
-    if (updated < set.replicas) {
-      return absl::StrCat("instance set ", set.name, " has ", updated, " of ", set.replicas,
+    // Of the members that exist: one that is down (its pod gone) does not
+    // hold a backup back.
+    if (const int32_t want = std::min(set.replicas, existing); updated < want) {
+      return absl::StrCat("instance set ", set.name, " has ", updated, " of ", want,
                           " members on the current pod template");
     }
   }
@@ -58,8 +64,8 @@ Wait WhyWait(const BackupObservation& o) {
     return {"RepoNotFound", "PostgresCluster " + name + " has no repository " + repo +
                                 " in spec.backups.pgbackrest.repos"};
   }
-  if (!ClusterReady(*o.cluster)) {
-    return {"ClusterNotReady", "waiting for PostgresCluster " + name + " to be Ready"};
+  if (!PrimaryServes(*o.cluster)) {
+    return {"ClusterNotReady", "waiting for PostgresCluster " + name + " to have a ready primary"};
   }
   if (const std::string behind = MembersBehind(*o.cluster); !behind.empty()) {
     return {"MembersUpdating", "waiting for PostgresCluster " + name +
@@ -70,9 +76,9 @@ Wait WhyWait(const BackupObservation& o) {
 
 }  // namespace
 
-bool ClusterReady(const api::PostgresCluster& cluster) {
+bool PrimaryServes(const api::PostgresCluster& cluster) {
   const api::Condition* ready = api::FindCondition(cluster.status, "Ready");
-  return ready != nullptr && ready->status == "True";
+  return ready != nullptr && (ready->status == "True" || ready->reason == "InstancesNotReady");
 }
 
 BackupPlan PlanBackup(const BackupObservation& o) {
@@ -94,8 +100,14 @@ BackupPlan PlanBackup(const BackupObservation& o) {
     controllers::AppendBackupCondition(s, old, "Failed", failed, reason, message, gen, o.now);
   };
   if (!o.job.has_value()) {
-    if (const Wait w = WhyWait(o); !w.reason.empty()) {
+    if (const Wait w = WhyWait(o); !w.reason.empty() && o.age >= api::kBackupStartTimeout) {
+      set(std::string(api::kBackupFailed), false, true, "StartTimeout",
+          absl::StrCat("not started within ", absl::FormatDuration(api::kBackupStartTimeout), ": ",
+                       w.message));
+      return plan;
+    } else if (!w.reason.empty()) {
       set(std::string(api::kBackupPending), false, false, w.reason, w.message);
+      plan.recheck_after = api::kBackupStartTimeout - o.age;
       return plan;
     }
     plan.create_job = true;

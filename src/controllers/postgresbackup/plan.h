@@ -1,12 +1,15 @@
 // The PostgresBackup phase planner (pure): from the backup, its cluster and
 // its Job (as the cache shows them) to the one action to take and the status
 // to write. Phases as EtcdBackup's: Pending (no cluster, the cluster has no
-// such repository, it is not Ready, or its members do not all run its
-// current spec yet — a repository just added is not archived into before
-// they do: the cluster's watch wakes the backup), Started (the Job exists), Complete (the Job
-// succeeded and reported the backup), Failed (the Job failed, with pgBackRest's error). Complete
-// and Failed are final: a backup is never retried silently; the user creates another
-// PostgresBackup.
+// such repository, no ready primary — a replica down does not hold a backup
+// back — or its existing members do not all run its current spec yet: a
+// repository just added is not archived into before they do; the cluster's
+// watch wakes the backup), Started (the Job exists), Complete (the Job
+// succeeded and reported the backup), Failed (the Job failed, with
+// pgBackRest's error, or it could not start within api::kBackupStartTimeout
+// of the backup's creation). Complete and Failed are final: a backup is never
+// retried silently; the user creates another PostgresBackup (or a schedule
+// does).
 //
 // Thread-safety: pure functions.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_PLAN_H_
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "api/postgresbackup_types.h"
 #include "api/postgrescluster_types.h"
 #include "src/controllers/common/job_outcome.h"
@@ -28,6 +32,7 @@ struct BackupObservation {
   std::vector<std::string> ready_pods;            // the cluster's member pods that are Ready
   std::optional<controllers::JobOutcome> job;     // nullopt: no Job yet
   std::string now;                                // RFC 3339, for condition transitions
+  absl::Duration age;                             // since the backup's creation
 };
 
 struct BackupPlan {
@@ -38,10 +43,13 @@ struct BackupPlan {
   std::vector<std::string> hosts;
   bool from_standby = false;
   api::PostgresBackupStatus status;
+  // Pending: look again then (the start timeout), whatever the watches say.
+  std::optional<absl::Duration> recheck_after;
 };
 
-// The cluster's Ready condition is True.
-bool ClusterReady(const api::PostgresCluster& cluster);
+// A ready primary serves writes: Ready is True, or False only because some
+// replica is not ready (a member down does not hold a backup back).
+bool PrimaryServes(const api::PostgresCluster& cluster);
 
 BackupPlan PlanBackup(const BackupObservation& o);
 

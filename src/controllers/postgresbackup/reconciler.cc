@@ -73,7 +73,10 @@ absl::StatusOr<runtime::Result> PostgresBackupReconciler::Reconcile(const runtim
       cluster = *std::move(pc);
     }
   }
-  BackupObservation obs{.backup = &backup, .cluster = cluster ? &*cluster : nullptr, .now = Now()};
+  BackupObservation obs{.backup = &backup,
+                        .cluster = cluster ? &*cluster : nullptr,
+                        .now = Now(),
+                        .age = controllers::Age(*stored, absl::Now())};
   if (cluster) {
     for (const runtime::ObjectPtr& pod :
          cache_.ByInstance(postgrescluster::kPods, req.ns, cluster->metadata.name)) {
@@ -114,7 +117,7 @@ absl::StatusOr<runtime::Result> PostgresBackupReconciler::Reconcile(const runtim
   }
   // Status, last.
   if (absl::Status s = WriteStatus(client_, backup, plan.status); !s.ok()) return s;
-  return runtime::Result{};
+  return runtime::Result{.requeue_after = plan.recheck_after.value_or(absl::ZeroDuration())};
 }
 
 runtime::Controller& SetupPostgresBackupController(runtime::Manager& manager,

@@ -82,24 +82,9 @@ patroni::EtcdDcs EtcdFrom(const std::vector<std::string>& urls, bool with_tls_fi
   return etcd;
 }
 
-bool ConditionTrue(const api::EtcdCluster& etcd_cluster, const char* type) {
-  const api::Condition* c = api::FindCondition(etcd_cluster.status, type);
-  return c != nullptr && c->status == "True";
-}
-
-// Patroni needs etcd to answer, not every member to be up: Ready, or
-// initialized with a majority of its voting members healthy in status (one
-// of three down still serves).
+// Patroni needs etcd to answer, not every member to be up (api::HasQuorum).
 bool ServesTheDcs(const api::EtcdCluster& etcd_cluster) {
-  if (ConditionTrue(etcd_cluster, "Ready")) return true;
-  if (!ConditionTrue(etcd_cluster, "Initialized")) return false;
-  int voters = 0, healthy = 0;
-  for (const api::EtcdMemberStatus& m : etcd_cluster.status.members) {
-    if (m.is_learner) continue;
-    ++voters;
-    if (m.healthy) ++healthy;
-  }
-  return voters > 0 && healthy * 2 > voters;
+  return api::HasQuorum(etcd_cluster.status);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "api/postgrescluster.h"
 #include "src/base/failpoint.h"
 #include "src/base/json_access.h"
+#include "src/controllers/common/kube_fields.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/controllers/postgrescluster/roll_members.h"
 #include "src/controllers/postgrescluster/switchover.h"
@@ -20,8 +21,7 @@ namespace {
 
 std::optional<int> Replicas(const ObjectPtr& sts) {
   if (sts == nullptr) return std::nullopt;
-  const Json& n = At(*sts, {"spec", "replicas"});
-  return n.is_number_integer() ? n.get<int>() : 1;  // the API server's default
+  return controllers::StatefulSetReplicas(*sts, 1);  // 1: the API server's default
 }
 
 }  // namespace

@@ -109,15 +109,25 @@ TEST_F(EtcdBackupControllerTest, WaitsForTheClusterThenCreatesOneJobAndThenWrite
       << Reason("nightly");
   EXPECT_FALSE(client().Get(kJobs, ns(), "nightly-snapshot").ok());
 
-  // Ready (as the EtcdCluster controller would say): the Job appears.
+  // A quorum with one member of three down (as the EtcdCluster controller
+  // would say: Ready is False) is enough: the Job appears (issue 33).
+  const auto condition = [](const char* type, const char* status) {
+    return Json{{"type", type},
+                {"status", status},
+                {"reason", "Test"},
+                {"message", "test"},
+                {"lastTransitionTime", "2026-01-01T00:00:00Z"}};
+  };
+  const auto member = [](const char* name, bool healthy) {
+    return Json{{"name", name}, {"healthy", healthy}};
+  };
   absl::StatusOr<Json> patched = client().Patch(
       kClusters, ns(), "main", kube::PatchType::kMerge,
       {{"status",
-        {{"conditions", Json::array({{{"type", "Ready"},
-                                      {"status", "True"},
-                                      {"reason", "Test"},
-                                      {"message", "ready"},
-                                      {"lastTransitionTime", "2026-01-01T00:00:00Z"}}})}}}},
+        {{"conditions",
+          Json::array({condition("Initialized", "True"), condition("Ready", "False")})},
+         {"members", Json::array({member("main-0", true), member("main-1", false),
+                                  member("main-2", true)})}}}},
       {.subresource = "status"});
   ASSERT_TRUE(patched.ok()) << patched.status();
   ASSERT_TRUE(Eventually([&] { return client().Get(kJobs, ns(), "nightly-snapshot").ok(); },

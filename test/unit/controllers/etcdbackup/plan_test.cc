@@ -60,7 +60,7 @@ TEST(BackupPlanTest, PhasesFollowTheClusterAndTheJob) {
   for (const Case& c : cases) {
     const BackupPlan p = PlanBackup({.backup = &b,
                                      .cluster = c.cluster,
-                                     .cluster_ready = c.ready,
+                                     .cluster_serves = c.ready,
                                      .job = c.job,
                                      .now = "2026-12-02T00:00:00Z"});
     EXPECT_EQ(p.status.phase, c.phase) << c.name;
@@ -92,7 +92,8 @@ TEST(BackupPlanTest, FinalPhasesAreKeptAndTransitionTimesToo) {
   b.status.phase = "Failed";
   b.status.conditions = {{.type = "Failed", .status = "True", .reason = "SnapshotFailed"}};
   const api::EtcdCluster cluster;
-  BackupPlan p = PlanBackup({.backup = &b, .cluster = &cluster, .cluster_ready = true, .now = "t"});
+  BackupPlan p =
+      PlanBackup({.backup = &b, .cluster = &cluster, .cluster_serves = true, .now = "t"});
   EXPECT_FALSE(p.create_job);
   EXPECT_EQ(p.status, b.status);  // zero writes
 
@@ -101,6 +102,49 @@ TEST(BackupPlanTest, FinalPhasesAreKeptAndTransitionTimesToo) {
       PlanBackup({.backup = &pending, .now = "2026-01-01T00:00:00Z"}).status;  // ClusterNotFound
   p = PlanBackup({.backup = &pending, .now = "2026-01-01T00:05:00Z"});
   EXPECT_EQ(p.status, pending.status);  // the same answer writes nothing
+}
+
+// Issue 33: a backup waits for a quorum, not for every member, and never
+// waits forever: past api::kBackupStartTimeout it fails with the reason.
+TEST(BackupPlanTest, APendingBackupFailsOnceItCannotStartInTime) {
+  const api::EtcdBackup b = Backup();
+  const api::EtcdCluster cluster;
+  BackupPlan p =
+      PlanBackup({.backup = &b, .cluster = &cluster, .now = "t", .age = absl::Minutes(4)});
+  EXPECT_EQ(p.status.phase, "Pending");
+  EXPECT_EQ(p.recheck_after, absl::Minutes(6)) << "comes back when the bound runs out";
+  p = PlanBackup({.backup = &b, .cluster = &cluster, .now = "t", .age = absl::Minutes(10)});
+  EXPECT_EQ(p.status.phase, "Failed");
+  EXPECT_FALSE(p.create_job);
+  EXPECT_EQ(p.status.conditions[1].reason, "StartTimeout");
+  EXPECT_EQ(p.status.conditions[1].message,
+            "not started within 10m: waiting for EtcdCluster main to have a quorum (a majority "
+            "of its members healthy)");
+  p = PlanBackup({.backup = &b, .now = "t", .age = absl::Hours(1)});
+  EXPECT_EQ(p.status.conditions[1].reason, "StartTimeout") << "no cluster at all";
+  p = PlanBackup({.backup = &b,
+                  .cluster = &cluster,
+                  .cluster_serves = true,
+                  .now = "t",
+                  .age = absl::Hours(1)});
+  EXPECT_TRUE(p.create_job) << "a cluster that serves starts it, however late";
+}
+
+TEST(BackupPlanTest, AClusterWithAMemberDownServesBackups) {
+  api::EtcdClusterStatus status;
+  status.conditions = {{.type = "Initialized", .status = "True"},
+                       {.type = "Ready", .status = "False", .reason = "StatefulSetNotReady"}};
+  status.members = {{.name = "m-0", .healthy = true},
+                    {.name = "m-1", .healthy = true},
+                    {.name = "m-2", .healthy = false}};
+  EXPECT_TRUE(api::HasQuorum(status)) << "two of three voters";
+  status.members[1].healthy = false;
+  EXPECT_FALSE(api::HasQuorum(status)) << "one of three";
+  status.members.push_back({.name = "m-3", .is_learner = true, .healthy = true});
+  EXPECT_FALSE(api::HasQuorum(status)) << "a learner does not vote";
+  status.conditions[1].status = "True";
+  EXPECT_TRUE(api::HasQuorum(status)) << "Ready says so";
+  EXPECT_FALSE(api::HasQuorum(api::EtcdClusterStatus{})) << "never formed";
 }
 
 TEST(BackupPlanTest, OutcomeReadsJobConditionsAndTheTerminationMessage) {

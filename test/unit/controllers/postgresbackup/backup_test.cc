@@ -127,6 +127,11 @@ TEST(PostgresBackupPlanTest, PhasesFollowTheClusterAndTheJob) {
   api::PostgresCluster unseen = Cluster(true), rolling = Cluster(true);
   unseen.metadata.generation = 4;
   rolling.status.instances[0].updated_replicas = 2;
+  // Issue 33: a replica down (its pod gone) leaves the primary serving.
+  api::PostgresCluster member_down = Cluster(false);
+  member_down.status.conditions[0].reason = "InstancesNotReady";
+  member_down.status.instances[0] = {
+      .name = "main", .replicas = 2, .ready_replicas = 2, .updated_replicas = 2};
   const std::vector<std::string> all = {"hippo-main-0", "hippo-main-1", "hippo-main-2"};
   struct Case {
     const char* name;
@@ -171,6 +176,15 @@ TEST(PostgresBackupPlanTest, PhasesFollowTheClusterAndTheJob) {
        false,
        "JobCreated",
        all},
+      {"a replica down",
+       &member_down,
+       {"hippo-main-0", "hippo-main-1"},
+       std::nullopt,
+       "Started",
+       true,
+       true,
+       "JobCreated",
+       {"hippo-main-0", "hippo-main-1"}},
       {"running", &ready, all, JobOutcome{}, "Started", false, false, "JobRunning"},
       {"running, cluster gone", nullptr, {}, JobOutcome{}, "Started", false, false, "JobRunning"},
       {"done", &ready, all, JobOutcome{.complete = true, .message = kInfo}, "Complete", false,
@@ -209,6 +223,20 @@ TEST(PostgresBackupPlanTest, AFinishedBackupNeverChanges) {
     EXPECT_FALSE(plan.create_job);
     EXPECT_EQ(plan.status, b.status);
   }
+}
+
+TEST(PostgresBackupPlanTest, APendingBackupFailsOnceItCannotStartInTime) {
+  const api::PostgresBackup b = Backup();
+  const api::PostgresCluster not_ready = Cluster(false);
+  BackupPlan plan =
+      PlanBackup({.backup = &b, .cluster = &not_ready, .now = "t", .age = absl::Minutes(1)});
+  EXPECT_EQ(plan.status.phase, "Pending");
+  EXPECT_EQ(plan.recheck_after, absl::Minutes(9));
+  plan = PlanBackup({.backup = &b, .cluster = &not_ready, .now = "t", .age = absl::Minutes(11)});
+  EXPECT_EQ(plan.status.phase, "Failed");
+  EXPECT_EQ(plan.status.conditions[1].reason, "StartTimeout");
+  EXPECT_EQ(plan.status.conditions[1].message,
+            "not started within 10m: waiting for PostgresCluster hippo to have a ready primary");
 }
 
 TEST(PostgresBackupPlanTest, TheFailureSaysWhatPgBackRestSaid) {
