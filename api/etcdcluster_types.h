@@ -31,6 +31,8 @@ struct ObjectMeta {
   std::string uid;
   int64_t generation = 0;
   bool deleting = false;  // deletionTimestamp is set
+  // RFC 3339 as the API server set it ("" unknown); decoded for EtcdCluster.
+  std::string creation_timestamp;
   std::map<std::string, std::string> annotations;
 };
 

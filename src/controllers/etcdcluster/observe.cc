@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
@@ -52,6 +53,23 @@ std::optional<BootstrapState> StateOf(const runtime::ObjectPtr& configmap) {
   return state;
 }
 
+// RFC 3339 timestamps of the API server (second precision, UTC "Z") order as
+// strings; a claim made in the cluster's own second is its own.
+std::vector<std::string> LeftoverClaims(const runtime::Cache& cache, const EtcdCluster& cluster) {
+  std::vector<std::string> out;
+  const std::string& created = cluster.metadata.creation_timestamp;
+  if (cluster.spec.storage.empty_dir || created.empty()) return out;
+  const Names n = NamesOf(cluster);
+  const std::string prefix = std::string(kDataVolume) + "-" + n.cluster + "-";
+  for (const runtime::ObjectPtr& pvc : cache.ByInstance(kPvcs, n.ns, n.cluster)) {
+    const std::string name = (*pvc)["metadata"].value("name", "");
+    const std::string made = (*pvc)["metadata"].value("creationTimestamp", "");
+    if (absl::StartsWith(name, prefix) && !made.empty() && made < created) out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
 
 World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster, absl::Time now) {
@@ -78,6 +96,7 @@ World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster, absl
     w.pods.push_back(std::move(p));
   }
   w.state_configmap = StateOf(cache.Get(kConfigMaps, n.ns, n.state_configmap));
+  w.leftover_claims = LeftoverClaims(cache, cluster);
   return w;
 }
 

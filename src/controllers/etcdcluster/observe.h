@@ -46,6 +46,9 @@ struct World {
   std::vector<PodInfo> pods;                      // the cluster's member pods
   std::map<int, std::string> storage_uids;        // ordinal → PVC UID (pod UID for emptyDir)
   std::optional<BootstrapState> state_configmap;  // as last applied; nullopt when absent
+  // Data claims of this cluster's name made before it was created: an
+  // earlier EtcdCluster's, left behind (claims outlive their StatefulSet).
+  std::vector<std::string> leftover_claims;
 };
 
 // `now` dates the pods' running_for.

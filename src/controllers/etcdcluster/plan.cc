@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "src/controllers/etcdcluster/status.h"
 
 namespace quorum::etcdcluster {
@@ -36,6 +38,17 @@ WaitFor WaitForAfter(const etcd::Action& action, const PlanInput& in) {
 }
 
 }  // namespace
+
+std::string LeftoverClaimsProblem(const std::vector<std::string>& claims) {
+  return absl::StrCat("PersistentVolumeClaim(s) ", absl::StrJoin(claims, ", "),
+                      " predate this EtcdCluster: an earlier cluster of this name left them "
+                      "(claims outlive their StatefulSet), and its data would start instead of a "
+                      "new cluster or of spec.bootstrap.restore, waiting for members that are "
+                      "gone. Delete them to start (kubectl delete pvc ",
+                      absl::StrJoin(claims, " "),
+                      "); to bring that data back, restore a snapshot of it with "
+                      "spec.bootstrap.restore");
+}
 
 PlanInput PlanInputFor(const EtcdCluster& cluster, World world, EtcdView view,
                        absl::Status access) {
@@ -82,6 +95,13 @@ Plan PlanStep(const PlanInput& in) {
       BuildObservation(in.topology, in.desired_replicas, w.statefulset_replicas, bootstrapped,
                        in.view, ObservePods(w.pods, w.storage_uids, in.recorded_uids));
   Plan plan{.statefulset_replicas = w.statefulset_replicas, .state = StateFrom(in)};
+  if (!in.initialized && !w.leftover_claims.empty()) {
+    plan.problem = LeftoverClaimsProblem(w.leftover_claims);
+    plan.problem_reason = "LeftoverClaims";
+    plan.action = {.kind = etcd::Action::kWait, .reason = plan.problem};
+    plan.wait_for = WaitFor::kSecret;  // the user deletes them; claims are not watched
+    return plan;
+  }
   if (!in.access.ok()) plan.problem = std::string(in.access.message());
   plan.action = in.access.ok() ? etcd::NextAction(obs)
                                : etcd::Action{.kind = etcd::Action::kWait, .reason = plan.problem};

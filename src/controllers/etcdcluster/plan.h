@@ -50,10 +50,22 @@ struct Plan {
   BootstrapState state;          // the state ConfigMap to apply with this step
   WaitFor wait_for = WaitFor::kEvent;
   std::string problem;  // the access problem's message, "" when none
+  // "LeftoverClaims" when problem is about an earlier cluster's claims (the
+  // reconciler events it), "" otherwise.
+  std::string problem_reason;
   int ready_pods = 0;
 };
 
+// Before the first quorum, claims an earlier EtcdCluster of this name left
+// (World::leftover_claims) hold the cluster back with the StatefulSet at its
+// current size (0 for a new one): etcd would start from that cluster's data
+// and wait for its members, and bootstrap.restore would skip the existing
+// data. The problem names the claims to delete; the wait looks again with
+// backoff (claims are not watched).
 Plan PlanStep(const PlanInput& in);
+
+// The sentence for leftover claims `claims`.
+std::string LeftoverClaimsProblem(const std::vector<std::string>& claims);
 
 // The bootstrap state from etcd's member list when it answered, else from
 // the ConfigMap as last applied, else {new, [member 0]}.

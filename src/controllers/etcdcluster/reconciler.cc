@@ -155,6 +155,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   if (!applied.ok() && !refused) return applied;
   if (step.ok()) StepFailpoint("after", plan);
   RecordClaims(*stored, claims);
+  if (!plan.problem_reason.empty()) recorder_.Warning(*stored, plan.problem_reason, plan.problem);
   const SpaceOutcome space = HousekeepSpace(*stored, *cluster, plan, step, etcd);
   StatusInput status_input = StatusInputFor(*cluster, space.view, world, plan, step, space);
   status_input.storage = StorageStateOf(cache_, *cluster, claims);

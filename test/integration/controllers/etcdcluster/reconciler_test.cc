@@ -172,6 +172,70 @@ TEST_F(EtcdClusterControllerTest, WritesTheApiServerRefusesAreCounted) {
       << "no ApplyRefused event";
 }
 
+// Issue 33: the claims of an earlier EtcdCluster of this name (claims outlive
+// their StatefulSet) hold a new one back with the claims named, and no
+// member starts on them; once they are deleted it bootstraps. It used to wait
+// in WaitingForFirstQuorum without saying why (and skip bootstrap.restore).
+TEST_F(EtcdClusterControllerTest, AnEarlierClustersClaimsAreNamedAndHoldTheBootstrap) {
+  const Json claim = {
+      {"apiVersion", "v1"},
+      {"kind", "PersistentVolumeClaim"},
+      {"metadata",
+       {{"name", "data-again-0"},
+        {"labels", {{"app.kubernetes.io/name", "etcd"}, {"app.kubernetes.io/instance", "again"}}}}},
+      {"spec",
+       {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
+  absl::StatusOr<Json> made = client().Create(kube::kPvcs, ns(), claim);
+  ASSERT_TRUE(made.ok()) << made.status();
+  // The API server dates objects to the second: the cluster comes a second later.
+  absl::Time claimed;
+  std::string err;
+  ASSERT_TRUE(absl::ParseTime(absl::RFC3339_full,
+                              (*made)["metadata"].value("creationTimestamp", ""), &claimed, &err));
+  ASSERT_TRUE(
+      Eventually([&] { return absl::Now() >= claimed + absl::Seconds(1); }, absl::Seconds(5)));
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("again")).ok());
+  Json ready = Json::object();
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto got = client().Get(kEtcdClusters, ns(), "again");
+        if (!got.ok()) return false;
+        for (const Json& c :
+             got->value("status", Json::object()).value("conditions", Json::array())) {
+          if (c.value("type", "") == "Ready") ready = c;
+        }
+        return ready.value("reason", "") == "ConfigurationProblem";
+      },
+      absl::Seconds(30)))
+      << ready.dump();
+  EXPECT_TRUE(absl::StrContains(ready.value("message", ""),
+                                "PersistentVolumeClaim(s) data-again-0 predate this EtcdCluster"))
+      << ready.dump();
+  auto sts = client().Get(kStatefulSets, ns(), "again");
+  ASSERT_TRUE(sts.ok()) << sts.status();
+  EXPECT_EQ((*sts)["spec"]["replicas"], 0) << "no member starts on the earlier data";
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto events = client().List({"", "v1", "events"}, ns());
+        if (!events.ok()) return false;
+        for (const Json& e : (*events)["items"]) {
+          if (e.value("reason", "") == "LeftoverClaims") return true;
+        }
+        return false;
+      },
+      absl::Seconds(30)))
+      << "no LeftoverClaims event";
+
+  ASSERT_TRUE(client().Delete(kube::kPvcs, ns(), "data-again-0").ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto got = client().Get(kStatefulSets, ns(), "again");
+        return got.ok() && (*got)["spec"].value("replicas", 0) == 1;
+      },
+      absl::Seconds(60)))
+      << "the cluster did not bootstrap once the claim was deleted";
+}
+
 TEST_F(EtcdClusterControllerTest, ReconcilingAnUnchangedClusterWritesNothing) {
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("quiet")).ok());
   ASSERT_TRUE(Eventually(

@@ -195,6 +195,24 @@ TEST(PlanStepTest, StateComesFromTheMemberListOnceEtcdAnswers) {
   EXPECT_EQ(waiting.state, *w.state_configmap);
 }
 
+// Issue 33: an earlier cluster's claims hold a new one back, naming them,
+// instead of a silent wait in WaitingForFirstQuorum; a formed cluster never
+// looks (its own claims are older than any later edit).
+TEST(PlanStepTest, LeftoverClaimsOfAnEarlierClusterHoldTheBootstrapAndAreNamed) {
+  EtcdCluster c = Cluster(3);
+  const World w{.leftover_claims = {"data-kv-0", "data-kv-1"}};
+  const Plan plan = PlanStep(PlanInputFor(c, w, {}, absl::OkStatus()));
+  EXPECT_EQ(plan.action.kind, etcd::Action::kWait);
+  EXPECT_EQ(plan.statefulset_replicas, 0) << "no member starts on the old data";
+  EXPECT_EQ(plan.problem_reason, "LeftoverClaims");
+  EXPECT_NE(plan.problem.find("data-kv-0, data-kv-1 predate this EtcdCluster"), std::string::npos)
+      << plan.problem;
+  EXPECT_NE(plan.problem.find("kubectl delete pvc data-kv-0 data-kv-1"), std::string::npos);
+  EXPECT_EQ(plan.wait_for, WaitFor::kSecret) << "claims are not watched: look again";
+  MarkInitialized(c);
+  EXPECT_EQ(PlanStep(PlanInputFor(c, w, {}, absl::OkStatus())).problem_reason, "");
+}
+
 TEST(StateAfterStepTest, AnAddedLearnerJoinsTheStateOnlyWhenTheAddSucceeded) {
   EtcdCluster c = Cluster(3);
   MarkInitialized(c);
