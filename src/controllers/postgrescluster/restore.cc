@@ -18,10 +18,22 @@ using runtime::ObjectPtr;
 
 namespace {
 
-// Why the restore cannot succeed, as far as status.backups says (it knows
-// the repository from the newest Complete PostgresBackup): no backup at all,
-// or a time target before the oldest backup's end. "" when it may.
-std::string Unreachable(const PostgresCluster& cluster, const api::PgBackRestInPlaceRestore& r) {
+// Why the restore cannot succeed, as far as the clock and status.backups say
+// (it knows the repository from the newest Complete PostgresBackup): a time
+// target in the future, no backup at all, or a time target before the
+// oldest backup's end. "" when it may.
+std::string Unreachable(const PostgresCluster& cluster, const api::PgBackRestInPlaceRestore& r,
+                        absl::Time now) {
+  absl::Time when;
+  std::string bad;
+  if (!r.target.time.empty() && absl::ParseTime(absl::RFC3339_full, r.target.time, &when, &bad) &&
+      when > now) {
+    return absl::StrCat("spec.backups.pgbackrest.restore.target.time ", r.target.time,
+                        " is in the future (now ",
+                        absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone()),
+                        "): no archived WAL reaches it, and the recovery would end before its "
+                        "target; nothing was stopped");
+  }
   for (const api::PgBackRestRepoStatus& repo : cluster.status.backup_repos) {
     if (repo.name != r.repo_name) continue;
     if (!repo.full.has_value() && !repo.differential.has_value() && !repo.incremental.has_value()) {
@@ -68,7 +80,7 @@ RestorePlan PlanRestore(const PostgresCluster& cluster, absl::Time now) {
       .phase = api::kRestoreStopping,
       .started_at = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone()),
       .message = absl::StrCat("stopping the members to restore from ", pgbr->restore->repo_name)};
-  if (std::string why = Unreachable(cluster, *pgbr->restore); !why.empty()) {
+  if (std::string why = Unreachable(cluster, *pgbr->restore, now); !why.empty()) {
     out.status->phase = api::kRestoreFailed;
     out.status->finished_at = out.status->started_at;
     out.status->message = std::move(why);

@@ -20,8 +20,9 @@
 //
 // A trigger while restore.enabled is not true is refused at admission (an
 // update) or ignored with a Warning event (RestoreNotEnabled). A trigger
-// that status.backups shows cannot succeed — the repository holds no backup
-// Quorum knows of, or a time target is before its oldest backup's end — is
+// that cannot succeed — a time target in the future, or, as status.backups
+// shows, a repository that holds no backup Quorum knows of, or a time target
+// before its oldest backup's end — is
 // answered Failed at once (event RestoreRefused), before anything stops. A new trigger
 // during a restore starts over from Stopping (e.g. after fixing a target the
 // first attempt could not reach: the members' logs say why it failed).

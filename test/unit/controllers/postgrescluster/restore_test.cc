@@ -86,6 +86,17 @@ TEST(PlanRestoreTest, ARestoreThatCannotSucceedFailsBeforeAnythingStops) {
   EXPECT_TRUE(PlanRestore(c, now).started);
   c.spec.backups.pgbackrest->restore->target.time = "";
   EXPECT_TRUE(PlanRestore(c, now).started);
+  // Issue 33: a time no WAL can reach yet, known or not what the repository
+  // holds, is refused before anything stops.
+  c.spec.backups.pgbackrest->restore->target.time = "2026-12-04T10:00:01Z";
+  plan = PlanRestore(c, now);
+  EXPECT_TRUE(plan.refused);
+  EXPECT_TRUE(absl::StrContains(plan.status->message,
+                                "target.time 2026-12-04T10:00:01Z is in the future (now "
+                                "2026-12-04T10:00:00Z)"))
+      << plan.status->message;
+  c.status.backup_repos.clear();
+  EXPECT_TRUE(PlanRestore(c, now).refused);
   // Refused once: the same trigger again is carried on as recorded.
   c.status.restore = plan.status;
   EXPECT_FALSE(PlanRestore(c, now).refused);
