@@ -222,18 +222,22 @@ absl::StatusOr<std::string> PostgresClusterReconciler::ActOnMembers(const Phase&
   const Members& members = observed.members;
   // A crash-looping leader's lock ended: a healthy replica takes over.
   ReleaseCrashLoopingLeader(ctx, prepared.dcs, pods, members);
-  std::string problem = CorrectRoleLabels(ctx, pods, members);
+  const std::string roles_problem = CorrectRoleLabels(ctx, pods, members);
   absl::Status s = RemoveMembers(ctx, observed.membership, members, rest_);
   if (!s.ok()) return s;
   // One risky step per reconcile: a removal's step holds the rollout back.
-  if (problem.empty() && observed.membership.step.empty()) {
+  if (roles_problem.empty() && observed.membership.step.empty()) {
     RollOutdatedMembers(ctx, pods, members, rest_);
   }
-  if (!members.primary.empty() && problem.empty()) {
-    problem = EnsureUsersOnce(ctx.cluster, members.primary, pods, ctx.stored, prepared.tls.ca_pem);
+  // Each phase reports its own failure (event, Ready's message): spec.users
+  // failing holds no configuration change back.
+  std::string users_problem;
+  if (!members.primary.empty() && roles_problem.empty()) {
+    users_problem =
+        EnsureUsersOnce(ctx.cluster, members.primary, pods, ctx.stored, prepared.tls.ca_pem);
   }
-  if (problem.empty()) config_sync_.Sync(ctx, prepared.dcs, members, rest_);
-  return problem;
+  if (roles_problem.empty()) config_sync_.Sync(ctx, prepared.dcs, members, rest_);
+  return roles_problem.empty() ? users_problem : roles_problem;
 }
 
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
