@@ -20,13 +20,13 @@
 # default 10.96.0.0/19): kube-proxy then never touches another test bed's ClusterIPs on this
 # machine. Nothing here assumes the range's size: kube-proxy learns it from the API server.
 #
-# Storage: the StorageClass quorum-local (default) and a pool of 40 local
+# Storage: the StorageClass quorum-local (default) and a pool of 64 local
 # PersistentVolumes (folders under CP_DIR/node/volumes/, Retain) that the control
 # plane's PV controller binds when a pod needs a claim. The first 8 are 1 GiB ext4
 # file systems on loop devices (sparse files; the PV controller gives a claim of
 # up to 1Gi the smallest volume that fits, so these go first): a full volume is
 # a fault one can inject (hack/faults.sh fill) without filling the machine's
-# disk. Where loop devices cannot be set up, all 40 are folders.
+# disk. Where loop devices cannot be set up, all 64 are folders.
 #
 # One real node per machine at a time (the bridge name and kubelet ports are fixed).
 # Cgroups: v1 controllers here, so the kubelet runs with failCgroupV1=false and cgroupfs,
@@ -540,7 +540,7 @@ table ip $nft_table {
 EOF
 }
 
-volumes=40 volume_size=20Gi loop_volumes=8 loop_volume_size=1Gi
+volumes=64 volume_size=20Gi loop_volumes=8 loop_volume_size=1Gi
 # make_loop_volume DIR: a 1 GiB ext4 file system (sparse file DIR.img) mounted
 # on DIR; cleanup_host unmounts it with everything under $node (the loop device
 # goes with the mount: mount -o loop sets autoclear).

@@ -86,6 +86,13 @@ absl::StatusOr<MemberStatus> ParseMemberStatus(std::string_view body) {
     s.xlog_received_location = Int(*x, "received_location");
     s.xlog_replayed_location = Int(*x, "replayed_location");
   }
+  if (auto r = j->find("replication"); r != j->end() && r->is_array()) {
+    for (const json& sender : *r) {
+      if (sender.is_object() && Str(sender, "state") == "streaming") {
+        s.streaming_to.push_back(Str(sender, "application_name"));
+      }
+    }
+  }
   return s;
 }
 

@@ -52,6 +52,9 @@ struct MemberStatus {
   int64_t xlog_location = 0;
   int64_t xlog_received_location = 0;
   int64_t xlog_replayed_location = 0;
+  // A primary's WAL senders in state "streaming" (its "replication" list):
+  // their application_name, which Patroni sets to the member's name.
+  std::vector<std::string> streaming_to;
 };
 
 // One entry of GET /cluster's members.

@@ -48,6 +48,8 @@ struct ObservedRole {
   bool reachable = false;
   std::string role;   // Patroni's role word ("role"); reachable only
   std::string state;  // Patroni's PostgreSQL state ("state": running, starting, ...)
+  // A primary's: the members its WAL streams to now (MemberStatus::streaming_to).
+  std::vector<std::string> streaming_to;
 };
 
 struct LabelPatch {

@@ -49,7 +49,7 @@ std::map<std::string, ObservedRole> ObserveRoles(RestClient& rest,
                                                  const std::map<std::string, Endpoint>& api_urls) {
   std::map<std::string, ObservedRole> out;
   for (const auto& [pod, s] : ProbeMembers(rest, api_urls)) {
-    out[pod] = s.ok() ? ObservedRole{true, s->role, s->state} : ObservedRole{};
+    out[pod] = s.ok() ? ObservedRole{true, s->role, s->state, s->streaming_to} : ObservedRole{};
   }
   return out;
 }

@@ -7,11 +7,15 @@
 // full backend quota (NOSPACE) is compacted, defragmented and disarmed.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <set>
+#include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "src/base/failpoint.h"
 #include "test/e2e/e2e_env.h"
 
@@ -233,6 +237,121 @@ TEST_F(EtcdClusterE2E, NoSpaceAlarmIsCompactedDefragmentedAndDisarmed) {
   };
   EXPECT_TRUE(testenv::Eventually(all_told, absl::Seconds(30)))
       << "events seen: " << absl::StrJoin(reasons, ", ");
+}
+
+// Issue 33, the EtcdCluster half of the day-2 matrix: edits users make to a
+// running, PVC-backed cluster while a writer puts a key every 200 ms through
+// the client Service. Scaling 3 -> 5 -> 3 and a pod-template change (rolled)
+// are carried out; switching on client TLS, shrinking storage and switching
+// the storage type are refused naming their field. After each, the cluster
+// converges at its new generation; quorum is never reported lost; every
+// acknowledged write reads back at the end.
+TEST_F(EtcdClusterE2E, DayTwoEditsUnderAWriterKeepEveryAcknowledgedWrite) {
+  OperatorProcess op(ns());
+  op.Start();
+  Json cluster = Cluster(ns(), "d2", 3);
+  cluster["spec"]["storage"] = {{"volumeClaimTemplate",
+                                 {{"spec",
+                                   {{"accessModes", {"ReadWriteOnce"}},
+                                    {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}};
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return Converged("d2", 3); }, kConverge))
+      << "3 members did not converge";
+
+  std::atomic<bool> stop{false};
+  std::vector<int> acknowledged;
+  std::thread writer([&] {
+    for (int i = 1; !stop.load(); ++i) {
+      if (Etcdctl(ns(), "d2", {"put", absl::StrCat("w/", i), "v"}).exit_code == 0) {
+        acknowledged.push_back(i);
+      }
+      absl::SleepFor(absl::Milliseconds(200));  // paces the writer; waits for nothing
+    }
+  });
+  absl::Cleanup join = [&] {
+    stop = true;
+    if (writer.joinable()) writer.join();
+  };
+  // Each wait also looks for a reported quorum loss.
+  std::vector<std::string> quorum_lost;
+  auto converged = [&](const std::string& edit, int n) {
+    auto got = GetEtcdCluster("d2");
+    if (got.ok()) {
+      for (const Json& c :
+           got->value("status", Json::object()).value("conditions", Json::array())) {
+        if (c.value("type", "") == "Ready" && c.value("reason", "") == "QuorumLost") {
+          quorum_lost.push_back(edit + ": " + c.value("message", ""));
+        }
+      }
+    }
+    return Converged("d2", n);
+  };
+  auto refused = [&](const Json& patch, const std::string& field) {
+    auto r = client().Patch(kEtcdClusters, ns(), "d2", kube::PatchType::kMerge, patch);
+    EXPECT_FALSE(r.ok()) << "accepted: " << patch.dump();
+    if (!r.ok()) {
+      EXPECT_TRUE(absl::StrContains(r.status().message(), field)) << r.status();
+    }
+  };
+
+  Scale("d2", 5);
+  ASSERT_TRUE(testenv::Eventually([&] { return converged("scale to 5", 5); }, kConverge))
+      << "scale to 5 did not converge";
+
+  // A pod-template change: the StatefulSet rolls the members one at a time.
+  ASSERT_TRUE(client()
+                  .Patch(kEtcdClusters, ns(), "d2", kube::PatchType::kMerge,
+                         {{"spec",
+                           {{"podTemplate",
+                             {{"metadata", {{"annotations", {{"e2e.quorum.dev/roll", "1"}}}}}}}}}})
+                  .ok());
+  auto rolled = [&] {
+    kube::ListOptions o{.label_selector = "app.kubernetes.io/instance=d2"};
+    auto pods = client().List(kPods, ns(), o);
+    if (!pods.ok() || (*pods)["items"].size() != 5) return false;
+    for (const Json& p : (*pods)["items"]) {
+      const Json& a = p["metadata"].value("annotations", Json::object());
+      if (a.value("e2e.quorum.dev/roll", "") != "1") return false;
+    }
+    return converged("roll", 5);
+  };
+  ASSERT_TRUE(testenv::Eventually(rolled, kConverge)) << "the roll did not finish";
+
+  refused({{"spec", {{"security", {{"tls", {{"serverSecret", "d2-server"}}}}}}}},
+          "spec.security.tls.serverSecret");
+  refused({{"spec",
+            {{"storage",
+              {{"volumeClaimTemplate",
+                {{"spec", {{"resources", {{"requests", {{"storage", "512Mi"}}}}}}}}}}}}}},
+          "storage");
+  refused(
+      {{"spec", {{"storage", {{"volumeClaimTemplate", nullptr}, {"emptyDir", Json::object()}}}}}},
+      "spec.storage");
+
+  Scale("d2", 3);
+  ASSERT_TRUE(testenv::Eventually([&] { return converged("scale to 3", 3); }, kConverge))
+      << "scale back to 3 did not converge";
+  std::move(join).Invoke();
+  EXPECT_TRUE(quorum_lost.empty()) << absl::StrJoin(quorum_lost, "\n");
+
+  ASSERT_GT(acknowledged.size(), 10u) << "the writer barely wrote";
+  CommandResult keys;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        keys = Etcdctl(ns(), "d2", {"get", "w/", "--prefix", "--keys-only"});
+        return keys.exit_code == 0;
+      },
+      absl::Minutes(1)))
+      << keys.output;
+  std::set<std::string> present;
+  for (absl::string_view line : absl::StrSplit(keys.output, '\n', absl::SkipWhitespace())) {
+    present.insert(std::string(line));
+  }
+  std::vector<int> lost;
+  for (int i : acknowledged) {
+    if (!present.contains(absl::StrCat("w/", i))) lost.push_back(i);
+  }
+  EXPECT_TRUE(lost.empty()) << "acknowledged writes lost: " << absl::StrJoin(lost, ", ");
 }
 
 }  // namespace

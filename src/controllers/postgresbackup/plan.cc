@@ -1,8 +1,6 @@
 #include "src/controllers/postgresbackup/plan.h"
 
 #include <algorithm>
-#include <tuple>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "api/backup_phase.h"
@@ -34,16 +32,16 @@ std::string MembersBehind(const api::PostgresCluster& cluster) {
     return absl::StrCat("its status is of generation ", cluster.status.observed_generation,
                         ", its spec of generation ", cluster.metadata.generation);
   }
+  // Every member the spec asks for, up or down: a member down still has its
+  // pod (at the current revision when it was rolled); a pod missing is one
+  // being replaced, e.g. mid-roll, when the repository may not be ready yet.
   for (const api::PostgresInstanceSet& set : cluster.spec.instances) {
-    int32_t updated = 0, existing = 0;
+    int32_t updated = 0;
     for (const api::PostgresInstanceStatus& st : cluster.status.instances) {
-      if (st.name == set.name)
-        std::tie(updated, existing) = std::pair(st.updated_replicas, st.replicas);
+      if (st.name == set.name) updated = st.updated_replicas;
     }
-    // Of the members that exist: one that is down (its pod gone) does not
-    // hold a backup back.
-    if (const int32_t want = std::min(set.replicas, existing); updated < want) {
-      return absl::StrCat("instance set ", set.name, " has ", updated, " of ", want,
+    if (updated < set.replicas) {
+      return absl::StrCat("instance set ", set.name, " has ", updated, " of ", set.replicas,
                           " members on the current pod template");
     }
   }

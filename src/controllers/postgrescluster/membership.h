@@ -5,7 +5,8 @@
 // while the primary is known and stays (or none of them ever started: a
 // Pending pod cannot be the primary): when it is among the leaving pods the
 // primary role first moves (a Patroni switchover) to a ready member that
-// stays, and the set keeps its current replicas until then.
+// stays and streams from it (so the primary's clean shutdown hands it every
+// acknowledged write), and the set keeps its current replicas until then.
 //
 // At most one risky step per reconcile (rollout.h): one switchover, one set
 // scaled down or one removed set deleted; a pending user switchover goes

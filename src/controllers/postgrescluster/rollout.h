@@ -25,9 +25,10 @@ namespace quorum::postgrescluster {
 struct MemberPod {
   std::string name;
   bool ready = false;
-  bool outdated = false;  // its controller-revision-hash is not the StatefulSet's updateRevision
-  bool primary = false;   // the DCS leader that accepts writes, as observed this reconcile
-  bool pending = false;   // status.phase Pending: none of its containers ran yet
+  bool outdated = false;   // its controller-revision-hash is not the StatefulSet's updateRevision
+  bool primary = false;    // the DCS leader that accepts writes, as observed this reconcile
+  bool pending = false;    // status.phase Pending: none of its containers ran yet
+  bool streaming = false;  // the primary's WAL streams to it now (its WAL sender says so)
 };
 
 struct RollStep {

@@ -15,7 +15,11 @@ TEST(RestClientParseTest, ReadsAPrimarysStatus) {
   absl::StatusOr<MemberStatus> s = ParseMemberStatus(R"({
     "state": "running", "postmaster_start_time": "2026-11-30 01:00:00+00:00",
     "role": "primary", "server_version": 150018, "xlog": {"location": 67108960},
-    "timeline": 2, "replication": [], "dcs_last_seen": 1,
+    "timeline": 2, "dcs_last_seen": 1, "replication": [
+      {"usename": "replicator", "application_name": "hippo-1", "client_addr": "10.0.0.2",
+       "state": "streaming", "sync_state": "async", "sync_priority": 0},
+      {"usename": "replicator", "application_name": "hippo-2", "client_addr": "10.0.0.3",
+       "state": "catchup", "sync_state": "async", "sync_priority": 0}],
     "database_system_identifier": "7441234567890123456", "pending_restart": true,
     "patroni": {"version": "4.1.5", "scope": "hippo", "name": "hippo-0"}})");
   ASSERT_TRUE(s.ok()) << s.status();
@@ -27,6 +31,7 @@ TEST(RestClientParseTest, ReadsAPrimarysStatus) {
   EXPECT_TRUE(s->pending_restart);
   EXPECT_EQ(s->timeline, 2);
   EXPECT_EQ(s->xlog_location, 67108960);
+  EXPECT_EQ(s->streaming_to, std::vector<std::string>{"hippo-1"}) << "hippo-2 only catches up";
 }
 
 TEST(RestClientParseTest, ReadsAReplicasStatus) {

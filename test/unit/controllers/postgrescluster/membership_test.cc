@@ -5,8 +5,10 @@
 namespace quorum::postgrescluster {
 namespace {
 
+// A ready replica streams from the primary unless a test says otherwise.
 MemberPod Pod(std::string name, bool primary = false, bool ready = true) {
-  return {.name = std::move(name), .ready = ready, .primary = primary};
+  return {
+      .name = std::move(name), .ready = ready, .primary = primary, .streaming = ready && !primary};
 }
 
 SetScale Set(std::string sts, int desired, std::optional<int> current) {
@@ -61,6 +63,18 @@ TEST(MembershipTest, AScaleDownWithThePrimarySwitchesOverToAMemberThatStaysFirst
   ASSERT_TRUE(ready.switchover.has_value());
   EXPECT_EQ(*ready.switchover, (MembershipPlan::Switchover{.from = "c-main-2", .to = "c-main-0"}))
       << "never to c-main-1, which leaves too";
+
+  // Only to a member the primary's WAL streams to: a switchover to one that
+  // is not connected would lose the writes it has not received.
+  MemberPod reconnecting = Pod("c-main-0");
+  reconnecting.streaming = false;
+  const MembershipPlan waits = PlanMembership(
+      {Set("c-main", 1, 3)}, {reconnecting, Pod("c-main-1"), Pod("c-main-2", true)}, false);
+  EXPECT_FALSE(waits.switchover.has_value());
+  EXPECT_EQ(waits.hold, (std::map<std::string, int>{{"c-main", 3}}));
+  EXPECT_EQ(waits.waiting.rfind("waiting for a ready member that stays to stream from c-main-2", 0),
+            0u)
+      << waits.waiting;
 }
 
 TEST(MembershipTest, ARemovedSetIsDeletedOnceThePrimaryIsElsewhere) {
