@@ -62,8 +62,8 @@ Wait WhyWait(const BackupObservation& o) {
     return {"RepoNotFound", "PostgresCluster " + name + " has no repository " + repo +
                                 " in spec.backups.pgbackrest.repos"};
   }
-  if (!PrimaryServes(*o.cluster)) {
-    return {"ClusterNotReady", "waiting for PostgresCluster " + name + " to have a ready primary"};
+  if (!ClusterReady(*o.cluster)) {
+    return {"ClusterNotReady", "waiting for PostgresCluster " + name + " to be Ready"};
   }
   if (const std::string behind = MembersBehind(*o.cluster); !behind.empty()) {
     return {"MembersUpdating", "waiting for PostgresCluster " + name +
@@ -74,9 +74,9 @@ Wait WhyWait(const BackupObservation& o) {
 
 }  // namespace
 
-bool PrimaryServes(const api::PostgresCluster& cluster) {
+bool ClusterReady(const api::PostgresCluster& cluster) {
   const api::Condition* ready = api::FindCondition(cluster.status, "Ready");
-  return ready != nullptr && (ready->status == "True" || ready->reason == "InstancesNotReady");
+  return ready != nullptr && ready->status == "True";
 }
 
 BackupPlan PlanBackup(const BackupObservation& o) {

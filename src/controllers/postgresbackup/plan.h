@@ -1,8 +1,8 @@
 // The PostgresBackup phase planner (pure): from the backup, its cluster and
 // its Job (as the cache shows them) to the one action to take and the status
 // to write. Phases as EtcdBackup's: Pending (no cluster, the cluster has no
-// such repository, no ready primary — a replica down does not hold a backup
-// back — or its existing members do not all run its current spec yet: a
+// such repository, it is not Ready, or its members do not all run its
+// current spec yet: a
 // repository just added is not archived into before they do; the cluster's
 // watch wakes the backup), Started (the Job exists), Complete (the Job
 // succeeded and reported the backup), Failed (the Job failed, with
@@ -47,9 +47,11 @@ struct BackupPlan {
   std::optional<absl::Duration> recheck_after;
 };
 
-// A ready primary serves writes: Ready is True, or False only because some
-// replica is not ready (a member down does not hold a backup back).
-bool PrimaryServes(const api::PostgresCluster& cluster);
+// The cluster's Ready condition is True. (Not yet "a ready primary": Ready
+// is also False, InstancesNotReady, in the middle of a roll, when a backup
+// into a repository just added would start before the primary archives
+// into it.)
+bool ClusterReady(const api::PostgresCluster& cluster);
 
 BackupPlan PlanBackup(const BackupObservation& o);
 

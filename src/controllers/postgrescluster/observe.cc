@@ -96,7 +96,8 @@ Members Observe(patroni::RestClient& rest, const runtime::Cache& cache,
       }
       continue;
     }
-    m.roles[name] = {.reachable = true, .role = s->role, .state = s->state};
+    m.roles[name] = {
+        .reachable = true, .role = s->role, .state = s->state, .streaming_to = s->streaming_to};
     if (patroni::ServesAsPrimary(m.roles[name]) && (!m.leader || *m.leader == name)) {
       m.primary = name;
     }

@@ -77,7 +77,10 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
     auto it = in.statefulsets.find(set.name);
     const Json sts = it == in.statefulsets.end() ? Json() : it->second;
     const int have_ready = IntAt(sts, {"status", "readyReplicas"});
-    const int have_updated = IntAt(sts, {"status", "updatedReplicas"});
+    // Just written, the cached StatefulSet still shows the previous
+    // template's count: nothing is known to be updated until it is read again
+    // (a backup into a repository just added waits on this: MembersBehind).
+    const int have_updated = in.statefulset_written ? 0 : IntAt(sts, {"status", "updatedReplicas"});
     status.instances.push_back({.name = set.name,
                                 .replicas = IntAt(sts, {"status", "replicas"}),
                                 .ready_replicas = have_ready,

@@ -95,6 +95,10 @@ TEST(BuildStatusTest, ProgressingUntilEveryMemberRunsTheTemplate) {
     const api::Condition* progressing = api::FindCondition(s, "Progressing");
     ASSERT_NE(progressing, nullptr) << c.name;
     EXPECT_EQ(progressing->status, c.want_status) << c.name;
+    // What a backup reads to know the members run the current spec: never
+    // the old template's count right after a write.
+    ASSERT_EQ(s.instances.size(), 1u);
+    EXPECT_EQ(s.instances[0].updated_replicas, c.written ? 0 : c.updated) << c.name;
   }
 }
 
