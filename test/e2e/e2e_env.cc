@@ -83,6 +83,22 @@ CommandResult NodeExec(const std::vector<std::string>& argv, absl::Duration time
   return RunCommand(full, timeout);
 }
 
+AckedWriter::AckedWriter(std::function<bool(int)> write, absl::Duration pace)
+    : thread_([this, write = std::move(write), pace] {
+        for (int i = 1; !stop_.load(); ++i) {
+          if (write(i)) acknowledged_.push_back(i);
+          absl::SleepFor(pace);  // paces the writer; waits for nothing
+        }
+      }) {}
+
+AckedWriter::~AckedWriter() { Stop(); }
+
+std::vector<int> AckedWriter::Stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  return acknowledged_;
+}
+
 std::string OperatorProcess::log_path() const {
   return absl::StrCat(testenv::GetControlPlane()->dir, "/operator-", ns_, ".log");
 }

@@ -7,8 +7,11 @@
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -70,6 +73,23 @@ struct Member {
 std::vector<Member> MemberList(const std::string& ns, const std::string& name,
                                const std::vector<std::string>& flags = {},
                                const std::string& scheme = "http");
+
+// A client writing throughout an edit: calls write(i) for i = 1, 2, ... on
+// its own thread, paced by `pace`, until Stop(), which returns the i whose
+// write was acknowledged (write returned true).
+class AckedWriter {
+ public:
+  AckedWriter(std::function<bool(int)> write, absl::Duration pace);
+  ~AckedWriter();  // stops it
+  AckedWriter(const AckedWriter&) = delete;
+  AckedWriter& operator=(const AckedWriter&) = delete;
+  std::vector<int> Stop();
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<int> acknowledged_;  // written by the thread until it is joined
+  std::thread thread_;
+};
 
 class E2ETest : public testenv::IntegrationTest {
  protected:

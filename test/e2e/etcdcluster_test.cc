@@ -7,11 +7,8 @@
 // full backend quota (NOSPACE) is compacted, defragmented and disarmed.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <set>
-#include <thread>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -258,20 +255,11 @@ TEST_F(EtcdClusterE2E, DayTwoEditsUnderAWriterKeepEveryAcknowledgedWrite) {
   ASSERT_TRUE(testenv::Eventually([&] { return Converged("d2", 3); }, kConverge))
       << "3 members did not converge";
 
-  std::atomic<bool> stop{false};
-  std::vector<int> acknowledged;
-  std::thread writer([&] {
-    for (int i = 1; !stop.load(); ++i) {
-      if (Etcdctl(ns(), "d2", {"put", absl::StrCat("w/", i), "v"}).exit_code == 0) {
-        acknowledged.push_back(i);
-      }
-      absl::SleepFor(absl::Milliseconds(200));  // paces the writer; waits for nothing
-    }
-  });
-  absl::Cleanup join = [&] {
-    stop = true;
-    if (writer.joinable()) writer.join();
-  };
+  AckedWriter writer(
+      [&](int i) {
+        return Etcdctl(ns(), "d2", {"put", absl::StrCat("w/", i), "v"}).exit_code == 0;
+      },
+      absl::Milliseconds(200));
   // Each wait also looks for a reported quorum loss.
   std::vector<std::string> quorum_lost;
   auto converged = [&](const std::string& edit, int n) {
@@ -331,7 +319,7 @@ TEST_F(EtcdClusterE2E, DayTwoEditsUnderAWriterKeepEveryAcknowledgedWrite) {
   Scale("d2", 3);
   ASSERT_TRUE(testenv::Eventually([&] { return converged("scale to 3", 3); }, kConverge))
       << "scale back to 3 did not converge";
-  std::move(join).Invoke();
+  const std::vector<int> acknowledged = writer.Stop();
   EXPECT_TRUE(quorum_lost.empty()) << absl::StrJoin(quorum_lost, "\n");
 
   ASSERT_GT(acknowledged.size(), 10u) << "the writer barely wrote";

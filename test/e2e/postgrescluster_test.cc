@@ -8,10 +8,8 @@
 // spec.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <fstream>
 #include <set>
-#include <thread>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
@@ -678,21 +676,12 @@ TEST_F(PostgresClusterE2E, ScaleDownAndSetRemovalMoveThePrimaryFirstAndLoseNoWri
 
   // The writer: one insert at a time through the primary Service; the only
   // caller of Sql until it stops.
-  std::atomic<bool> stop{false};
-  std::vector<int> acknowledged;
-  std::thread writer([&] {
-    for (int i = 1; !stop.load(); ++i) {
-      if (Sql("rm-superuser", primary_svc, absl::StrCat("insert into w values (", i, ");"))
-              .exit_code == 0) {
-        acknowledged.push_back(i);
-      }
-      absl::SleepFor(absl::Milliseconds(200));  // paces the writer; waits for nothing
-    }
-  });
-  absl::Cleanup join = [&] {
-    stop = true;
-    if (writer.joinable()) writer.join();
-  };
+  AckedWriter writer(
+      [&](int i) {
+        return Sql("rm-superuser", primary_svc, absl::StrCat("insert into w values (", i, ");"))
+                   .exit_code == 0;
+      },
+      absl::Milliseconds(200));
   auto replicas = [&](const std::string& sts) -> std::optional<int> {
     auto got = client().Get({"apps", "v1", "statefulsets"}, ns(), sts);
     if (!got.ok()) return std::nullopt;
@@ -751,7 +740,7 @@ TEST_F(PostgresClusterE2E, ScaleDownAndSetRemovalMoveThePrimaryFirstAndLoseNoWri
 
   // Every acknowledged row is there.
   absl::SleepFor(absl::Seconds(2));  // a few writes against the last member
-  std::move(join).Invoke();
+  const std::vector<int> acknowledged = writer.Stop();
   ASSERT_GT(acknowledged.size(), 10u) << "the writer barely wrote";
   CommandResult rows;
   ASSERT_TRUE(testenv::Eventually(

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -52,14 +51,8 @@ std::vector<SetScale> ObserveSets(const Phase& p) {
 
 MembershipPlan PlanMembers(const Phase& p, const std::vector<ObjectPtr>& pods,
                            const Members& members) {
-  std::vector<MemberPod> member_pods = MemberPods(p.cluster, p.cache, pods, members.primary);
-  if (auto primary = members.roles.find(members.primary); primary != members.roles.end()) {
-    const std::vector<std::string>& streaming = primary->second.streaming_to;
-    for (MemberPod& m : member_pods) {
-      m.streaming = std::find(streaming.begin(), streaming.end(), m.name) != streaming.end();
-    }
-  }
-  return PlanMembership(ObserveSets(p), member_pods, !NewSwitchoverTrigger(p.cluster).empty());
+  return PlanMembership(ObserveSets(p), MemberPods(p.cluster, p.cache, pods, members),
+                        !NewSwitchoverTrigger(p.cluster).empty());
 }
 
 absl::Status RemoveMembers(const Phase& p, const MembershipPlan& plan, const Members& members,

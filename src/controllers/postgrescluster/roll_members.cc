@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "api/postgrescluster.h"
 #include "src/base/failpoint.h"
 #include "src/base/json_access.h"
@@ -14,8 +16,12 @@ using runtime::ObjectPtr;
 
 // The member pods as the rollout sees them.
 std::vector<MemberPod> MemberPods(const PostgresCluster& cluster, const runtime::Cache& cache,
-                                  const std::vector<ObjectPtr>& pods, const std::string& primary) {
+                                  const std::vector<ObjectPtr>& pods, const Members& members) {
   const Names n = NamesOf(cluster);
+  auto primary_role = members.roles.find(members.primary);
+  const std::vector<std::string> streaming = primary_role == members.roles.end()
+                                                 ? std::vector<std::string>{}
+                                                 : primary_role->second.streaming_to;
   std::vector<MemberPod> out;
   for (const ObjectPtr& pod : pods) {
     const Json& labels = At(*pod, {"metadata", "labels"});
@@ -24,7 +30,8 @@ std::vector<MemberPod> MemberPods(const PostgresCluster& cluster, const runtime:
     const std::string revision = sts ? Str(At(*sts, {"status", "updateRevision"})) : "";
     MemberPod m{.name = Str(At(*pod, {"metadata", "name"}))};
     m.outdated = !revision.empty() && Str(At(labels, {"controller-revision-hash"})) != revision;
-    m.primary = m.name == primary;
+    m.primary = m.name == members.primary;
+    m.streaming = std::find(streaming.begin(), streaming.end(), m.name) != streaming.end();
     m.pending = Str(At(*pod, {"status", "phase"})) == "Pending";
     for (const Json& c : At(*pod, {"status", "conditions"})) {
       if (Str(At(c, {"type"})) == "Ready") m.ready = Str(At(c, {"status"})) == "True";
@@ -40,7 +47,7 @@ std::vector<MemberPod> MemberPods(const PostgresCluster& cluster, const runtime:
 void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, const Members& members,
                          patroni::RestClient& rest) {
   const RollStep step =
-      NextRollStep(MemberPods(p.cluster, p.cache, pods, members.primary), DesiredMembers(p.cluster),
+      NextRollStep(MemberPods(p.cluster, p.cache, pods, members), DesiredMembers(p.cluster),
                    !NewSwitchoverTrigger(p.cluster).empty());
   if (step.kind != RollStep::kDeletePod && step.kind != RollStep::kSwitchover) return;
   absl::Status s;

@@ -14,10 +14,11 @@
 
 namespace quorum::postgrescluster {
 
-// The member pods as the rollout sees them (revision, readiness, primary).
+// The member pods as the rollout and member removal see them (revision,
+// readiness, primary, streaming from it).
 std::vector<MemberPod> MemberPods(const PostgresCluster& cluster, const runtime::Cache& cache,
                                   const std::vector<runtime::ObjectPtr>& pods,
-                                  const std::string& primary);
+                                  const Members& members);
 
 // Rolls outdated members, one step at a time (the StatefulSets are OnDelete);
 // waits while a new switchover trigger is handled in this reconcile (one risky

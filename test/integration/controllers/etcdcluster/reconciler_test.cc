@@ -62,6 +62,24 @@ class EtcdClusterControllerTest : public testenv::IntegrationTest {
     IntegrationTest::TearDown();
   }
   double Writes() { return testenv::ApiWrites(*manager_); }
+  // EtcdCluster `name`'s Ready condition; an empty object before it has one.
+  Json ReadyCondition(const std::string& name) {
+    auto got = client().Get(kEtcdClusters, ns(), name);
+    if (!got.ok()) return Json::object();
+    for (const Json& c : got->value("status", Json::object()).value("conditions", Json::array())) {
+      if (c.value("type", "") == "Ready") return c;
+    }
+    return Json::object();
+  }
+  // An event with `reason` was recorded in the test's namespace.
+  bool HasEvent(const std::string& reason) {
+    auto events = client().List({"", "v1", "events"}, ns());
+    if (!events.ok()) return false;
+    for (const Json& e : (*events)["items"]) {
+      if (e.value("reason", "") == reason) return true;
+    }
+    return false;
+  }
 
   std::unique_ptr<kube::Client> operator_client_;
   std::unique_ptr<runtime::Manager> manager_;
@@ -144,13 +162,7 @@ TEST_F(EtcdClusterControllerTest, WritesTheApiServerRefusesAreCounted) {
   Json ready;
   EXPECT_TRUE(Eventually(
       [&] {
-        auto got = client().Get(kEtcdClusters, ns(), "refused");
-        if (!got.ok()) return false;
-        for (const Json& c :
-             got->value("status", Json::object()).value("conditions", Json::array())) {
-          if (c.value("type", "") == "Ready") ready = c;
-        }
-        return ready.value("reason", "") == "ConfigurationProblem";
+        return (ready = ReadyCondition("refused")).value("reason", "") == "ConfigurationProblem";
       },
       absl::Seconds(30)))
       << ready.dump();
@@ -159,16 +171,7 @@ TEST_F(EtcdClusterControllerTest, WritesTheApiServerRefusesAreCounted) {
                                 "the API server refused PodDisruptionBudget refused: "))
       << ready.dump();
   EXPECT_TRUE(absl::StrContains(ready.value("message", ""), "no budgets here")) << ready.dump();
-  EXPECT_TRUE(Eventually(
-      [&] {
-        auto events = client().List({"", "v1", "events"}, ns());
-        if (!events.ok()) return false;
-        for (const Json& e : (*events)["items"]) {
-          if (e.value("reason", "") == "ApplyRefused") return true;
-        }
-        return false;
-      },
-      absl::Seconds(30)))
+  EXPECT_TRUE(Eventually([&] { return HasEvent("ApplyRefused"); }, absl::Seconds(30)))
       << "no ApplyRefused event";
 }
 
@@ -195,16 +198,10 @@ TEST_F(EtcdClusterControllerTest, AnEarlierClustersClaimsAreNamedAndHoldTheBoots
   ASSERT_TRUE(
       Eventually([&] { return absl::Now() >= claimed + absl::Seconds(1); }, absl::Seconds(5)));
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("again")).ok());
-  Json ready = Json::object();
+  Json ready;
   ASSERT_TRUE(Eventually(
       [&] {
-        auto got = client().Get(kEtcdClusters, ns(), "again");
-        if (!got.ok()) return false;
-        for (const Json& c :
-             got->value("status", Json::object()).value("conditions", Json::array())) {
-          if (c.value("type", "") == "Ready") ready = c;
-        }
-        return ready.value("reason", "") == "ConfigurationProblem";
+        return (ready = ReadyCondition("again")).value("reason", "") == "ConfigurationProblem";
       },
       absl::Seconds(30)))
       << ready.dump();
@@ -214,16 +211,7 @@ TEST_F(EtcdClusterControllerTest, AnEarlierClustersClaimsAreNamedAndHoldTheBoots
   auto sts = client().Get(kStatefulSets, ns(), "again");
   ASSERT_TRUE(sts.ok()) << sts.status();
   EXPECT_EQ((*sts)["spec"]["replicas"], 0) << "no member starts on the earlier data";
-  EXPECT_TRUE(Eventually(
-      [&] {
-        auto events = client().List({"", "v1", "events"}, ns());
-        if (!events.ok()) return false;
-        for (const Json& e : (*events)["items"]) {
-          if (e.value("reason", "") == "LeftoverClaims") return true;
-        }
-        return false;
-      },
-      absl::Seconds(30)))
+  EXPECT_TRUE(Eventually([&] { return HasEvent("LeftoverClaims"); }, absl::Seconds(30)))
       << "no LeftoverClaims event";
 
   ASSERT_TRUE(client().Delete(kube::kPvcs, ns(), "data-again-0").ok());
