@@ -64,6 +64,11 @@ inline constexpr size_t kMaxInstanceSets = 16;
 inline constexpr int32_t kMaxInstanceReplicas = 32;
 inline constexpr size_t kMaxEtcdEndpoints = 7;
 inline constexpr size_t kMaxUsers = 64;
+// spec.authentication.rules: at most this many, each naming at most
+// kMaxHbaNames databases and users.
+inline constexpr size_t kMaxHbaRules = 32;
+inline constexpr size_t kMaxHbaNames = 16;
+inline constexpr std::string_view kDefaultHbaConnection = "hostssl";
 inline constexpr size_t kMaxDatabasesPerUser = 64;
 
 // spec.patroni.dcs.type values; an absent type means kDcsKubernetes.

@@ -176,6 +176,11 @@ void ValidatePeer(const json& peer, const std::string& field, ErrorList& errors)
 
 }  // namespace
 
+bool IsCanonicalCidr(const std::string& s) {
+  Cidr cidr;
+  return ParseCidr(s, cidr);
+}
+
 void ValidateNetworkPolicy(const json& spec, ErrorList& errors) {
   const json* np = Child(&spec, "networkPolicy");
   if (np == nullptr) return;

@@ -539,6 +539,62 @@ Json User() {
   return user;
 }
 
+// spec.authentication: pg_hba rules of the user's (the webhook checks every
+// token; these rules are what CEL can say without it).
+Json Authentication() {
+  Json connection = String(
+      "hostssl (default: TLS only), host (TLS or not; needs "
+      "tls.allowPlaintext) or local (the pods' unix socket).");
+  connection["enum"] = Json::array({"hostssl", "host", "local"});
+  connection["default"] = std::string(kDefaultHbaConnection);
+  Json method = String(
+      "scram-sha-256, md5, cert (hostssl) or reject; on local rules also peer, "
+      "trust or password.");
+  method["enum"] =
+      Json::array({"scram-sha-256", "md5", "cert", "reject", "peer", "trust", "password"});
+  auto names = [](const char* d) {
+    Json item =
+        WithPattern(String("A name, or a keyword (all, ...)."), "^[+]?[A-Za-z0-9_$.-]{1,63}$", 64);
+    return Json{{"type", "array"},
+                {"description", d},
+                {"items", item},
+                {"minItems", 1},
+                {"maxItems", kMaxHbaNames}};
+  };
+  Json options = StringMap(
+      "clientcert (verify-ca or verify-full; cert: verify-full) or map (a "
+      "postgresql.pg_ident map, with cert or peer).");
+  options["maxProperties"] = 2;
+  Json rule = Object(
+      "One pg_hba line.",
+      {{"connection", connection},
+       {"databases", names("Databases it matches (names, all, sameuser, samerole, replication). "
+                           "Leave out for all.")},
+       {"users", names("Roles it matches (names, +role for its members, all); not postgres or "
+                       "replicator, whose rules come first. Leave out for all.")},
+       {"address", WithPattern(String("Where clients come from: a CIDR without host bits, all "
+                                      "(default), samehost or samenet. Not for local."),
+                               "^[0-9A-Fa-f.:/a-z]+$", 64)},
+       {"method", method},
+       {"options", options}});
+  rule["required"] = Json::array({"method"});
+  rule["x-kubernetes-validations"] = Json::array({
+      Rule("self.connection == 'local' || !(self.method in ['trust', 'password', 'peer'])",
+           "trust, password and peer are for local rules only: trust admits anyone from the "
+           "network, password sends it in clear text; use scram-sha-256 or cert",
+           ".method"),
+      Rule("self.connection != 'local' || !has(self.address)",
+           "local rules (the unix socket) take no address", ".address"),
+  });
+  Json rules = {{"type", "array"},
+                {"description",
+                 "pg_hba rules, in order, after Quorum's rules for its own roles and before the "
+                 "catch-all rules (every role by scram-sha-256, over TLS)."},
+                {"items", rule},
+                {"maxItems", kMaxHbaRules}};
+  return Object("Who may connect how (pg_hba.conf).", {{"rules", rules}});
+}
+
 // NOLINTNEXTLINE(readability-function-size): one declarative schema literal.
 Json Spec() {
   Json version = Int32(
@@ -611,6 +667,7 @@ Json Spec() {
           {"instances", instances},
           {"patroni", Patroni()},
           {"users", users},
+          {"authentication", Authentication()},
           {"service", service},
           {"tls", tls},
           {"networkPolicy", network_policy},
@@ -637,6 +694,12 @@ Json Spec() {
            "the CREATEROLE option needs postgresVersion 16 or later: before 16 such a role can "
            "make itself a member of any non-superuser role",
            ".users"),
+      Rule("!has(self.authentication) || !has(self.authentication.rules) || "
+           "(has(self.tls) && has(self.tls.allowPlaintext) && self.tls.allowPlaintext) || "
+           "self.authentication.rules.all(r, r.connection != 'host')",
+           "a host rule also admits connections without TLS, which this cluster refuses; use "
+           "hostssl, or set tls.allowPlaintext: true",
+           ".authentication.rules"),
   });
   return spec;
 }

@@ -167,6 +167,17 @@ void DecodeSpec(Decoder& d, const Json* spec, PostgresClusterSpec& out) {
                d.StringList(&o, at, "databases", u.databases);
                d.StringList(&o, at, "options", u.options);
              });
+  DecodeList(d, d.Member(spec, "spec", "authentication"), "spec.authentication", "rules",
+             out.authentication.rules,
+             [](Decoder& d, const Json& o, const std::string& at, PostgresHbaRule& r) {
+               d.String(&o, at, "connection", r.connection);
+               if (r.connection.empty()) r.connection = std::string(kDefaultHbaConnection);
+               d.StringList(&o, at, "databases", r.databases);
+               d.StringList(&o, at, "users", r.users);
+               d.String(&o, at, "address", r.address);
+               d.String(&o, at, "method", r.method);
+               d.StringMap(&o, at, "options", r.options);
+             });
   const Json* service = d.Member(spec, "spec", "service");
   d.String(service, "spec.service", "type", out.service.type);
   if (out.service.type.empty()) out.service.type = std::string(kDefaultServiceType);
@@ -368,6 +379,18 @@ Json ToJson(const PostgresClusterSpec& spec) {
       users.push_back(std::move(j));
     }
     out["users"] = users;
+  }
+  if (!spec.authentication.rules.empty()) {
+    Json rules = Json::array();
+    for (const PostgresHbaRule& r : spec.authentication.rules) {
+      Json j = {{"connection", r.connection}, {"method", r.method}};
+      if (!r.databases.empty()) j["databases"] = r.databases;
+      if (!r.users.empty()) j["users"] = r.users;
+      if (!r.address.empty()) j["address"] = r.address;
+      if (!r.options.empty()) j["options"] = r.options;
+      rules.push_back(std::move(j));
+    }
+    out["authentication"] = {{"rules", rules}};
   }
   Json service = {{"type", spec.service.type}};
   if (Json meta = MetaJson(spec.service.metadata); !meta.empty()) service["metadata"] = meta;

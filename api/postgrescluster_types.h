@@ -78,6 +78,22 @@ struct PostgresUserSpec {
   std::vector<std::string> options;  // role attributes, e.g. CREATEDB
 };
 
+// spec.authentication.rules[]: a pg_hba line of the user's, placed after
+// Quorum's rules for its own roles and before the catch-all ones
+// (src/controllers/postgrescluster/builders.h PgHba).
+struct PostgresHbaRule {
+  std::string connection{kDefaultHbaConnection};  // hostssl | host | local
+  std::vector<std::string> databases;             // empty: all
+  std::vector<std::string> users;                 // empty: all
+  std::string address;                            // host lines; "" means all
+  std::string method;
+  std::map<std::string, std::string> options;  // e.g. clientcert: verify-full
+};
+
+struct PostgresAuthenticationSpec {
+  std::vector<PostgresHbaRule> rules;
+};
+
 struct PostgresServiceSpec {
   std::string type{kDefaultServiceType};
   TemplateMeta metadata;  // labels and annotations of the primary Service
@@ -191,6 +207,7 @@ struct PostgresClusterSpec {
   std::vector<PostgresInstanceSet> instances;
   PatroniSpec patroni;
   std::vector<PostgresUserSpec> users;
+  PostgresAuthenticationSpec authentication;
   PostgresServiceSpec service;
   PostgresTlsSpec tls;
   PostgresNetworkPolicySpec network_policy;

@@ -246,6 +246,7 @@ std::vector<FieldError> ValidatePostgresCluster(const Json& obj, const Json* old
   v.Instances(*spec, old_spec, name);
   internal::ValidatePatroni(*spec, old_spec, list);
   internal::ValidateUsers(*spec, version, list);
+  internal::ValidateAuthentication(*spec, list);
   v.Service(*spec);
   internal::ValidateTls(*spec, list);
   internal::ValidateNetworkPolicy(*spec, list);

@@ -19,8 +19,10 @@
 // needs targetInstance; users with unique PostgreSQL identifiers that are not
 // Quorum's roles (postgres, replicator) nor pg_*, databases likewise (not
 // template0/1), options from AllowedRoleOptions() without contradictions and
-// CREATEROLE only from PostgreSQL 16; service.type ClusterIP, NodePort or
-// LoadBalancer.
+// CREATEROLE only from PostgreSQL 16; authentication.rules as pg_hba lines
+// PostgreSQL parses (no trust or password on the network, host only with
+// tls.allowPlaintext, never for Quorum's roles); service.type ClusterIP,
+// NodePort or LoadBalancer.
 //
 // Updates: the DCS type cannot change — an absent dcs counts as kubernetes,
 // so adding `dcs: {type: etcd}` later is a change — nor can postgresVersion;
@@ -56,8 +58,9 @@ std::vector<FieldError> ValidateSwitchoverTarget(const nlohmann::json& obj,
 
 // Things that are allowed but probably not meant, each naming the field: a
 // single instance (no failover), https:// endpoints without tlsSecret,
-// credentials over http://, dynamicConfiguration timings that the timing
-// fields override. Read from the typed spec (the webhook decodes the object
+// credentials over http://, dynamicConfiguration keys Quorum owns (stored
+// before admission refused them; api/postgrescluster_owned_config.h), which
+// the reconciler ignores. Read from the typed spec (the webhook decodes the object
 // once, as the reconciler does).
 struct PostgresClusterSpec;  // api/postgrescluster_types.h
 std::vector<std::string> PostgresClusterWarnings(const PostgresClusterSpec& spec);

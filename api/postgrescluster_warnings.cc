@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_etcd_url.h"
+#include "api/postgrescluster_owned_config.h"
 #include "api/postgrescluster_types.h"
 #include "api/postgrescluster_validation.h"
 
@@ -42,13 +44,9 @@ std::vector<std::string> PostgresClusterWarnings(const PostgresClusterSpec& spec
     }
   }
 
-  const nlohmann::json& dynamic = spec.patroni.dynamic_configuration;
-  for (const char* key : {"ttl", "loop_wait", "retry_timeout"}) {
-    if (dynamic.is_object() && dynamic.contains(key) && !dynamic[key].is_null()) {
-      out.push_back(std::string("spec.patroni.dynamicConfiguration.") + key +
-                    ": ignored; set leaderLeaseDurationSeconds, syncPeriodSeconds and "
-                    "retryTimeoutSeconds instead");
-    }
+  // Admission refuses new ones; one stored before that rule is ignored.
+  for (const OwnedConfigKey& k : FindOwnedConfigKeys(spec.patroni.dynamic_configuration)) {
+    out.push_back(absl::StrCat(k.Field(), ": ignored, Quorum owns it: ", k.reason));
   }
   return out;
 }

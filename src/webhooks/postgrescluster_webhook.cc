@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/field_error.h"
 #include "api/postgrescluster_defaults.h"
+#include "api/postgrescluster_owned_config.h"
 #include "api/postgrescluster_types.h"
 #include "api/postgrescluster_validation.h"
 #include "src/runtime/http_server.h"
@@ -36,6 +37,9 @@ AdmissionResponse ValidatePostgresClusterAdmission(const AdmissionRequest& reque
   const kube::Json* old = update ? &request.old_object : nullptr;
   std::vector<api::FieldError> errors = api::ValidatePostgresCluster(request.object, old);
   for (api::FieldError& e : api::ValidateSwitchoverTarget(request.object, old)) {
+    errors.push_back(std::move(e));
+  }
+  for (api::FieldError& e : api::ValidateOwnedDynamicConfiguration(request.object, old)) {
     errors.push_back(std::move(e));
   }
   AdmissionResponse response =

@@ -2,7 +2,9 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "api/postgrescluster.h"
+#include "api/postgrescluster_owned_config.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/readiness.h"
 #include "src/patroni/role.h"
@@ -111,17 +113,48 @@ Json PostgresPodSecurityContext() {
 std::string DataDir(int major) { return absl::StrCat(kDataMount, "/pg", major); }
 std::string BinDir(int major) { return absl::StrCat("/usr/lib/postgresql/", major, "/bin"); }
 
+namespace {
+
+// One rule of spec.authentication as a pg_hba line (validated: every token is
+// one PostgreSQL reads unquoted).
+std::string HbaLine(const api::PostgresHbaRule& rule) {
+  auto names = [](const std::vector<std::string>& v) {
+    return v.empty() ? std::string("all") : absl::StrJoin(v, ",");
+  };
+  std::string line =
+      absl::StrCat(rule.connection, " ", names(rule.databases), " ", names(rule.users));
+  if (rule.connection != "local") {
+    absl::StrAppend(&line, " ", rule.address.empty() ? "all" : rule.address);
+  }
+  absl::StrAppend(&line, " ", rule.method);
+  for (const auto& [key, value] : rule.options) absl::StrAppend(&line, " ", key, "=", value);
+  return line;
+}
+
+}  // namespace
+
 std::vector<std::string> PgHba(const PostgresCluster& cluster) {
-  std::vector<std::string> hba = {
-      "local all all scram-sha-256",
-      "hostssl replication " + std::string(api::kReplicationUserName) + " all scram-sha-256",
-      "hostssl all all all scram-sha-256"};
+  const std::string own =
+      std::string(api::kSuperuserName) + "," + std::string(api::kReplicationUserName);
+  std::vector<std::string> hba;
+  // pgBackRest runs as the OS user postgres in the pod.
+  if (cluster.spec.backups.pgbackrest.has_value()) {
+    hba.push_back("local all " + std::string(api::kSuperuserName) + " peer");
+  }
+  // Quorum's own roles first, so that no rule of the user's can lock out
+  // Patroni, replication or the operator.
+  hba.push_back("local all " + own + " scram-sha-256");
+  hba.push_back("hostssl replication " + std::string(api::kReplicationUserName) +
+                " all scram-sha-256");
+  hba.push_back("hostssl all " + own + " all scram-sha-256");
+  for (const api::PostgresHbaRule& rule : cluster.spec.authentication.rules) {
+    hba.push_back(HbaLine(rule));
+  }
+  hba.push_back("local all all scram-sha-256");
+  hba.push_back("hostssl all all all scram-sha-256");
   // Without a rule for them, connections without TLS are refused ("no
   // pg_hba.conf entry ... no encryption"); replication never gets one.
   if (cluster.spec.tls.allow_plaintext) hba.push_back("host all all all scram-sha-256");
-  if (cluster.spec.backups.pgbackrest.has_value()) {
-    hba.insert(hba.begin(), "local all " + std::string(api::kSuperuserName) + " peer");
-  }
   return hba;
 }
 
@@ -134,11 +167,9 @@ patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const Dcs
   in.loop_wait = p.sync_period_seconds;
   in.retry_timeout = p.retry_timeout_seconds;
   in.dynamic_configuration = p.dynamic_configuration;
-  // The timing fields are the spec's own (admission warns about these keys).
-  if (in.dynamic_configuration.is_object()) {
-    for (const char* key : {"ttl", "loop_wait", "retry_timeout"})
-      in.dynamic_configuration.erase(key);
-  }
+  // Keys Quorum owns are never applied (admission refuses new ones and warns
+  // about older ones): Quorum's own values below hold.
+  api::StripOwnedDynamicConfiguration(in.dynamic_configuration);
   in.parameters = {{"password_encryption", "scram-sha-256"},
                    {"wal_level", "replica"},
                    {"hot_standby", "on"},
@@ -187,6 +218,21 @@ patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const Dcs
                                        .ca_file = tls_dir + "/ca.crt"};
   in.restapi_connect_host = MemberDnsName(cluster, "$(POD_NAME)");
   return in;
+}
+
+Json DesiredDynamicConfig(const PostgresCluster& cluster, const DcsResolution& dcs) {
+  Json desired = patroni::DynamicConfig(BuildPatroniInput(cluster, dcs));
+  Json dynamic = cluster.spec.patroni.dynamic_configuration;
+  for (const api::OwnedConfigKey& key : api::StripOwnedDynamicConfiguration(dynamic)) {
+    Json* at = &desired;
+    for (size_t i = 0; at != nullptr && i + 1 < key.path.size(); ++i) {
+      at = at->is_object() && at->contains(key.path[i]) ? &(*at)[key.path[i]] : nullptr;
+    }
+    if (at != nullptr && at->is_object() && !at->contains(key.path.back())) {
+      (*at)[key.path.back()] = nullptr;
+    }
+  }
+  return desired;
 }
 
 Json BuildConfigMap(const PostgresCluster& cluster, const patroni::ConfigInput& input) {

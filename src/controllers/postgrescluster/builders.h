@@ -23,6 +23,12 @@ namespace quorum::postgrescluster {
 // Patroni's configuration for this cluster (the defaulted spec + the DCS).
 patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const DcsResolution& dcs);
 
+// The dynamic configuration Patroni should hold (what PATCH /config makes
+// true): patroni::DynamicConfig of the input above, plus a null (remove) for
+// each key Quorum owns that dynamicConfiguration sets and Quorum itself does
+// not, so that a key stored before admission refused it leaves Patroni.
+Json DesiredDynamicConfig(const PostgresCluster& cluster, const DcsResolution& dcs);
+
 Json BuildConfigMap(const PostgresCluster& cluster, const patroni::ConfigInput& input);
 Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanceSet& instance_set,
                       const patroni::ConfigInput& input, const DcsResolution& dcs);
@@ -49,10 +55,13 @@ Json BuildCredentialSecret(const PostgresCluster& cluster, const std::string& na
 std::optional<Json> UpgradedCredentialData(const Json& data, const std::string& username,
                                            const std::string& ca_pem);
 
-// pg_hba.conf: TLS-only rules (hostssl) for clients and replication, plus a
-// plain `host` rule for clients only when spec.tls.allowPlaintext. With
-// backups, the superuser may connect over the pod's socket as the same OS
-// user (peer): pgBackRest needs no password.
+// pg_hba.conf, first match wins: with backups, the superuser over the pod's
+// socket as the same OS user (peer: pgBackRest needs no password); Quorum's
+// roles (postgres, replicator) by password, over TLS from the network
+// (replication too); then spec.authentication.rules in order; then the
+// catch-alls: every role by password on the socket and over TLS, plus a plain
+// `host` rule when spec.tls.allowPlaintext. A user's rule thus can narrow or
+// reject any role but Quorum's, never lock those out.
 std::vector<std::string> PgHba(const PostgresCluster& cluster);
 
 // The members' image: spec.image, or the default of spec.postgresVersion.

@@ -16,7 +16,7 @@ void DynamicConfigSync::Sync(const Phase& ctx, const DcsResolution& dcs, const M
   auto url = members.urls.find(members.primary);
   if (url == members.urls.end()) return;
   const std::string key = ctx.n.ns + "/" + ctx.n.cluster;
-  const Json desired = patroni::DynamicConfig(BuildPatroniInput(ctx.cluster, dcs));
+  const Json desired = DesiredDynamicConfig(ctx.cluster, dcs);
   const std::string text = desired.dump();
   {
     absl::MutexLock lock(&mu_);

@@ -22,6 +22,7 @@
 
 #include <fstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster_types.h"
 #include "src/controllers/postgrescluster/builders.h"
@@ -77,7 +78,12 @@ class PostgresTlsTest : public testenv::IntegrationTest {
              {"replicas", kMembers},
              {"dataVolumeClaimSpec", {{"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}},
           {"patroni",
-           {{"dcs", {{"type", "etcd"}, {"etcd", {{"endpoints", {"http://etcd:2379"}}}}}}}}}}};
+           {{"dcs", {{"type", "etcd"}, {"etcd", {{"endpoints", {"http://etcd:2379"}}}}}}}},
+          // A rule of the user's (issue 34): app may not reach the postgres
+          // database; PostgreSQL must parse the generated pg_hba.
+          {"authentication",
+           {{"rules",
+             {{{"users", {"app"}}, {"databases", {"postgres"}}, {"method", "reject"}}}}}}}}};
     absl::StatusOr<PostgresCluster> parsed = api::ParsePostgresCluster(c);
     EXPECT_TRUE(parsed.ok()) << parsed.status();
     return *parsed;
@@ -111,16 +117,20 @@ class PostgresTlsTest : public testenv::IntegrationTest {
   // psql through member k under the primary Service's DNS name (hostaddr
   // reaches the member; verify-full checks the name against the certificate).
   absl::StatusOr<std::string> Psql(int k, const std::string& sslmode, const std::string& sql) {
-    const std::string conninfo =
-        absl::StrCat("host=pg.", ns(), ".svc hostaddr=127.0.0.1 port=", PgPort(k),
-                     " user=postgres dbname=postgres connect_timeout=3 sslmode=", sslmode,
-                     " sslrootcert=", CaFile());
+    return PsqlAs(k, "postgres", kSuperuserPassword, "postgres", sslmode, sql);
+  }
+  absl::StatusOr<std::string> PsqlAs(int k, const std::string& user, const std::string& password,
+                                     const std::string& db, const std::string& sslmode,
+                                     const std::string& sql) {
+    const std::string conninfo = absl::StrCat(
+        "host=pg.", ns(), ".svc hostaddr=127.0.0.1 port=", PgPort(k), " user=", user,
+        " dbname=", db, " connect_timeout=3 sslmode=", sslmode, " sslrootcert=", CaFile());
     int rc = 0;
-    const std::string out = RunCapture(
-        absl::StrCat("PGPASSWORD='", kSuperuserPassword, "' '", patroni_.binaries().pg_bin_dir,
-                     "/psql' -X -q -A -t -v ON_ERROR_STOP=1 '", conninfo, "' -c \"", sql,
-                     "\" 2>&1"),
-        &rc);
+    const std::string out =
+        RunCapture(absl::StrCat("PGPASSWORD='", password, "' '", patroni_.binaries().pg_bin_dir,
+                                "/psql' -X -q -A -t -v ON_ERROR_STOP=1 '", conninfo, "' -c \"", sql,
+                                "\" 2>&1"),
+                   &rc);
     if (rc != 0) return absl::UnavailableError(out);
     return Trim(out);
   }
@@ -305,6 +315,17 @@ TEST_F(PostgresTlsTest, VerifyFullTlsOnlyReplicationOverTlsRotationAndRestApiAut
       Psql(primary, "verify-full", "select count(*) from pg_roles where rolname = 'app'");
   ASSERT_TRUE(app_ssl.ok()) << app_ssl.status();
   EXPECT_EQ(*app_ssl, "1");
+  // spec.authentication.rules: app reaches its own database, and the user's
+  // reject rule keeps it out of postgres (the superuser, whose rule comes
+  // first, is not affected).
+  absl::StatusOr<std::string> own_db =
+      PsqlAs(primary, "app", "app-pw", "app", "verify-full", "select 1");
+  EXPECT_TRUE(own_db.ok()) << own_db.status();
+  absl::StatusOr<std::string> rejected =
+      PsqlAs(primary, "app", "app-pw", "postgres", "verify-full", "select 1");
+  ASSERT_FALSE(rejected.ok());
+  EXPECT_TRUE(absl::StrContains(rejected.status().message(), "pg_hba.conf rejects connection"))
+      << rejected.status();
   PostgresTarget other_ca_target = sql_target;
   absl::StatusOr<runtime::CertKeyPair> sql_other_ca =
       runtime::GenerateCA("not ours", absl::Hours(1));

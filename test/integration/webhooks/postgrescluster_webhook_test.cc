@@ -258,6 +258,71 @@ TEST_F(PostgresClusterWebhookTest, InvalidManifestsAreRefusedNamingTheField) {
       << zero.status();
 }
 
+// Issue 34: what Quorum owns in Patroni's dynamic configuration is refused,
+// naming the key; pg_hba rules go through spec.authentication, where trust
+// from the network is refused.
+TEST_F(PostgresClusterWebhookTest, EveryOwnedDynamicConfigurationKeyIsRefusedNamingIt) {
+  struct Owned {
+    const char* dynamic;
+    const char* key;  // the field after spec.patroni.dynamicConfiguration.
+  };
+  const Owned owned[] = {
+      {R"({"postgresql": {"pg_hba": ["host all all 0.0.0.0/0 trust"]}})", "postgresql.pg_hba"},
+      {R"({"postgresql": {"parameters": {"ssl": "off"}}})", "postgresql.parameters.ssl"},
+      {R"({"postgresql": {"parameters": {"ssl_key_file": "/tmp/k"}}})",
+       "postgresql.parameters.ssl_key_file"},
+      {R"({"postgresql": {"parameters": {"archive_command": "/bin/true"}}})",
+       "postgresql.parameters.archive_command"},
+      {R"({"postgresql": {"parameters": {"archive_mode": "off"}}})",
+       "postgresql.parameters.archive_mode"},
+      {R"({"postgresql": {"parameters": {"restore_command": "/bin/true"}}})",
+       "postgresql.parameters.restore_command"},
+      {R"({"postgresql": {"parameters": {"listen_addresses": "*"}}})",
+       "postgresql.parameters.listen_addresses"},
+      {R"({"postgresql": {"parameters": {"unix_socket_directories": "/tmp"}}})",
+       "postgresql.parameters.unix_socket_directories"},
+      {R"({"postgresql": {"parameters": {"data_directory": "/tmp"}}})",
+       "postgresql.parameters.data_directory"},
+      {R"({"postgresql": {"parameters": {"wal_level": "minimal"}}})",
+       "postgresql.parameters.wal_level"},
+      {R"({"postgresql": {"parameters": {"password_encryption": "md5"}}})",
+       "postgresql.parameters.password_encryption"},
+      {R"({"postgresql": {"authentication": {"replication": {"username": "x"}}}})",
+       "postgresql.authentication"},
+      {R"({"postgresql": {"bin_dir": "/tmp"}})", "postgresql.bin_dir"},
+      {R"({"ttl": 60})", "ttl"},
+      {R"({"loop_wait": 5})", "loop_wait"},
+      {R"({"retry_timeout": 5})", "retry_timeout"},
+      {R"({"standby_cluster": {"host": "elsewhere"}})", "standby_cluster"},
+  };
+  int i = 0;
+  for (const Owned& c : owned) {
+    Json obj = Cluster("owned-" + std::to_string(i++));
+    obj["spec"]["patroni"] = {{"dynamicConfiguration", Json::parse(c.dynamic)}};
+    const std::string field = std::string("spec.patroni.dynamicConfiguration.") + c.key;
+    auto created = client().Create(kPostgresClusters, ns(), obj);
+    EXPECT_FALSE(created.ok()) << c.dynamic << " was accepted";
+    EXPECT_TRUE(absl::StrContains(created.status().message(), field + ": may not be set"))
+        << c.dynamic << ": the error does not name " << field << ": " << created.status();
+  }
+  // Tuning passes, and pg_hba rules through the typed field.
+  auto tuned = client().Create(
+      kPostgresClusters, ns(),
+      Cluster("tuned", R"({"patroni": {"dynamicConfiguration": {"postgresql": {"parameters":
+          {"work_mem": "8MB", "archive_timeout": "30s", "ssl_min_protocol_version": "TLSv1.3"}}}},
+          "authentication": {"rules": [{"users": ["app"], "address": "10.0.0.0/8",
+                                        "method": "scram-sha-256"}]}})"));
+  ASSERT_TRUE(tuned.ok()) << tuned.status();
+  EXPECT_EQ((*tuned)["spec"]["authentication"]["rules"][0]["connection"], "hostssl")
+      << "the schema defaults the connection";
+  auto trust =
+      client().Create(kPostgresClusters, ns(),
+                      Cluster("trust", R"({"authentication": {"rules": [{"address": "0.0.0.0/0",
+                                                           "method": "trust"}]}})"));
+  EXPECT_TRUE(absl::StrContains(trust.status().message(), "spec.authentication.rules[0].method"))
+      << trust.status();
+}
+
 TEST_F(PostgresClusterWebhookTest, UpdatesAreValidatedAgainstTheStoredObject) {
   ASSERT_TRUE(client()
                   .Create(kPostgresClusters, ns(),

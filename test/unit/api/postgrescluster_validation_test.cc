@@ -395,6 +395,61 @@ const InvalidCase kInvalid[] = {
     {"RestoreFromAVolume",
      R"({"spec": {"dataSource": {"pgbackrest": {"clusterName": "old", "repo": {"name": "repo2", "volume": {"volumeClaimSpec": {"resources": {"requests": {"storage": "1Gi"}}}}}}}}})",
      "spec.dataSource.pgbackrest.repo.volume", "restore that cluster in place"},
+    // spec.authentication.rules: pg_hba lines PostgreSQL parses and that keep TLS and
+    // Quorum's roles.
+    {"HbaTrustFromTheNetwork",
+     R"({"spec": {"authentication": {"rules": [{"address": "10.0.0.0/8", "method": "trust"}]}}})",
+     "spec.authentication.rules[0].method", "trust admits anyone from the network"},
+    {"HbaPasswordFromTheNetwork",
+     R"({"spec": {"authentication": {"rules": [{"connection": "hostssl", "method": "password"}]}}})",
+     "spec.authentication.rules[0].method", "clear text"},
+    {"HbaHostWithoutPlaintext",
+     R"({"spec": {"authentication": {"rules": [{"connection": "host", "method": "scram-sha-256"}]}}})",
+     "spec.authentication.rules[0].connection", "spec.tls.allowPlaintext"},
+    {"HbaHostnossl",
+     R"({"spec": {"authentication": {"rules": [{"connection": "hostnossl", "method": "md5"}]}}})",
+     "spec.authentication.rules[0].connection", "must be hostssl (default), host or local"},
+    {"HbaQuorumsRole",
+     R"({"spec": {"authentication": {"rules": [{"users": ["app", "postgres"], "method": "reject"}]}}})",
+     "spec.authentication.rules[0].users[1]", "one of Quorum's own roles"},
+    {"HbaQuorumsRoleMembers",
+     R"({"spec": {"authentication": {"rules": [{"users": ["+replicator"], "method": "reject"}]}}})",
+     "spec.authentication.rules[0].users[0]", "one of Quorum's own roles"},
+    {"HbaFileInclusion",
+     R"({"spec": {"authentication": {"rules": [{"users": ["@admins"], "method": "md5"}]}}})",
+     "spec.authentication.rules[0].users[0]", "not a name pg_hba can match"},
+    {"HbaInjectedLine",
+     R"({"spec": {"authentication": {"rules": [{"databases": ["app all all trust\nhost"], "method": "md5"}]}}})",
+     "spec.authentication.rules[0].databases[0]", "not a name pg_hba can match"},
+    {"HbaAddressWithHostBits",
+     R"({"spec": {"authentication": {"rules": [{"address": "10.1.2.3/8", "method": "md5"}]}}})",
+     "spec.authentication.rules[0].address", "a CIDR without host bits"},
+    {"HbaHostName",
+     R"({"spec": {"authentication": {"rules": [{"address": "app.example.com", "method": "md5"}]}}})",
+     "spec.authentication.rules[0].address", "must be all, samehost, samenet or a CIDR"},
+    {"HbaLocalAddress",
+     R"({"spec": {"authentication": {"rules": [{"connection": "local", "address": "all", "method": "peer"}]}}})",
+     "spec.authentication.rules[0].address", "take no address"},
+    {"HbaNoMethod", R"({"spec": {"authentication": {"rules": [{"users": ["app"]}]}}})",
+     "spec.authentication.rules[0].method", "required"},
+    {"HbaPeerFromTheNetwork", R"({"spec": {"authentication": {"rules": [{"method": "peer"}]}}})",
+     "spec.authentication.rules[0].method", "not supported on host rules"},
+    {"HbaLdapUnsupported", R"({"spec": {"authentication": {"rules": [{"method": "ldap"}]}}})",
+     "spec.authentication.rules[0].method", "not supported"},
+    {"HbaCertWithoutTls",
+     R"({"spec": {"tls": {"allowPlaintext": true}, "authentication": {"rules": [{"connection": "host", "method": "cert"}]}}})",
+     "spec.authentication.rules[0].method", "cert needs connection hostssl"},
+    {"HbaCertVerifyCa",
+     R"({"spec": {"authentication": {"rules": [{"method": "cert", "options": {"clientcert": "verify-ca"}}]}}})",
+     "spec.authentication.rules[0].options.clientcert", "verify-full with method cert"},
+    {"HbaUnknownOption",
+     R"({"spec": {"authentication": {"rules": [{"method": "md5", "options": {"ldapbindpasswd": "x"}}]}}})",
+     "spec.authentication.rules[0].options.ldapbindpasswd", "not supported with method"},
+    {"HbaEmptyUsers",
+     R"({"spec": {"authentication": {"rules": [{"users": [], "method": "md5"}]}}})",
+     "spec.authentication.rules[0].users", "leave it out to mean all"},
+    {"HbaRulesNotAList", R"({"spec": {"authentication": {"rules": {"method": "md5"}}}})",
+     "spec.authentication.rules", "must be a list of rules"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rules, PostgresInvalidCreateTest, ::testing::ValuesIn(kInvalid),
@@ -415,6 +470,14 @@ const ValidCase
     kValid[] =
         {
             {"TheExample", "{}"},
+            {"HbaRules",
+             R"({"spec": {"tls": {"allowPlaintext": true}, "authentication": {"rules": [
+               {"databases": ["app"], "users": ["app", "+readers"], "address": "10.0.0.0/8", "method": "scram-sha-256", "options": {"clientcert": "verify-ca"}},
+               {"connection": "host", "users": ["legacy"], "address": "fd00::/8", "method": "md5"},
+               {"users": ["batch"], "method": "cert", "options": {"clientcert": "verify-full", "map": "certmap"}},
+               {"connection": "local", "users": ["ops"], "method": "peer"},
+               {"connection": "local", "method": "trust"},
+               {"databases": ["replication"], "address": "samenet", "method": "reject"}]}}})"},
             {"TlsCustomSecret", R"({"spec": {"tls": {"customSecret": "my-tls"}}})"},
             {"TlsCaSecretAndPlaintext",
              R"({"spec": {"tls": {"caSecret": "my-ca", "allowPlaintext": true}}})"},
@@ -712,12 +775,17 @@ TEST(PostgresClusterWarningsTest, WarnsAboutEtcdTransportSecurity) {
   EXPECT_TRUE(absl::StartsWith(clear[0], "spec.patroni.dcs.etcd.authSecret: ")) << clear[0];
 }
 
-TEST(PostgresClusterWarningsTest, WarnsThatDynamicTimingsAreOverridden) {
-  auto w = Warnings(
-      With(R"({"spec": {"patroni": {"dynamicConfiguration": {"ttl": 60, "loop_wait": 5}}}})"));
-  ASSERT_EQ(w.size(), 2u);
-  EXPECT_TRUE(absl::StartsWith(w[0], "spec.patroni.dynamicConfiguration.ttl: ")) << w[0];
-  EXPECT_TRUE(absl::StartsWith(w[1], "spec.patroni.dynamicConfiguration.loop_wait: ")) << w[1];
+TEST(PostgresClusterWarningsTest, WarnsThatOwnedDynamicKeysAreIgnored) {
+  auto w = Warnings(With(
+      R"({"spec": {"patroni": {"dynamicConfiguration": {"ttl": 60, "loop_wait": 5, "postgresql": {"pg_hba": ["host all all 0.0.0.0/0 trust"], "parameters": {"work_mem": "8MB"}}}}}})"));
+  ASSERT_EQ(w.size(), 3u);
+  // nlohmann's objects iterate in key order.
+  EXPECT_TRUE(absl::StartsWith(w[0], "spec.patroni.dynamicConfiguration.loop_wait: ignored"))
+      << w[0];
+  EXPECT_TRUE(absl::StartsWith(w[1], "spec.patroni.dynamicConfiguration.postgresql.pg_hba: "))
+      << w[1];
+  EXPECT_TRUE(absl::StrContains(w[1], "spec.authentication.rules")) << w[1];
+  EXPECT_TRUE(absl::StartsWith(w[2], "spec.patroni.dynamicConfiguration.ttl: ")) << w[2];
 }
 
 // Admission only (not in ValidatePostgresCluster, which the reconciler's

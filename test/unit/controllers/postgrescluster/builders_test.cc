@@ -551,6 +551,33 @@ TEST(PostgresBuildersTest, DynamicConfigurationMergesButTheSpecTimingsWin) {
   EXPECT_TRUE(absl::StrContains(yaml, "max_connections: \"200\"")) << yaml;
 }
 
+// A key Quorum owns, stored before admission refused it, never reaches
+// Patroni: Quorum's pg_hba holds, and one Quorum does not set is removed.
+TEST(PostgresBuildersTest, OwnedDynamicKeysNeverReachPatroni) {
+  Json obj = ClusterJson(Json::object());
+  obj["spec"]["patroni"]["dynamicConfiguration"] = Json::parse(
+      R"({"postgresql": {"pg_hba": ["host all all 0.0.0.0/0 trust"], "use_slots": false,
+                         "parameters": {"ssl": "off", "archive_command": "/bin/true",
+                                        "work_mem": "8MB"}},
+          "standby_cluster": {"host": "elsewhere"}})");
+  const PostgresCluster cluster = Parse(obj);
+  const DcsResolution dcs = ResolveDcs(cluster, World().lookup());
+  const std::string yaml = patroni::RenderConfig(BuildPatroniInput(cluster, dcs));
+  for (const char* absent : {"trust", "/bin/true", "elsewhere", "ssl: \"off\""}) {
+    EXPECT_FALSE(absl::StrContains(yaml, absent)) << absent << " in\n" << yaml;
+  }
+  EXPECT_TRUE(absl::StrContains(yaml, "work_mem: 8MB")) << yaml;
+  EXPECT_TRUE(absl::StrContains(yaml, "use_slots: true")) << yaml;
+
+  const Json desired = DesiredDynamicConfig(cluster, dcs);
+  EXPECT_EQ(desired["postgresql"]["pg_hba"], Json(PgHba(cluster)));
+  EXPECT_TRUE(desired["postgresql"]["parameters"]["ssl"].is_null());
+  EXPECT_TRUE(desired["postgresql"]["parameters"]["archive_command"].is_null());
+  EXPECT_TRUE(desired.contains("standby_cluster") && desired["standby_cluster"].is_null());
+  EXPECT_EQ(desired["postgresql"]["use_slots"], true);
+  EXPECT_EQ(desired["postgresql"]["parameters"]["work_mem"], "8MB");
+}
+
 TEST(PostgresBuildersTest, KeyNamespaceKeepsNamespacesApart) {
   Json a = ClusterJson(kEtcdEndpoints), b = ClusterJson(kEtcdEndpoints);
   b["metadata"]["namespace"] = "other";

@@ -223,18 +223,51 @@ TEST(ConnectionSecretTest, VerifyFullAndTheCa) {
 }
 
 TEST(PgHbaTest, OnlyTlsUnlessPlaintextIsAllowed) {
+  const std::vector<std::string> own = {"local all postgres,replicator scram-sha-256",
+                                        "hostssl replication replicator all scram-sha-256",
+                                        "hostssl all postgres,replicator all scram-sha-256"};
+  auto with = [&](std::vector<std::string> tail) {
+    std::vector<std::string> out = own;
+    out.insert(out.end(), tail.begin(), tail.end());
+    return out;
+  };
   struct Case {
     Json tls;
     std::vector<std::string> want;
   } cases[] = {
-      {nullptr,
-       {"local all all scram-sha-256", "hostssl replication replicator all scram-sha-256",
-        "hostssl all all all scram-sha-256"}},
+      {nullptr, with({"local all all scram-sha-256", "hostssl all all all scram-sha-256"})},
       {{{"allowPlaintext", true}},
-       {"local all all scram-sha-256", "hostssl replication replicator all scram-sha-256",
-        "hostssl all all all scram-sha-256", "host all all all scram-sha-256"}},
+       with({"local all all scram-sha-256", "hostssl all all all scram-sha-256",
+             "host all all all scram-sha-256"})},
   };
   for (const Case& c : cases) EXPECT_EQ(PgHba(Cluster("etcd", c.tls)), c.want) << c.tls.dump();
+}
+
+// spec.authentication.rules go after Quorum's roles' rules, before the
+// catch-alls, in order, each token as written.
+TEST(PgHbaTest, TheUsersRulesComeBetweenQuorumsAndTheCatchAlls) {
+  PostgresCluster c = Cluster("etcd");
+  api::PostgresHbaRule app;
+  app.databases = {"app"};
+  app.users = {"app", "+readers"};
+  app.address = "10.0.0.0/8";
+  app.method = "scram-sha-256";
+  app.options = {{"clientcert", "verify-ca"}};
+  api::PostgresHbaRule reject;
+  reject.method = "reject";
+  api::PostgresHbaRule local;
+  local.connection = "local";
+  local.users = {"ops"};
+  local.method = "peer";
+  c.spec.authentication.rules = {app, reject, local};
+  const std::vector<std::string> hba = PgHba(c);
+  ASSERT_EQ(hba.size(), 8u);
+  EXPECT_EQ(hba[2], "hostssl all postgres,replicator all scram-sha-256");
+  EXPECT_EQ(hba[3], "hostssl app app,+readers 10.0.0.0/8 scram-sha-256 clientcert=verify-ca");
+  EXPECT_EQ(hba[4], "hostssl all all all reject");
+  EXPECT_EQ(hba[5], "local all ops peer");
+  EXPECT_EQ(hba[6], "local all all scram-sha-256");
+  EXPECT_EQ(hba[7], "hostssl all all all scram-sha-256");
 }
 
 // The REST API serves the members' certificate; the members call each other
