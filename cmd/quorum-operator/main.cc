@@ -29,6 +29,7 @@
 #include "src/base/cancellation.h"
 #include "src/base/logging.h"
 #include "src/controllers/common/cache_scopes.h"
+#include "src/controllers/common/resources.h"
 #include "src/controllers/etcdbackup/reconciler.h"
 #include "src/controllers/etcdbackupschedule/reconciler.h"
 #include "src/controllers/etcdcluster/reconciler.h"
@@ -234,7 +235,13 @@ int Run(const Flags& f) {
     if (absl::Status s = webhooks::RegisterEtcdBackupScheduleWebhooks(*webhooks); !s.ok()) {
       return Fail(s);
     }
-    if (absl::Status s = webhooks::RegisterPostgresClusterWebhooks(*webhooks); !s.ok()) {
+    // The clusterRef's EtcdCluster from the cache, for the insecure-DCS warning.
+    runtime::Cache& cache = manager.cache();
+    auto etcd_clusters = [&cache](const std::string& ns, const std::string& name) {
+      return cache.Get(controllers::kEtcdClusters, ns, name);
+    };
+    if (absl::Status s = webhooks::RegisterPostgresClusterWebhooks(*webhooks, etcd_clusters);
+        !s.ok()) {
       return Fail(s);
     }
     if (absl::Status s = webhooks::RegisterPostgresBackupWebhooks(*webhooks); !s.ok()) {

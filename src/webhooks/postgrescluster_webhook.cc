@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "api/etcdcluster_types.h"
 #include "api/field_error.h"
+#include "api/postgrescluster_dcs_security.h"
 #include "api/postgrescluster_defaults.h"
 #include "api/postgrescluster_owned_config.h"
 #include "api/postgrescluster_types.h"
@@ -31,7 +33,8 @@ AdmissionResponse MutatePostgresCluster(const AdmissionRequest& request) {
   return runtime::Patched(std::move(ops));
 }
 
-AdmissionResponse ValidatePostgresClusterAdmission(const AdmissionRequest& request) {
+AdmissionResponse ValidatePostgresClusterAdmission(const AdmissionRequest& request,
+                                                   const EtcdClusterGetter& etcd_clusters) {
   if (!IsObjectWrite(request)) return runtime::Allowed();
   const bool update = request.operation == "UPDATE" && !request.old_object.is_null();
   const kube::Json* old = update ? &request.old_object : nullptr;
@@ -53,18 +56,31 @@ AdmissionResponse ValidatePostgresClusterAdmission(const AdmissionRequest& reque
   if (absl::StatusOr<api::PostgresCluster> typed = api::DecodePostgresCluster(request.object);
       typed.ok()) {
     response.warnings = api::PostgresClusterWarnings(typed->spec);
+    if (const std::string& ref = typed->spec.patroni.dcs.etcd.cluster_ref;
+        etcd_clusters && typed->spec.patroni.dcs.UsesEtcd() && !ref.empty()) {
+      std::shared_ptr<const kube::Json> stored = etcd_clusters(request.namespace_name, ref);
+      absl::StatusOr<api::EtcdCluster> etcd =
+          stored ? api::DecodeEtcdCluster(*stored) : absl::NotFoundError(ref);
+      if (etcd.ok()) {
+        api::DcsSecurity security = api::DcsSecurityOf(typed->spec, &*etcd);
+        if (!security.secure) response.warnings.push_back(std::move(security.message));
+      }
+    }
   }
   return response;
 }
 
-absl::Status RegisterPostgresClusterWebhooks(runtime::WebhookServer& server) {
+absl::Status RegisterPostgresClusterWebhooks(runtime::WebhookServer& server,
+                                             EtcdClusterGetter etcd_clusters) {
   if (absl::Status s =
           server.Register(std::string(kMutatePostgresClusterPath), MutatePostgresCluster);
       !s.ok()) {
     return s;
   }
   return server.Register(std::string(kValidatePostgresClusterPath),
-                         ValidatePostgresClusterAdmission);
+                         [etcd_clusters = std::move(etcd_clusters)](const AdmissionRequest& r) {
+                           return ValidatePostgresClusterAdmission(r, etcd_clusters);
+                         });
 }
 
 }  // namespace quorum::webhooks

@@ -18,6 +18,10 @@
 #ifndef QUORUM_SRC_WEBHOOKS_POSTGRESCLUSTER_WEBHOOK_H_
 #define QUORUM_SRC_WEBHOOKS_POSTGRESCLUSTER_WEBHOOK_H_
 
+#include <functional>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -35,12 +39,22 @@ inline constexpr std::string_view kValidatePostgresClusterPath =
     "/validate-postgres-quorum-dev-v1alpha1-postgrescluster";
 
 runtime::AdmissionResponse MutatePostgresCluster(const runtime::AdmissionRequest& request);
+
+// Reads the EtcdCluster (namespace, name) a clusterRef names, e.g. from the
+// operator's cache; nullptr when absent. Must be safe to call concurrently.
+using EtcdClusterGetter = std::function<std::shared_ptr<const nlohmann::json>(
+    const std::string& ns, const std::string& name)>;
+
+// With `etcd_clusters`, a clusterRef to an EtcdCluster without client TLS or
+// auth also gets a warning (api::DcsSecurityOf); the request is never
+// refused for it, nor when the EtcdCluster is absent.
 runtime::AdmissionResponse ValidatePostgresClusterAdmission(
-    const runtime::AdmissionRequest& request);
+    const runtime::AdmissionRequest& request, const EtcdClusterGetter& etcd_clusters = nullptr);
 
 // Registers both handlers. Errors: as WebhookServer::Register (AlreadyExists
 // when a path is taken, FailedPrecondition after Start()).
-absl::Status RegisterPostgresClusterWebhooks(runtime::WebhookServer& server);
+absl::Status RegisterPostgresClusterWebhooks(runtime::WebhookServer& server,
+                                             EtcdClusterGetter etcd_clusters = nullptr);
 
 }  // namespace quorum::webhooks
 

@@ -273,10 +273,26 @@ DcsResolution ResolveEtcdEndpoints(const api::PostgresEtcdDcs& spec, const Looku
 }  // namespace
 
 DcsResolution ResolveDcs(const PostgresCluster& cluster, const Lookup& lookup) {
-  if (!UsesEtcd(cluster)) return ResolveKubernetesDcs(cluster);
+  if (!UsesEtcd(cluster)) {
+    DcsResolution out = ResolveKubernetesDcs(cluster);
+    out.security = api::DcsSecurityOf(cluster.spec, nullptr);
+    return out;
+  }
   const std::string ref = ReferencedEtcdCluster(cluster);
-  if (!ref.empty()) return ResolveEtcdClusterRef(cluster, ref, lookup);
-  return ResolveEtcdEndpoints(cluster.spec.patroni.dcs.etcd, lookup);
+  if (ref.empty()) {
+    DcsResolution out = ResolveEtcdEndpoints(cluster.spec.patroni.dcs.etcd, lookup);
+    out.security = api::DcsSecurityOf(cluster.spec, nullptr);
+    return out;
+  }
+  DcsResolution out = ResolveEtcdClusterRef(cluster, ref, lookup);
+  std::optional<api::EtcdCluster> etcd_cluster;
+  if (std::shared_ptr<const Json> stored = lookup("EtcdCluster", ref)) {
+    if (absl::StatusOr<api::EtcdCluster> decoded = api::DecodeEtcdCluster(*stored); decoded.ok()) {
+      etcd_cluster = *std::move(decoded);
+    }
+  }
+  out.security = api::DcsSecurityOf(cluster.spec, etcd_cluster ? &*etcd_cluster : nullptr);
+  return out;
 }
 
 }  // namespace quorum::postgrescluster

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "api/postgrescluster_dcs_security.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/patroni/config.h"
 
@@ -69,6 +70,9 @@ struct DcsResolution {
   // The operator's own access (etcd_urls, dcs's hosts, operator_*) is
   // resolved, also when the pods' is not (ready false): enough to clean up.
   bool operator_access = false;
+  // Whether strangers are kept out of Patroni's keys (the DCSSecure
+  // condition), resolved or not.
+  api::DcsSecurity security;
 };
 
 DcsResolution ResolveDcs(const PostgresCluster& cluster, const Lookup& lookup);

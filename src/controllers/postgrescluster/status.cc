@@ -99,6 +99,8 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
   const DcsResolution& dcs = *in.dcs;
   status.conditions.push_back(
       MakeCondition(cluster, "DCSReady", dcs.ready, dcs.reason, dcs.message, in.now));
+  status.conditions.push_back(MakeCondition(cluster, "DCSSecure", dcs.security.secure,
+                                            dcs.security.reason, dcs.security.message, in.now));
 
   const ReadyVerdict v = ReadyOf(in, ready, desired);
   status.conditions.push_back(

@@ -115,6 +115,47 @@ TEST(ValidatePostgresClusterAdmissionTest, AllowsValidClustersWithWarnings) {
   EXPECT_TRUE(absl::StartsWith(r.warnings[0], "spec.instances: ")) << r.warnings[0];
 }
 
+// Issue 34: a clusterRef to an EtcdCluster that lets strangers in is allowed,
+// with a warning naming the field; a secure one, or one not there yet, none.
+TEST(ValidatePostgresClusterAdmissionTest, WarnsAboutAnInsecureEtcdClusterRef) {
+  Json cluster = Cluster(kMinimal);
+  cluster["spec"]["instances"][0]["replicas"] = 2;
+  cluster["spec"]["patroni"] = {
+      {"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}};
+  auto etcd = [](bool tls, bool auth) {
+    Json e = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+              {"kind", "EtcdCluster"},
+              {"metadata", {{"name", "dcs"}, {"namespace", "db"}}},
+              {"spec", {{"replicas", 3}}}};
+    if (tls) e["spec"]["security"]["tls"]["serverSecret"] = "dcs-server";
+    if (auth) e["spec"]["security"]["enableAuth"] = true;
+    return std::make_shared<const Json>(e);
+  };
+  std::shared_ptr<const Json> stored;
+  std::string asked;
+  const EtcdClusterGetter get = [&](const std::string& ns, const std::string& name) {
+    asked = ns + "/" + name;
+    return stored;
+  };
+  stored = etcd(false, false);
+  AdmissionResponse r = ValidatePostgresClusterAdmission(Request("CREATE", cluster), get);
+  EXPECT_TRUE(r.allowed) << r.message;
+  EXPECT_EQ(asked, "db/dcs");
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_TRUE(absl::StartsWith(r.warnings[0],
+                               "spec.patroni.dcs.etcd.clusterRef: EtcdCluster dcs "
+                               "has neither TLS for clients nor auth"))
+      << r.warnings[0];
+  stored = etcd(true, false);
+  r = ValidatePostgresClusterAdmission(Request("CREATE", cluster), get);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(r.warnings[0], "no auth (security.enableAuth)")) << r.warnings[0];
+  stored = etcd(true, true);
+  EXPECT_TRUE(ValidatePostgresClusterAdmission(Request("CREATE", cluster), get).warnings.empty());
+  stored = nullptr;
+  EXPECT_TRUE(ValidatePostgresClusterAdmission(Request("CREATE", cluster), get).warnings.empty());
+}
+
 TEST(ValidatePostgresClusterAdmissionTest, UpdatesAreCheckedAgainstTheStoredObject) {
   const Json old_obj = Cluster(kMinimal);
   const Json etcd = Cluster(R"({"postgresVersion": 17, "instances": [

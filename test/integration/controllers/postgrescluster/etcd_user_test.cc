@@ -179,6 +179,9 @@ TEST_F(EtcdUserTest, EachClusterGetsAnEtcdUserLimitedToItsOwnKeys) {
       absl::Seconds(30)))
       << Condition("a", "DCSReady").dump();
   EXPECT_TRUE(absl::IsNotFound(client().Get(kStatefulSets, ns(), "a-main").status()));
+  // TLS for clients and auth: the DCS keeps strangers out (issue 34).
+  EXPECT_EQ(Condition("a", "DCSSecure")["status"], "True") << Condition("a", "DCSSecure").dump();
+  EXPECT_EQ(Condition("a", "DCSSecure")["reason"], "EtcdTlsAndAuth");
 
   // The CA Secret gains its key (as a cert-manager CA Certificate holds it).
   auto ca = client().Get(kSecrets, ns(), "dcs-client-ca");

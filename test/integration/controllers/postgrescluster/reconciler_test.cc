@@ -182,6 +182,7 @@ TEST_F(PostgresClusterControllerTest, KubernetesDcsProducesItsObjects) {
   ASSERT_TRUE(Eventually([&] { return !(dcs_ready = Condition("hippo", "DCSReady")).is_null(); },
                          absl::Seconds(30)));
   EXPECT_EQ(dcs_ready["status"], "True");
+  EXPECT_EQ(Condition("hippo", "DCSSecure")["reason"], "KubernetesApi");
   EXPECT_EQ(Condition("hippo", "Ready")["reason"], "NoPrimary");
 }
 
@@ -312,6 +313,9 @@ TEST_F(PostgresClusterControllerTest, EtcdDcsSecretProblemsAreReportedAndClearWh
   EXPECT_EQ(Condition("pg", "DCSReady")["status"], "False");
   EXPECT_TRUE(absl::StrContains(Condition("pg", "DCSReady")["message"].get<std::string>(),
                                 "spec.patroni.dcs.etcd.tlsSecret"));
+  // https:// with credentials the user manages (issue 34).
+  EXPECT_EQ(Condition("pg", "DCSSecure")["status"], "True");
+  EXPECT_EQ(Condition("pg", "DCSSecure")["reason"], "UserManagedEtcd");
   ASSERT_TRUE(
       Eventually([&] { return HasWarning("SecretNotFound", "etcd-tls"); }, absl::Seconds(30)));
   EXPECT_TRUE(absl::IsNotFound(client().Get(kStatefulSets, ns(), "pg-main").status()))
@@ -459,6 +463,13 @@ TEST_F(PostgresClusterControllerTest, ClusterRefWaitsForTheEtcdCluster) {
   auto cm = client().Get(kConfigMaps, ns(), "ref-patroni");
   EXPECT_TRUE(absl::StrContains((*cm)["data"]["patroni.yaml"].get<std::string>(),
                                 "dcs." + ns() + ".svc:2379"));
+  // Neither client TLS nor auth on that EtcdCluster: DCSSecure says so,
+  // naming the field (issue 34).
+  const Json secure = Condition("ref", "DCSSecure");
+  EXPECT_EQ(secure["status"], "False") << secure.dump();
+  EXPECT_EQ(secure["reason"], "EtcdWithoutTlsAndAuth") << secure.dump();
+  EXPECT_TRUE(absl::StartsWith(secure.value("message", ""), "spec.patroni.dcs.etcd.clusterRef"))
+      << secure.dump();
 }
 
 std::string Decoded(const Json& secret, const char* key) {
