@@ -129,7 +129,22 @@ Json Spec() {
            secret_field("Secret with the client certificate and key (tls.crt, tls.key) that "
                         "Quorum itself uses to talk to the members. Set together with "
                         "clientTrustedCASecret.")},
+          {"managed",
+           Bool("Quorum's extension: Quorum makes the CAs and issues and renews every "
+                "certificate (peer, server, its own client certificate; client certificate auth "
+                "on), in Secrets <name>-peer-ca, <name>-peer-tls, <name>-server-ca, "
+                "<name>-server-tls and <name>-client-tls. Excludes the six Secret fields. Cannot "
+                "change after creation.")},
       });
+  tls["x-kubernetes-validations"] = Json::array({
+      {{"rule",
+        "!self.?managed.orValue(false) || (!has(self.peerTrustedCASecret) && "
+        "!has(self.peerSecret) && !has(self.serverTrustedCASecret) && !has(self.serverSecret) && "
+        "!has(self.clientTrustedCASecret) && !has(self.clientSecret))"},
+       {"message",
+        "managed: true excludes the Secret fields (Quorum issues every certificate then); remove "
+        "them, or remove managed to bring all your own Secrets"}},
+  });
 
   Json pdb_spec = Object(
       "At most one of minAvailable and maxUnavailable. Both empty: minAvailable is the quorum "
@@ -215,8 +230,9 @@ Json Spec() {
                       {"enableAuth",
                        Bool("Turn on etcd's role-based access control: Quorum creates the root "
                             "user and role and enables auth, then authenticates with its client "
-                            "certificate. Requires client and server TLS (clientSecret, "
-                            "clientTrustedCASecret, serverSecret, serverTrustedCASecret).")},
+                            "certificate. Requires client and server TLS: tls.managed, or "
+                            "clientSecret, clientTrustedCASecret, serverSecret and "
+                            "serverTrustedCASecret.")},
                   })},
       });
   spec["default"] = Json::object();
@@ -263,6 +279,12 @@ Json Spec() {
         "self.?security.?enableAuth.orValue(false)"},
        {"message", std::string(kAuthOffMessage)},
        {"fieldPath", ".security.enableAuth"},
+       {"reason", "FieldValueForbidden"}},
+      {{"rule",
+        "self.?security.?tls.?managed.orValue(false) == "
+        "oldSelf.?security.?tls.?managed.orValue(false)"},
+       {"message", std::string(kManagedTlsChangeMessage)},
+       {"fieldPath", ".security.tls.managed"},
        {"reason", "FieldValueForbidden"}},
   });
   return spec;

@@ -34,6 +34,7 @@ void DecodeTls(Decoder& d, const Json* security, EtcdTlsSpec& out) {
   d.String(tls, at, "serverSecret", out.server_secret);
   d.String(tls, at, "clientTrustedCASecret", out.client_trusted_ca_secret);
   d.String(tls, at, "clientSecret", out.client_secret);
+  d.Bool(tls, at, "managed", out.managed);
 }
 
 void DecodeStorage(Decoder& d, const Json* spec, EtcdStorageSpec& out) {
@@ -205,6 +206,7 @@ Json ToJson(const EtcdClusterSpec& spec) {
                                    {"clientSecret", &t.client_secret}}) {
     if (!value->empty()) tls[key] = *value;
   }
+  if (t.managed) tls["managed"] = true;
   Json security = Json::object();
   if (spec.security.enable_auth) security["enableAuth"] = true;
   if (!tls.empty()) security["tls"] = tls;
@@ -268,6 +270,35 @@ bool HasQuorum(const EtcdClusterStatus& status) {
     if (m.healthy) ++healthy;
   }
   return voters > 0 && healthy * 2 > voters;
+}
+
+ManagedTlsNames ManagedTlsNamesOf(const std::string& cluster) {
+  return {.peer_ca = cluster + "-peer-ca",
+          .peer = cluster + "-peer-tls",
+          .server_ca = cluster + "-server-ca",
+          .server = cluster + "-server-tls",
+          .client = cluster + "-client-tls"};
+}
+
+EtcdTlsSpec EffectiveTls(const EtcdCluster& cluster) {
+  const EtcdTlsSpec& tls = cluster.spec.security.tls;
+  if (!tls.managed) return tls;
+  const ManagedTlsNames n = ManagedTlsNamesOf(cluster.metadata.name);
+  // Each leaf Secret carries its CA as ca.crt: the peer one is also the peer
+  // CA bundle, the server one also the client CA bundle (one CA signs the
+  // client port's server and client certificates).
+  return {.peer_trusted_ca_secret = n.peer,
+          .peer_secret = n.peer,
+          .server_trusted_ca_secret = n.server,
+          .server_secret = n.server,
+          .client_trusted_ca_secret = n.server,
+          .client_secret = n.client,
+          .managed = true};
+}
+
+std::string ClientCaKeySecret(const EtcdCluster& cluster) {
+  return cluster.spec.security.tls.managed ? ManagedTlsNamesOf(cluster.metadata.name).server_ca
+                                           : cluster.spec.security.tls.client_trusted_ca_secret;
 }
 
 }  // namespace quorum::api

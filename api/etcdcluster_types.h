@@ -57,6 +57,9 @@ struct EtcdTlsSpec {
   std::string server_secret;
   std::string client_trusted_ca_secret;
   std::string client_secret;  // the operator's own client certificate
+  // Quorum's extension: Quorum makes the CAs and issues (and renews) every
+  // certificate; then none of the six Secrets above is set (EffectiveTls).
+  bool managed = false;
 };
 
 struct EtcdSecuritySpec {
@@ -147,6 +150,24 @@ absl::StatusOr<EtcdCluster> DecodeEtcdCluster(const nlohmann::json& obj);
 nlohmann::json ToJson(const EtcdClusterSpec& spec);
 nlohmann::json ToJson(const EtcdClusterStatus& status);
 nlohmann::json ToJson(const Condition& condition);
+
+// The TLS Secrets the cluster uses: spec.security.tls as written, or, with
+// tls.managed, the ones Quorum issues (ManagedTlsNames): peer TLS, server TLS
+// and client certificate auth all on, every Secret a kubernetes.io/tls one
+// whose ca.crt is the CA its certificate chains to.
+struct ManagedTlsNames {
+  std::string peer_ca;    // <cluster>-peer-ca: the peer CA (ca.crt, ca.key)
+  std::string peer;       // <cluster>-peer-tls: the members' peer certificate
+  std::string server_ca;  // <cluster>-server-ca: the client port's CA (ca.crt, ca.key)
+  std::string server;     // <cluster>-server-tls: the members' server certificate
+  std::string client;     // <cluster>-client-tls: the operator's client certificate
+};
+ManagedTlsNames ManagedTlsNamesOf(const std::string& cluster);
+EtcdTlsSpec EffectiveTls(const EtcdCluster& cluster);
+// The Secret that may hold the key of the CA client certificates are checked
+// against (to issue the database pods their own): with tls.managed
+// <cluster>-server-ca, else clientTrustedCASecret ("" when none).
+std::string ClientCaKeySecret(const EtcdCluster& cluster);
 
 // The condition `type` in `status`, or null.
 const Condition* FindCondition(const EtcdClusterStatus& status, const std::string& type);

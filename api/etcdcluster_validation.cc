@@ -261,6 +261,19 @@ class Validator {
                          "'-' and '.'"));
       }
     }
+    const Json* managed = Child(tls, "managed");
+    const bool is_managed = managed != nullptr && managed->is_boolean() && managed->get<bool>();
+    if (is_managed) {
+      for (const char* key : {"peerTrustedCASecret", "peerSecret", "serverTrustedCASecret",
+                              "serverSecret", "clientTrustedCASecret", "clientSecret"}) {
+        if (!Str(tls, key).empty()) {
+          Add(absl::StrCat(kTls, ".", key),
+              "cannot be set with managed: true (Quorum issues every certificate then); remove "
+              "it, or remove managed to bring all your own Secrets");
+        }
+      }
+      return;  // peer, server and client TLS are all on: enableAuth is satisfied
+    }
     Pair(tls, "peerSecret", "peerTrustedCASecret", "peer TLS");
     Pair(tls, "clientSecret", "clientTrustedCASecret", "client certificate auth");
 
@@ -273,7 +286,8 @@ class Validator {
       }
       if (!missing.empty()) {
         Add("spec.security.enableAuth",
-            absl::StrCat("requires client and server TLS; set security.tls.clientSecret/"
+            absl::StrCat("requires client and server TLS; set security.tls.managed: true (Quorum "
+                         "issues the certificates), or security.tls.clientSecret/"
                          "clientTrustedCASecret and serverSecret/serverTrustedCASecret (missing: ",
                          absl::StrJoin(missing, ", "), ")"));
       }
@@ -375,9 +389,17 @@ bool ResolveIntOrPercent(const Json& value, int replicas, int& out) {
 // peer TLS, server TLS, and authentication from on to off.
 static void ValidateSecurityChanges(const Json& spec, const Json& old_spec,
                                     std::vector<FieldError>& errors) {
-  const auto tls_set = [](const Json& s, const char* key) {
-    return !Str(Child(Child(&s, "security"), "tls"), key).empty();
+  const auto managed = [](const Json& s) {
+    const Json* m = Child(Child(Child(&s, "security"), "tls"), "managed");
+    return m != nullptr && m->is_boolean() && m->get<bool>();
   };
+  const auto tls_set = [&](const Json& s, const char* key) {
+    return managed(s) || !Str(Child(Child(&s, "security"), "tls"), key).empty();
+  };
+  if (managed(spec) != managed(old_spec)) {
+    errors.push_back({"spec.security.tls.managed", kManagedTlsChangeMessage});
+    return;
+  }
   const auto auth = [](const Json& s) {
     const Json* a = Child(Child(&s, "security"), "enableAuth");
     return a != nullptr && a->is_boolean() && a->get<bool>();

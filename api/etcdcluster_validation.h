@@ -37,6 +37,10 @@ inline constexpr char kServerTlsChangeMessage[] =
     "changes between http:// and https:// under every client and member at once. Create a new "
     "EtcdCluster with the setting and restore a snapshot of this one into it "
     "(spec.bootstrap.restore), then move the clients";
+inline constexpr char kManagedTlsChangeMessage[] =
+    "tls.managed cannot change in a running cluster: the members would switch to other CAs one "
+    "at a time and stop trusting each other. Create a new EtcdCluster with the setting and "
+    "restore a snapshot of this one into it (spec.bootstrap.restore), then move the clients";
 inline constexpr char kAuthOffMessage[] =
     "authentication cannot be turned off in a running cluster: etcd keeps it on in its data and "
     "Quorum would lose its root access. Create a new EtcdCluster without enableAuth and restore "

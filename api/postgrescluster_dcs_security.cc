@@ -19,7 +19,7 @@ DcsSecurity ClusterRef(const std::string& name, const EtcdCluster* ref) {
                          " (spec.patroni.dcs.etcd.clusterRef) does not exist, so its security is "
                          "unknown")};
   }
-  const bool tls = !ref->spec.security.tls.server_secret.empty();
+  const bool tls = !EffectiveTls(*ref).server_secret.empty();
   const bool auth = ref->spec.security.enable_auth;
   if (tls && auth) {
     return {true, "EtcdTlsAndAuth",

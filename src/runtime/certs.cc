@@ -220,6 +220,58 @@ absl::StatusOr<CertKeyPair> GenerateCA(std::string common_name, absl::Duration v
   return SignAndEncode(x, key->get(), key->get());
 }
 
+namespace {
+
+// A leaf certificate (CA:FALSE) signed by `ca`: subject CN=`common_name` (if
+// any) and O=`organization` (if any), extended key usage `eku`, the given
+// subject alternative names; its validity ends no later than the CA's.
+absl::StatusOr<CertKeyPair> IssueLeaf(const CertKeyPair& ca, const std::string& common_name,
+                                      const std::string& organization, const char* eku,
+                                      const std::vector<std::string>& dns_names,
+                                      const std::vector<std::string>& ip_addresses,
+                                      absl::Duration validity) {
+  if (validity <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("certificate validity must be positive");
+  }
+  absl::StatusOr<X509Ptr> ca_cert = ParseCert(ca.cert_pem, "CA certificate");
+  if (!ca_cert.ok()) return ca_cert.status();
+  absl::StatusOr<KeyPtr> ca_key = ParseKey(ca.key_pem, "CA key");
+  if (!ca_key.ok()) return ca_key.status();
+  if (X509_check_private_key(ca_cert->get(), ca_key->get()) != 1) {
+    ERR_clear_error();
+    return absl::InvalidArgumentError("CA key does not match the CA certificate");
+  }
+  absl::StatusOr<KeyPtr> key = NewKey();
+  if (!key.ok()) return key.status();
+  const absl::Time not_after =
+      std::min(absl::Now() + validity, FromAsn1(X509_get0_notAfter(ca_cert->get())));
+  absl::StatusOr<X509Ptr> cert = NewCert(common_name, key->get(), not_after);
+  if (!cert.ok()) return cert.status();
+  X509* x = cert->get();
+  if (!organization.empty() &&
+      X509_NAME_add_entry_by_NID(X509_get_subject_name(x), NID_organizationName, MBSTRING_UTF8,
+                                 reinterpret_cast<const unsigned char*>(organization.c_str()), -1,
+                                 -1, 0) != 1) {
+    return Internal("setting the subject");
+  }
+  if (X509_set_issuer_name(x, X509_get_subject_name(ca_cert->get())) != 1) {
+    return Internal("setting issuer");
+  }
+  for (const auto& [nid, value] :
+       {std::pair{NID_basic_constraints, "critical,CA:FALSE"},
+        std::pair{NID_key_usage, "critical,digitalSignature,keyEncipherment"},
+        std::pair{NID_ext_key_usage, eku}, std::pair{NID_subject_key_identifier, "hash"},
+        std::pair{NID_authority_key_identifier, "keyid:always"}}) {
+    if (absl::Status s = AddExtension(x, ca_cert->get(), nid, value); !s.ok()) return s;
+  }
+  if (!dns_names.empty() || !ip_addresses.empty()) {
+    if (absl::Status s = AddSubjectAltNames(x, dns_names, ip_addresses); !s.ok()) return s;
+  }
+  return SignAndEncode(x, ca_key->get(), key->get());
+}
+
+}  // namespace
+
 absl::StatusOr<CertKeyPair> GenerateServingCert(const CertKeyPair& ca, std::string common_name,
                                                 std::vector<std::string> dns_names,
                                                 std::vector<std::string> ip_addresses,
@@ -227,39 +279,23 @@ absl::StatusOr<CertKeyPair> GenerateServingCert(const CertKeyPair& ca, std::stri
   if (dns_names.empty() && ip_addresses.empty()) {
     return absl::InvalidArgumentError("a serving certificate needs at least one DNS name or IP");
   }
-  if (validity <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("certificate validity must be positive");
-  }
-  absl::StatusOr<X509Ptr> ca_cert = ParseCert(ca.cert_pem, "CA certificate");
-  if (!ca_cert.ok()) return ca_cert.status();
-  absl::StatusOr<KeyPtr> ca_key = ParseKey(ca.key_pem, "CA key");
-  if (!ca_key.ok()) return ca_key.status();
-  if (X509_check_private_key(ca_cert->get(), ca_key->get()) != 1) {
-    ERR_clear_error();
-    return absl::InvalidArgumentError("CA key does not match the CA certificate");
-  }
   if (common_name.empty()) {
     common_name = dns_names.empty() ? ip_addresses.front() : dns_names.front();
   }
-  absl::StatusOr<KeyPtr> key = NewKey();
-  if (!key.ok()) return key.status();
-  const absl::Time not_after =
-      std::min(absl::Now() + validity, FromAsn1(X509_get0_notAfter(ca_cert->get())));
-  absl::StatusOr<X509Ptr> cert = NewCert(common_name, key->get(), not_after);
-  if (!cert.ok()) return cert.status();
-  X509* x = cert->get();
-  if (X509_set_issuer_name(x, X509_get_subject_name(ca_cert->get())) != 1) {
-    return Internal("setting issuer");
+  return IssueLeaf(ca, common_name, "", "serverAuth", dns_names, ip_addresses, validity);
+}
+
+absl::StatusOr<CertKeyPair> GenerateMemberCert(const CertKeyPair& ca,
+                                               const std::string& organization,
+                                               const std::vector<std::string>& dns_names,
+                                               const std::vector<std::string>& ip_addresses,
+                                               absl::Duration validity) {
+  if (dns_names.empty() && ip_addresses.empty()) {
+    return absl::InvalidArgumentError("a member certificate needs at least one DNS name or IP");
   }
-  for (const auto& [nid, value] :
-       {std::pair{NID_basic_constraints, "critical,CA:FALSE"},
-        std::pair{NID_key_usage, "critical,digitalSignature,keyEncipherment"},
-        std::pair{NID_ext_key_usage, "serverAuth"}, std::pair{NID_subject_key_identifier, "hash"},
-        std::pair{NID_authority_key_identifier, "keyid:always"}}) {
-    if (absl::Status s = AddExtension(x, ca_cert->get(), nid, value); !s.ok()) return s;
-  }
-  if (absl::Status s = AddSubjectAltNames(x, dns_names, ip_addresses); !s.ok()) return s;
-  return SignAndEncode(x, ca_key->get(), key->get());
+  if (organization.empty()) return absl::InvalidArgumentError("member organization is empty");
+  return IssueLeaf(ca, "", organization, "serverAuth,clientAuth", dns_names, ip_addresses,
+                   validity);
 }
 
 absl::StatusOr<CertKeyPair> GenerateClientCert(const CertKeyPair& ca,
@@ -267,38 +303,7 @@ absl::StatusOr<CertKeyPair> GenerateClientCert(const CertKeyPair& ca,
                                                absl::Duration validity,
                                                const std::string& common_name) {
   if (organization.empty()) return absl::InvalidArgumentError("client organization is empty");
-  if (validity <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("certificate validity must be positive");
-  }
-  absl::StatusOr<X509Ptr> ca_cert = ParseCert(ca.cert_pem, "CA certificate");
-  if (!ca_cert.ok()) return ca_cert.status();
-  absl::StatusOr<KeyPtr> ca_key = ParseKey(ca.key_pem, "CA key");
-  if (!ca_key.ok()) return ca_key.status();
-  if (X509_check_private_key(ca_cert->get(), ca_key->get()) != 1) {
-    ERR_clear_error();
-    return absl::InvalidArgumentError("CA key does not match the CA certificate");
-  }
-  absl::StatusOr<KeyPtr> key = NewKey();
-  if (!key.ok()) return key.status();
-  const absl::Time not_after =
-      std::min(absl::Now() + validity, FromAsn1(X509_get0_notAfter(ca_cert->get())));
-  absl::StatusOr<X509Ptr> cert = NewCert(common_name, key->get(), not_after);
-  if (!cert.ok()) return cert.status();
-  X509* x = cert->get();
-  if (X509_NAME_add_entry_by_NID(X509_get_subject_name(x), NID_organizationName, MBSTRING_UTF8,
-                                 reinterpret_cast<const unsigned char*>(organization.c_str()), -1,
-                                 -1, 0) != 1 ||
-      X509_set_issuer_name(x, X509_get_subject_name(ca_cert->get())) != 1) {
-    return Internal("setting subject and issuer");
-  }
-  for (const auto& [nid, value] :
-       {std::pair{NID_basic_constraints, "critical,CA:FALSE"},
-        std::pair{NID_key_usage, "critical,digitalSignature,keyEncipherment"},
-        std::pair{NID_ext_key_usage, "clientAuth"}, std::pair{NID_subject_key_identifier, "hash"},
-        std::pair{NID_authority_key_identifier, "keyid:always"}}) {
-    if (absl::Status s = AddExtension(x, ca_cert->get(), nid, value); !s.ok()) return s;
-  }
-  return SignAndEncode(x, ca_key->get(), key->get());
+  return IssueLeaf(ca, common_name, organization, "clientAuth", {}, {}, validity);
 }
 
 absl::StatusOr<CertificateInfo> InspectCertificate(std::string_view pem) {

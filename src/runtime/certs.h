@@ -41,6 +41,20 @@ absl::StatusOr<CertKeyPair> GenerateServingCert(const CertKeyPair& ca, std::stri
                                                 std::vector<std::string> ip_addresses,
                                                 absl::Duration validity);
 
+// A certificate for a server that is also a client with the same identity
+// (serverAuth and clientAuth, CA:FALSE): etcd members use theirs towards
+// each other (peer) and towards themselves (the JSON gateway dials its own
+// gRPC server with the server certificate). Subject O=`organization`, no
+// CommonName (with auth on, etcd would take one as a user name); at least
+// one subject alternative name. Its validity ends no later than the CA's.
+// Errors: as GenerateServingCert, and InvalidArgument for an empty
+// organization.
+absl::StatusOr<CertKeyPair> GenerateMemberCert(const CertKeyPair& ca,
+                                               const std::string& organization,
+                                               const std::vector<std::string>& dns_names,
+                                               const std::vector<std::string>& ip_addresses,
+                                               absl::Duration validity);
+
 // A client certificate (clientAuth, CA:FALSE) signed by `ca` whose subject
 // is O=`organization`, plus CN=`common_name` when one is given. etcd's
 // clients get none: etcd's JSON gateway refuses client certificates with one

@@ -55,7 +55,7 @@ std::string SnapshotFileName(const api::EtcdBackup& b) {
 Json BuildSnapshotJob(const api::EtcdBackup& b, const api::EtcdCluster& cluster,
                       const std::string& image) {
   const etcdcluster::TlsMode tls = etcdcluster::TlsOf(cluster);
-  const api::EtcdTlsSpec& tls_spec = cluster.spec.security.tls;
+  const api::EtcdTlsSpec tls_spec = api::EffectiveTls(cluster);
   std::vector<std::string> endpoints;
   for (int i = 0; i < std::max(1, etcdcluster::DesiredReplicas(cluster)); ++i) {
     endpoints.push_back(etcdcluster::MemberClientUrl(cluster, i));

@@ -44,7 +44,7 @@ absl::Status CheckClientCertificate(const std::string& cert_pem) {
 
 std::vector<std::string> ReadSecrets(const EtcdCluster& cluster) {
   const TlsMode tls = TlsOf(cluster);
-  const api::EtcdTlsSpec& spec = cluster.spec.security.tls;
+  const api::EtcdTlsSpec spec = api::EffectiveTls(cluster);
   std::vector<std::string> out;
   if (tls.server && !spec.server_trusted_ca_secret.empty()) {
     out.push_back(spec.server_trusted_ca_secret);
@@ -57,7 +57,7 @@ std::vector<std::string> ReadSecrets(const EtcdCluster& cluster) {
 absl::Status ReadTlsMaterial(const runtime::Cache& cache, const EtcdCluster& cluster,
                              etcd::ClientConfig& cfg) {
   const TlsMode tls = TlsOf(cluster);
-  const api::EtcdTlsSpec& spec = cluster.spec.security.tls;
+  const api::EtcdTlsSpec spec = api::EffectiveTls(cluster);
   const std::string& ns = cluster.metadata.ns;
   if (tls.server && !spec.server_trusted_ca_secret.empty()) {
     cfg.ca_pem = SecretKey(cache.Get(kSecrets, ns, spec.server_trusted_ca_secret), "ca.crt");

@@ -185,7 +185,7 @@ Json PodSpec(const EtcdCluster& cluster, const std::string& operator_image) {
   const TlsMode tls = TlsOf(cluster);
   Json mounts = Json::array({{{"name", kDataVolume}, {"mountPath", kDataDir}}});
   Json volumes = Json::array();
-  const api::EtcdTlsSpec& sec = cluster.spec.security.tls;
+  const api::EtcdTlsSpec sec = api::EffectiveTls(cluster);
   auto add_secret = [&](const char* volume, const std::string& secret, const char* dir) {
     if (secret.empty()) return;
     volumes.push_back(SecretVolume(volume, secret));

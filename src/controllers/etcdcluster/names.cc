@@ -20,7 +20,7 @@ Names NamesOf(const EtcdCluster& cluster) {
 }
 
 TlsMode TlsOf(const EtcdCluster& cluster) {
-  const api::EtcdTlsSpec& tls = cluster.spec.security.tls;
+  const api::EtcdTlsSpec tls = api::EffectiveTls(cluster);
   return {.peer = !tls.peer_secret.empty(),
           .server = !tls.server_secret.empty(),
           .client = !tls.client_trusted_ca_secret.empty()};

@@ -13,6 +13,7 @@
 #include "src/controllers/etcdcluster/access.h"
 #include "src/controllers/etcdcluster/act.h"
 #include "src/controllers/etcdcluster/auth.h"
+#include "src/controllers/etcdcluster/certificates.h"
 #include "src/controllers/etcdcluster/space.h"
 #include "src/controllers/etcdcluster/status.h"
 #include "src/runtime/apply.h"
@@ -115,6 +116,9 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   if (stored == nullptr || (*stored)["metadata"].contains("deletionTimestamp")) {
     backoff_.Reset(req.Key());
     retry_.Reset(req.Key());
+    const api::ManagedTlsNames tls = api::ManagedTlsNamesOf(req.name);
+    for (const std::string& s : {tls.peer, tls.server, tls.client})
+      cert_memo_.Forget(req.ns + "/" + s);
     return Result{};
   }
   absl::StatusOr<EtcdCluster> cluster = api::ParseEtcdCluster(*stored);  // parse
@@ -133,6 +137,8 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
                          "garbage collector to delete it");
     return Result{.requeue_after = backoff_.Next(req.Key(), "earlier objects: " + stale)};
   }
+  std::optional<absl::Time> renew_at;
+  if (auto done = IssueCertificates(req, *stored, *cluster, &renew_at)) return *done;
   // Observe.
   World world = ObserveWorld(cache_, *cluster, absl::Now());
   etcd::ClientConfig cfg;
@@ -171,7 +177,25 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
       : space.busy && step.ok()
           ? Result{.requeue_after = backoff_.Next(req.Key(), "space: " + space.message)}
           : Next(req, plan, step);
-  return LookAgainForReady(std::move(next), RecheckReadyAfter(status, status_input.now));
+  next = LookAgainForReady(std::move(next), RecheckReadyAfter(status, status_input.now));
+  return renew_at ? LookAgainForReady(std::move(next),
+                                      std::max(*renew_at - status_input.now, absl::Seconds(1)))
+                  : next;
+}
+
+std::optional<absl::StatusOr<Result>> EtcdClusterReconciler::IssueCertificates(
+    const runtime::Request& req, const Json& stored, const EtcdCluster& cluster,
+    std::optional<absl::Time>* renew_at) {
+  absl::StatusOr<CertificatesOutcome> certs =
+      EnsureCertificates(client_, cache_, recorder_, stored, cluster, absl::Now(), cert_memo_);
+  if (!certs.ok()) {
+    recorder_.Warning(stored, "CertificatesNotReady", std::string(certs.status().message()));
+    if (!absl::IsFailedPrecondition(certs.status())) return certs.status();
+    return Result{.requeue_after = backoff_.Next(req.Key(), "certificates")};
+  }
+  if (certs->wrote) return Result{};  // the owned Secrets' events come next
+  *renew_at = certs->renew_at;
+  return std::nullopt;
 }
 
 // The backend's space (src/controllers/etcdcluster/space.h), only when the

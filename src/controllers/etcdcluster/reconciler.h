@@ -17,6 +17,7 @@
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_RECONCILER_H_
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_RECONCILER_H_
 
+#include "src/controllers/common/cert_renewal.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/wait.h"
 #include "src/controllers/etcdcluster/observe.h"
@@ -62,6 +63,13 @@ class EtcdClusterReconciler : public runtime::Reconciler {
                                const EtcdCluster& cluster, const Plan& plan,
                                etcd::Client* etcd_client, const std::string& root_password,
                                std::optional<absl::Duration>* held);
+  // The managed certificates (certificates.h): nullopt to go on (and when
+  // the next renewal is due in `renew_at`), else what to return now: after
+  // a write (the owned Secret's event brings the next reconcile) or a
+  // problem (evented, retried with backoff).
+  std::optional<absl::StatusOr<runtime::Result>> IssueCertificates(
+      const runtime::Request& req, const Json& stored, const EtcdCluster& cluster,
+      std::optional<absl::Time>* renew_at);
   // Logs and events the step's outcome.
   void RecordStep(const Json& stored, const Plan& plan, const absl::Status& step);
   SpaceOutcome HousekeepSpace(const Json& stored, const EtcdCluster& cluster, const Plan& plan,
@@ -77,7 +85,8 @@ class EtcdClusterReconciler : public runtime::Reconciler {
   // The image of the restore init containers (spec.bootstrap.restore).
   const std::string operator_image_;
   controllers::WaitBackoff backoff_;
-  controllers::RetryGate retry_;  // failed membership steps, held until their retry
+  controllers::RetryGate retry_;            // failed membership steps, held until their retry
+  controllers::CertRenewalMemo cert_memo_;  // managed certificates found good
 };
 
 // Registers the informers, the controller and its watches on `manager`.

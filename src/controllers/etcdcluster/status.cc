@@ -187,7 +187,7 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
                                   : in.storage.message,
         in.now));
   }
-  s.client_secret_name = cluster.spec.security.tls.client_secret;
+  s.client_secret_name = api::EffectiveTls(cluster).client_secret;
   if (AuthEnabledInSpec(cluster)) s.auth_secret_name = AuthSecretName(cluster);
   return s;
 }

@@ -133,7 +133,7 @@ bool ResolvePodAccess(const PostgresCluster& cluster, const api::EtcdCluster& et
                       const Lookup& lookup, DcsResolution& out) {
   const std::string& ref = etcd_cluster.metadata.name;
   const std::string& client_secret = etcd_cluster.status.client_secret_name;
-  const std::string& server_ca = etcd_cluster.spec.security.tls.server_trusted_ca_secret;
+  const std::string server_ca = api::EffectiveTls(etcd_cluster).server_trusted_ca_secret;
   PodEtcdAccess access{
       .user = EtcdUserName(cluster),
       .key_prefix = patroni::ClusterKeyPrefix(KeyNamespace(cluster), NamesOf(cluster).cluster),
@@ -141,7 +141,7 @@ bool ResolvePodAccess(const PostgresCluster& cluster, const api::EtcdCluster& et
   out.auth_secret = access.password_secret;
   out.pod_access = access;       // known even when unusable: the finalizer removes the user
   if (!client_secret.empty()) {  // etcd --client-cert-auth
-    const std::string& client_ca = etcd_cluster.spec.security.tls.client_trusted_ca_secret;
+    const std::string client_ca = api::ClientCaKeySecret(etcd_cluster);
     access.cert_secret = EtcdClientSecretName(cluster);
     access.client_ca_secret = client_ca;
     access.server_ca_secret = server_ca.empty() ? client_secret : server_ca;
@@ -200,7 +200,7 @@ DcsResolution ResolveEtcdClusterRef(const PostgresCluster& cluster, const std::s
   const std::string& endpoint = etcd_cluster->status.client_endpoint;
   const std::string& client_secret = etcd_cluster->status.client_secret_name;
   const std::string& auth_secret = etcd_cluster->status.auth_secret_name;
-  const std::string& server_ca = etcd_cluster->spec.security.tls.server_trusted_ca_secret;
+  const std::string server_ca = api::EffectiveTls(*etcd_cluster).server_trusted_ca_secret;
   const std::string field = "EtcdCluster " + ref + " status";
   if (endpoint.empty()) {
     out.reason = "EtcdClusterNotReady";

@@ -149,7 +149,7 @@ TEST_F(CrdTest, DefaultsAndLimits) {
 
 TEST_F(CrdTest, ImmutabilityRulesSitOnTheParent) {
   const Json& rules = At("spec")["x-kubernetes-validations"];
-  ASSERT_EQ(rules.size(), 5u);
+  ASSERT_EQ(rules.size(), 6u);
   for (const Json& r : rules) {
     EXPECT_TRUE(absl::StrContains(r["rule"].get<std::string>(), "oldSelf")) << r.dump();
     EXPECT_FALSE(r["message"].get<std::string>().empty());

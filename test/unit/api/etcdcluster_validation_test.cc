@@ -131,11 +131,15 @@ const InvalidCase kInvalid[] = {
      "spec.security.tls.clientTrustedCASecret", "required when clientSecret is set"},
     {"AuthWithoutTls", R"({"spec": {"security": {"enableAuth": true}}})",
      "spec.security.enableAuth",
-     "requires client and server TLS; set security.tls.clientSecret/clientTrustedCASecret and "
+     "requires client and server TLS; set security.tls.managed: true (Quorum issues the "
+     "certificates), or security.tls.clientSecret/clientTrustedCASecret and "
      "serverSecret/serverTrustedCASecret"},
     {"AuthWithoutServerTls",
      R"({"spec": {"security": {"enableAuth": true, "tls": {"clientSecret": "c", "clientTrustedCASecret": "ca"}}}})",
      "spec.security.enableAuth", "missing: serverSecret, serverTrustedCASecret"},
+    {"ManagedWithASecret",
+     R"({"spec": {"security": {"tls": {"managed": true, "serverSecret": "server"}}}})",
+     "spec.security.tls.serverSecret", "cannot be set with managed: true"},
     {"BadSecretName", R"({"spec": {"security": {"tls": {"serverSecret": "Server_Cert"}}}})",
      "spec.security.tls.serverSecret", "not a valid Secret name"},
     {"ClusterNameStartsWithDigit", R"({"metadata": {"name": "1etcd"}})", "metadata.name",
@@ -203,6 +207,7 @@ const ValidCase kValid[] = {
         "peerTrustedCASecret": "peer-ca", "peerSecret": "peer",
         "serverTrustedCASecret": "server-ca", "serverSecret": "server",
         "clientTrustedCASecret": "client-ca", "clientSecret": "client"}}}})"},
+    {"ManagedTlsAndAuth", R"({"spec": {"security": {"enableAuth": true, "tls": {"managed": true}}}})"},
     {"EmptySecretNamesMeanUnset",
      R"({"spec": {"security": {"tls": {"peerSecret": "", "clientSecret": ""}}}})"},
     {"RenamedServices",
@@ -286,6 +291,12 @@ const UpdateCase kUpdates[] = {
      "between http:// and https://"},
     {"TurningAuthOff", kAuth, kAllTls, "spec.security.enableAuth", "cannot be turned off"},
     {"TurningAuthOn", kAllTls, kAuth, nullptr, nullptr},
+    {"TurningManagedOn", "{}", R"({"spec": {"security": {"tls": {"managed": true}}}})",
+     "spec.security.tls.managed", "cannot change in a running cluster"},
+    {"FromOwnSecretsToManaged", kAllTls, R"({"spec": {"security": {"tls": {"managed": true}}}})",
+     "spec.security.tls.managed", "stop trusting each other"},
+    {"ManagedTurningAuthOn", R"({"spec": {"security": {"tls": {"managed": true}}}})",
+     R"({"spec": {"security": {"enableAuth": true, "tls": {"managed": true}}}})", nullptr, nullptr},
     // An object stored before a rule existed stays writable (finalizers,
     // labels) as long as its spec does not change.
     {"UnchangedInvalidSpec", R"({"spec": {"options": {"data-dir": "/x"}}})",
