@@ -18,7 +18,8 @@ BENCH_ARGS ?=
 FAULT_ROWS ?=
 FAULT_REPEAT ?= 3
 # The node of the e2e tests and the demo: kubelet + containerd + runc, kube-proxy,
-# CoreDNS and kube-scheduler beside the control plane (hack/node.sh, docs/testbed.md).
+# CoreDNS, kube-scheduler and kube-router's NetworkPolicy firewall beside the control
+# plane (hack/node.sh, docs/testbed.md).
 NODE_SH := hack/node.sh
 DEMO := hack/node-demo.sh
 

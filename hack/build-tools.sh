@@ -7,7 +7,8 @@
 #   hack/build-tools.sh        the control plane's binaries; prints their bin folder
 #   hack/build-tools.sh node   also the real node's (kubelet, kube-proxy from the same
 #                              Kubernetes version; containerd 2.x, ctr and its runc shim;
-#                              the CNI plugins; CoreDNS; crictl; runc, the one cgo build,
+#                              the CNI plugins; CoreDNS; crictl; kube-router, whose
+#                              firewall enforces NetworkPolicy; runc, the one cgo build,
 #                              with libseccomp); prints the node's bin folder, which
 #                              holds the control plane's binaries too.
 #   hack/build-tools.sh etcd35 etcd 3.5 (tools/etcd35) for the version-matrix etcd image;
@@ -105,7 +106,8 @@ if [[ "$mode" == node ]]; then
   coredns_version="$(modversion "$here/tools/coredns/go.mod" github.com/coredns/coredns)"
   crictl_version="$(modversion "$here/tools/crictl/go.mod" sigs.k8s.io/cri-tools)"
   runc_version="$(modversion "$here/tools/runc/go.mod" github.com/opencontainers/runc)"
-  [[ -n "$containerd_version" && -n "$cni_version" && -n "$coredns_version" && -n "$crictl_version" && -n "$runc_version" ]] || { echo "build-tools: cannot read the node's pinned versions" >&2; exit 1; }
+  kube_router_version="$(modversion "$here/tools/kube-router/go.mod" github.com/cloudnativelabs/kube-router/v2)"
+  [[ -n "$containerd_version" && -n "$cni_version" && -n "$coredns_version" && -n "$crictl_version" && -n "$runc_version" && -n "$kube_router_version" ]] || { echo "build-tools: cannot read the node's pinned versions" >&2; exit 1; }
   # kubelet and kube-proxy live in a module of their own (adding them to tools/kube
   # would change its key and rebuild the whole control plane) but must be the same
   # Kubernetes release as the apiserver.
@@ -116,6 +118,7 @@ if [[ "$mode" == node ]]; then
   coredns_dir="$cache/bin/coredns-$coredns_version-$(key "$here/tools/coredns")"
   crictl_dir="$cache/bin/crictl-$crictl_version-$(key "$here/tools/crictl")"
   runc_dir="$cache/bin/runc-$runc_version-$(key "$here/tools/runc")"
+  kube_router_dir="$cache/bin/kube-router-$kube_router_version-$(key "$here/tools/kube-router")"
   node_bin="$cache/bin/node-$kube_version-$containerd_version-$cni_version-$coredns_version"
 
   build "$here/tools/kubenode" "$kubenode_dir" "$kube_ld" \
@@ -136,6 +139,9 @@ if [[ "$mode" == node ]]; then
   build "$here/tools/coredns" "$coredns_dir" "" coredns=github.com/coredns/coredns
   build "$here/tools/crictl" "$crictl_dir" "-X sigs.k8s.io/cri-tools/pkg/version.Version=$crictl_version" \
     crictl=sigs.k8s.io/cri-tools/cmd/crictl
+  build "$here/tools/kube-router" "$kube_router_dir" \
+    "-X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$kube_router_version" \
+    kube-router=github.com/cloudnativelabs/kube-router/v2/cmd/kube-router
   # runc's nsenter is C, and seccomp filters come from libseccomp.
   CGO_ENABLED=1 GOFLAGS="$GOFLAGS -tags=seccomp" build "$here/tools/runc" "$runc_dir" \
     "-X main.version=$runc_version" runc=github.com/opencontainers/runc
@@ -157,7 +163,7 @@ for f in "$kube_dir"/* "$etcd_dir"/* "$helm_dir"/*; do ln -sfn "$f" "$bin/$(base
 [[ "$mode" == node ]] || { echo "$bin"; exit 0; }
 
 mkdir -p "$node_bin/cni"
-for f in "$bin"/* "$kubenode_dir"/* "$containerd_dir"/* "$coredns_dir"/* "$crictl_dir"/* "$runc_dir"/*; do
+for f in "$bin"/* "$kubenode_dir"/* "$containerd_dir"/* "$coredns_dir"/* "$crictl_dir"/* "$runc_dir"/* "$kube_router_dir"/*; do
   ln -sfn "$(readlink -f "$f")" "$node_bin/$(basename "$f")"
 done
 for f in "$cni_dir"/*; do ln -sfn "$f" "$node_bin/cni/$(basename "$f")"; done

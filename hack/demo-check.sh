@@ -2,7 +2,7 @@
 # Runs the README's demo the way a newcomer does and checks what it promises:
 # both resources Ready, the printed psql command reaches a writable primary,
 # and the demo's `down` leaves no process, network namespace, bridge, nft table,
-# cgroup or mount.
+# iptables chain, ipset, cgroup or mount.
 #
 #   hack/demo-check.sh                    `make demo`, the checks, `make demo-down` (CI: the
 #                                         README's commands with their default paths); with
@@ -199,9 +199,15 @@ for t in "${nft_tables[@]}"; do
   # shellcheck disable=SC2086
   if nft list table $t >/dev/null 2>&1; then die "nft table $t left after demo-down"; fi
 done
+# kube-router's NetworkPolicy firewall: its filter chains and ipsets.
+if iptables-save -t filter 2>/dev/null | grep -qE '^:KUBE-(ROUTER|POD-FW|NWPLCY)-'; then
+  die "kube-router's iptables chains left after demo-down"
+fi
+sets="$(ipset list -n 2>/dev/null | grep -E '^(inet6:)?KUBE-(SRC|DST)-' || true)"
+[[ -z "$sets" ]] || die "kube-router's ipsets left after demo-down: $sets"
 cgroups="$(ls -d /sys/fs/cgroup/*/"$cgroup" 2>/dev/null || true)"
 [[ -z "$cgroups" ]] || die "cgroups left after demo-down: $cgroups"
 mounts="$(grep -F " $state" /proc/mounts || true)"
 [[ -z "$mounts" ]] || die "mounts left after demo-down: $mounts"
-log "demo-down left no process, network namespace, bridge, nft table, cgroup or mount"
+log "demo-down left no process, network namespace, bridge, nft table, iptables chain, ipset, cgroup or mount"
 log "OK"

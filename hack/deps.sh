@@ -6,7 +6,8 @@
 # which must be there already) the pinned control-plane binaries and the backup tests'
 # object store (SeaweedFS) through hack/build-tools.sh.
 # Then the real node the e2e tests and the demo run pods on (hack/node.sh: kubelet,
-# containerd, runc, CNI, CoreDNS) and its images (hack/images.sh), all cached by key.
+# containerd, runc, CNI, CoreDNS, kube-router's NetworkPolicy firewall) and its images
+# (hack/images.sh), all cached by key.
 # Quiet when everything is already there. Never reads stdin.
 set -euo pipefail
 
@@ -20,9 +21,10 @@ packages=(
   ccache mold
 )
 # The real node (hack/node.sh, hack/images.sh) also needs libseccomp-dev (runc's
-# build), nft (kube-proxy's nftables mode), catatonit (the pause image), mmdebstrap
-# and buildah (images built here, no registry).
-packages+=(libseccomp-dev nftables catatonit mmdebstrap buildah e2fsprogs)
+# build), nft (kube-proxy's nftables mode), iptables and ipset (kube-router's
+# NetworkPolicy firewall), catatonit (the pause image), mmdebstrap and buildah
+# (images built here, no registry).
+packages+=(libseccomp-dev nftables iptables ipset catatonit mmdebstrap buildah e2fsprogs)
 go_minimum="1.26"
 
 log() { echo "deps: $*" >&2; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real single-node Kubernetes beside a control plane started by hack/controlplane.sh:
-# containerd 2.x + runc, the kubelet, kube-proxy (nftables), CoreDNS and kube-scheduler,
-# built from pinned sources by `hack/build-tools.sh node`.
+# containerd 2.x + runc, the kubelet, kube-proxy (nftables), CoreDNS, kube-scheduler and
+# kube-router's NetworkPolicy firewall, built from pinned sources by `hack/build-tools.sh node`.
 #
 #   hack/node.sh start CP_DIR     start the node for the control plane in CP_DIR (no-op if healthy)
 #   hack/node.sh stop CP_DIR      stop it and remove everything it made (idempotent)
@@ -32,6 +32,26 @@
 # Cgroups: v1 controllers here, so the kubelet runs with failCgroupV1=false and cgroupfs,
 # everything under the cgroup /quorum-node.
 #
+# NetworkPolicy is enforced (the bridge plugin enforces none) by kube-router v2, only its
+# network policy controller (--run-firewall; no routing, no service proxy): iptables filter
+# chains (KUBE-ROUTER-INPUT/FORWARD/OUTPUT, one KUBE-POD-FW-* per local pod, one KUBE-NWPLCY-*
+# per policy) and ipsets (KUBE-SRC-*, KUBE-DST-*), through the iptables and ipset
+# commands. Pod-to-pod packets cross the bridge without routing: br_netfilter's
+# bridge-nf-call-iptables=1 (set at start, restored at stop) makes them pass those chains.
+# A connection a policy does not admit is REJECTed: the client sees "connection refused".
+# Traffic from the host: every pod's chain accepts a packet whose source address is one of
+# the node's own (`-m addrtype --src-type LOCAL`) before any policy: the kubelet's probes and
+# any host process, whatever its user or address (10.245.0.1 or another of the machine's),
+# reach every pod and port — the operator as the tests and `make demo` run it, psql, curl.
+# That is Kubernetes' rule that a pod's own node is always admitted; no flag is needed. A
+# pod reaching a Service's ClusterIP is judged by its own address (kube-proxy masquerades
+# only after the filter chains). Its health port binds every address, so it is off
+# (--health-port=0); metrics on 127.0.0.1:10264. It keeps its chains when it stops (no gap
+# on a restart); stop removes them and the ipsets.
+# Why not kube-network-policies (sigs.k8s.io, v0.8.0): it diverts new connections with the
+# nftables `queue` expression, and kernels built without CONFIG_NFT_QUEUE (this one: "nft
+# add rule ... queue num 98" fails with "No such file or directory") cannot load its table.
+#
 # Orphan protection as in controlplane.sh: a watchdog stops the node once its owner
 # ($QUORUM_OWNER_PID, default the caller's parent) is gone; QUORUM_OWNER_PID=none disables it.
 set -euo pipefail
@@ -46,11 +66,11 @@ pod_cidr="$cidr_prefix.0/24"
 node_ip="$cidr_prefix.1"
 cgroup_root=/quorum-node
 nft_table=quorum-node
-components=(containerd kube-scheduler kubelet kube-proxy coredns)
+components=(containerd kube-scheduler kubelet kube-proxy coredns kube-router)
 ready_timeout="${QUORUM_NODE_TIMEOUT:-180}"
 # Fixed ports on the node's address or loopback.
 kubelet_port=10250 kubelet_healthz=10248 proxy_healthz=10256 proxy_metrics=10249
-coredns_ready=8181 coredns_health=8180 scheduler_port=10259
+coredns_ready=8181 coredns_health=8180 scheduler_port=10259 kube_router_metrics=10264
 
 log() { echo "node: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -185,6 +205,7 @@ cleanup_host() {  # what the processes leave in the kernel and on disk
     done
     [[ -d "$cg" ]] && log "cannot remove cgroup $cg"
   done
+  cleanup_kube_router
   cleanup_kubelet_iptables
   nft delete table ip kube-proxy 2>/dev/null || true
   nft delete table ip6 kube-proxy 2>/dev/null || true
@@ -200,11 +221,38 @@ cleanup_host() {  # what the processes leave in the kernel and on disk
     sysctl -q -w "net.ipv4.ip_forward=$(<"$node/sysctl.saved")" >/dev/null || true
     rm -f "$node/sysctl.saved"
   fi
+  if [[ -f "$node/sysctl-bridge.saved" ]]; then
+    sysctl -q -w "net.bridge.bridge-nf-call-iptables=$(<"$node/sysctl-bridge.saved")" >/dev/null || true
+    rm -f "$node/sysctl-bridge.saved"
+  fi
   # The shims' sockets and runc's state live under /run/containerd whatever the
   # config says: remove the folders once empty (no other containerd here).
   rmdir /run/containerd/runc/k8s.io /run/containerd/runc /run/containerd/s /run/containerd 2>/dev/null || true
   # containerd's root stays: the imported images are there for the next start.
   rm -rf "$node/containerd/state" "$node/kubelet" "$node/cni" "$node/run" "$node/netns"
+}
+
+cleanup_kube_router() {
+  # kube-router leaves its filter chains and ipsets when it stops (so that a restart
+  # never opens a gap): the jumps to its chains, the chains, then the sets they used.
+  command -v iptables >/dev/null || return 0
+  local n chain chains=() set
+  # By number: its rules carry quoted comments, which do not survive word splitting.
+  for chain in INPUT FORWARD OUTPUT; do
+    while n="$(iptables -t filter -L "$chain" -n --line-numbers 2>/dev/null |
+      awk '$2 ~ /^KUBE-ROUTER-/ {print $1; exit}')" && [[ -n "$n" ]]; do
+      iptables -t filter -D "$chain" "$n" 2>/dev/null || break
+    done
+  done
+  while read -r chain; do [[ -n "$chain" ]] && chains+=("$chain"); done < <(
+    iptables-save -t filter 2>/dev/null | sed -nE 's/^:(KUBE-(ROUTER|POD-FW|NWPLCY)-[^ ]*) .*/\1/p' || true)
+  for chain in "${chains[@]}"; do iptables -t filter -F "$chain" 2>/dev/null || true; done
+  for chain in "${chains[@]}"; do iptables -t filter -X "$chain" 2>/dev/null || true; done
+  command -v ipset >/dev/null || return 0
+  while read -r set; do
+    [[ -n "$set" ]] && { ipset destroy "$set" 2>/dev/null || log "cannot destroy ipset $set"; }
+  done < <(ipset list -n 2>/dev/null | grep -E '^(inet6:)?KUBE-(SRC|DST)-' || true)
+  return 0
 }
 
 cleanup_kubelet_iptables() {
@@ -245,7 +293,7 @@ stop_all() {
     done >>"$node/netns" || true
   fi
   remove_pods
-  for name in kube-proxy coredns kube-scheduler containerd; do stop_component "$name"; done
+  for name in kube-proxy kube-router coredns kube-scheduler containerd; do stop_component "$name"; done
   cleanup_host
   remove_volumes
   rm -rf "$node/volumes"
@@ -265,6 +313,12 @@ node_ready() {
 proxy_healthy() { curl_ok "http://127.0.0.1:$proxy_healthz/livez"; }
 coredns_healthy() { curl_ok "http://127.0.0.1:$coredns_ready/ready"; }
 scheduler_healthy() { curl_ok -k "https://127.0.0.1:$scheduler_port/healthz"; }
+# Its health port cannot be bound to loopback (it is off): ready once its first sync has
+# put the jump to its chain into FORWARD and its metrics answer.
+kube_router_ready() {
+  iptables-save -t filter 2>/dev/null | grep -q -- '^-A FORWARD .*-j KUBE-ROUTER-FORWARD' &&
+    curl_ok "http://127.0.0.1:$kube_router_metrics/metrics"
+}
 
 wait_for() {  # wait_for NAME CHECK
   local name="$1" check="$2" deadline=$((SECONDS + ready_timeout))
@@ -284,12 +338,13 @@ healthy() {
   source "$node/state"
   local name
   for name in "${components[@]}"; do running "$name" || return 1; done
-  containerd_ready && kubelet_healthy && proxy_healthy && coredns_healthy && node_ready
+  containerd_ready && kubelet_healthy && proxy_healthy && coredns_healthy && kube_router_ready && node_ready
 }
 
 print_endpoints() {
   echo "node $node_name in $node"
   echo "  pods:        $pod_cidr on $bridge (node IP $node_ip, cluster DNS $node_ip:53)"
+  echo "  policies:    kube-router (iptables filter chains KUBE-ROUTER-*, metrics 127.0.0.1:$kube_router_metrics)"
   echo "  containerd:  $node/run/containerd.sock (crictl: source $node/env)"
   echo "  kubeconfig:  $cp/kubeconfig"
 }
@@ -341,9 +396,10 @@ subjectAltName=IP:$node_ip,DNS:$node_name"
   sign kube-proxy "/CN=system:kube-proxy" "extendedKeyUsage=clientAuth"
   sign coredns "/CN=quorum:coredns" "extendedKeyUsage=clientAuth"
   sign kube-scheduler "/CN=system:kube-scheduler" "extendedKeyUsage=clientAuth"
+  sign kube-router "/CN=quorum:kube-router" "extendedKeyUsage=clientAuth"
   rm -f "$node/pki/ca.srl"
   local n
-  for n in kubelet kube-proxy coredns kube-scheduler; do kubeconfig_for "$n"; done
+  for n in kubelet kube-proxy coredns kube-scheduler kube-router; do kubeconfig_for "$n"; done
 }
 
 apply_rbac() {  # the node's identities: RBAC only (no Node authorizer on this control plane)
@@ -379,6 +435,27 @@ metadata: {name: "quorum-node:coredns"}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "quorum-node:coredns"}
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: "quorum:coredns"}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "quorum-node:kube-router"}
+rules:
+- apiGroups: [""]
+  resources: [namespaces, pods, services, nodes, endpoints]
+  verbs: [get, list, watch]
+- apiGroups: [networking.k8s.io]
+  resources: [networkpolicies]
+  verbs: [get, list, watch]
+- apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "quorum-node:kube-router"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "quorum-node:kube-router"}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: "quorum:kube-router"}
 EOF
 }
 
@@ -523,6 +600,14 @@ setup_network() {
   ip link set "$bridge" up
   [[ -f "$node/sysctl.saved" ]] || sysctl -n net.ipv4.ip_forward >"$node/sysctl.saved"
   sysctl -q -w net.ipv4.ip_forward=1
+  # Pod-to-pod packets cross the bridge without routing: only with br_netfilter's
+  # bridge-nf-call-iptables do they pass the filter chains that enforce NetworkPolicy.
+  [[ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]] || modprobe br_netfilter 2>/dev/null || true
+  [[ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]] ||
+    die "no br_netfilter (modprobe br_netfilter): NetworkPolicy would not see pod-to-pod traffic"
+  [[ -f "$node/sysctl-bridge.saved" ]] ||
+    sysctl -n net.bridge.bridge-nf-call-iptables >"$node/sysctl-bridge.saved"
+  sysctl -q -w net.bridge.bridge-nf-call-iptables=1
   sysctl -q -w "net.ipv4.conf.$bridge.route_localnet=1"
   # Pods -> the `kubernetes` Service -> the API server on loopback. Before kube-proxy's
   # chains (dstnat - 5): the Service has no endpoints (the API server advertises none).
@@ -538,6 +623,16 @@ table ip $nft_table {
   }
 }
 EOF
+}
+
+launch_kube_router() {  # only its NetworkPolicy controller; kube-proxy serves the Services
+  local service_cidr
+  service_cidr="$(sed -n 's/^--service-cluster-ip-range=//p' "$cp/args/kube-apiserver" 2>/dev/null)"
+  [[ -n "$service_cidr" ]] || { log "cannot read --service-cluster-ip-range from $cp/args/kube-apiserver"; return 1; }
+  launch kube-router --kubeconfig="$node/config/kube-router.kubeconfig" --hostname-override="$node_name" \
+    --run-firewall=true --run-router=false --run-service-proxy=false --enable-cni=false \
+    --service-cluster-ip-range="$service_cidr" --health-port=0 \
+    --metrics-addr=127.0.0.1 --metrics-port="$kube_router_metrics"
 }
 
 volumes=64 volume_size=20Gi loop_volumes=8 loop_volume_size=1Gi
@@ -667,6 +762,9 @@ cmd_start() {
   done
   runc="$bin/runc"
   command -v nft >/dev/null || die "nft not found (apt-get install nftables)"
+  for name in iptables iptables-save iptables-restore ipset; do
+    command -v "$name" >/dev/null || die "$name not found (kube-router's firewall; apt-get install iptables ipset)"
+  done
   pause_image="$("$here/images.sh" name pause)"
   printf 'bin=%q\npause_image=%q\n' "$bin" "$pause_image" >"$node/state.tmp"
   if [[ -f "$node/state" ]] && healthy; then
@@ -700,7 +798,8 @@ cmd_start() {
       --root-dir "$node/kubelet" --cert-dir "$node/kubelet/pki" --hostname-override "$node_name" \
       --node-ip "$node_ip" --oom-score-adj="$oom_adj" && wait_for kubelet kubelet_healthy &&
     launch kube-proxy --config "$node/config/kube-proxy.yaml" && wait_for kube-proxy proxy_healthy &&
-    wait_for kubelet node_ready; then
+    wait_for kubelet node_ready &&
+    launch_kube_router && wait_for kube-router kube_router_ready; then
     make_volumes
     write_env
     trap - INT TERM

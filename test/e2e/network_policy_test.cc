@@ -1,0 +1,243 @@
+// The NetworkPolicy a PostgresCluster gets by default, enforced on the real
+// node (hack/node.sh runs kube-router's firewall) and tried with real
+// connections (issue 34.5): with spec.networkPolicy.postgresFrom admitting
+// only app=web pods, a pod of another namespace and a pod of the cluster's
+// namespace without that label reach neither PostgreSQL (5432) nor Patroni's
+// REST API (8008) of a member, while an app=web pod reaches PostgreSQL (and
+// still not the REST API). The members keep streaming to each other, the
+// operator on the host keeps the cluster Ready, and a write through the
+// primary Service succeeds.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "test/e2e/e2e_env.h"
+#include "test/testmain/paths.h"
+
+namespace quorum::e2e {
+namespace {
+
+const kube::GroupVersionResource kPostgres{"postgres.quorum.dev", "v1alpha1", "postgresclusters"};
+const kube::GroupVersionResource kPods{"", "v1", "pods"};
+const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
+const kube::GroupVersionResource kNamespaces{"", "v1", "namespaces"};
+const kube::GroupVersionResource kNetworkPolicies{"networking.k8s.io", "v1", "networkpolicies"};
+// The cluster's own image: bash (its /dev/tcp), timeout and pg_isready.
+constexpr char kClientImage[] = "ghcr.io/quorum-dev/postgres:15-patroni4";
+constexpr int kPostgresPort = 5432;
+constexpr int kPatroniPort = 8008;
+
+// A pod that only sleeps, for kubectl exec to open connections from. It runs
+// as the image's postgres user: libpq (pg_isready) looks the user's name up.
+Json ClientPod(const std::string& ns, const std::string& name, const std::string& app) {
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"app", app}}}}},
+      {"spec",
+       {{"terminationGracePeriodSeconds", 0},
+        {"securityContext",
+         {{"runAsNonRoot", true},
+          {"runAsUser", 999},
+          {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+        {"containers", Json::array({{{"name", "client"},
+                                     {"image", kClientImage},
+                                     {"command", Json::array({"sleep", "infinity"})},
+                                     {"securityContext",
+                                      {{"allowPrivilegeEscalation", false},
+                                       {"readOnlyRootFilesystem", true},
+                                       {"capabilities", {{"drop", Json::array({"ALL"})}}}}}}})}}}};
+}
+
+class NetworkPolicyE2E : public E2ETest {
+ protected:
+  void SetUp() override {
+    E2ETest::SetUp();
+    if (HasFatalFailure()) return;
+    absl::Status s =
+        testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) +
+                                          "/deploy/crds/postgres.quorum.dev_postgresclusters.yaml");
+    ASSERT_TRUE(s.ok()) << s;
+    other_ns_ = ns() + "-stranger";
+    auto created = client().Create(
+        kNamespaces, "",
+        {{"apiVersion", "v1"},
+         {"kind", "Namespace"},
+         {"metadata", {{"name", other_ns_}, {"labels", {{"quorum.dev/test", "true"}}}}}});
+    ASSERT_TRUE(created.ok()) << created.status();
+  }
+
+  void TearDown() override {
+    if (!HasFailure()) {
+      (void)client().Delete(kNamespaces, "", other_ns_,
+                            {.propagation = kube::PropagationPolicy::kBackground});
+    }
+    E2ETest::TearDown();
+  }
+
+  bool Ready(const std::string& name) {
+    auto c = client().Get(kPostgres, ns(), name);
+    if (!c.ok()) return false;
+    for (const Json& cond : c->value("status", Json::object()).value("conditions", Json::array()))
+      if (cond.value("type", "") == "Ready") return cond.value("status", "") == "True";
+    return false;
+  }
+
+  std::string Primary(const std::string& name) {
+    auto c = client().Get(kPostgres, ns(), name);
+    if (!c.ok()) return "";
+    const Json& st = c->value("status", Json::object());
+    return st.contains("primary") && st["primary"].is_string() ? st["primary"] : "";
+  }
+
+  bool PodRunning(const std::string& ns, const std::string& name) {
+    auto pod = client().Get(kPods, ns, name);
+    if (!pod.ok()) return false;
+    for (const Json& c : (*pod)["status"].value("conditions", Json::array()))
+      if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+    return false;
+  }
+
+  std::string PodIP(const std::string& name) {
+    auto pod = client().Get(kPods, ns(), name);
+    return pod.ok() ? (*pod)["status"].value("podIP", "") : "";
+  }
+
+  CommandResult Kubectl(const std::string& ns, const std::vector<std::string>& args) {
+    const testenv::ControlPlane* cp = testenv::GetControlPlane();
+    std::vector<std::string> argv = {cp->bin_dir + "/kubectl", "--kubeconfig=" + cp->kubeconfig,
+                                     "-n", ns};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(argv, absl::Seconds(30));
+  }
+
+  // Whether pod ns/name opens a TCP connection to ip:port within 5 s.
+  // Refused (kube-router's REJECT) and no answer both count as no.
+  CommandResult Connect(const std::string& ns, const std::string& name, const std::string& ip,
+                        int port) {
+    return Kubectl(ns, {"exec", name, "--", "timeout", "5", "bash", "-c",
+                        "exec 3<>\"/dev/tcp/$0/$1\"", ip, absl::StrCat(port)});
+  }
+
+  // The same from the host (this process's user), as the operator connects.
+  CommandResult ConnectFromHost(const std::string& ip, int port) {
+    return RunCommand(
+        {"timeout", "5", "bash", "-c", "exec 3<>\"/dev/tcp/$0/$1\"", ip, absl::StrCat(port)},
+        absl::Seconds(10));
+  }
+
+  // psql with the superuser's URI against the primary Service, over TLS
+  // verified by the Secret's CA.
+  CommandResult Sql(const std::string& cluster, const std::string& sql) {
+    const std::string secret = cluster + "-superuser";
+    auto s = client().Get(kSecrets, ns(), secret);
+    if (!s.ok()) return {1, std::string(s.status().message())};
+    std::string uri, ca;
+    absl::Base64Unescape(s->value("data", Json::object()).value("uri", ""), &uri);
+    absl::Base64Unescape(s->value("data", Json::object()).value("ca.crt", ""), &ca);
+    const size_t at = uri.find('@'), colon = uri.find(':', at);
+    if (at == std::string::npos || colon == std::string::npos) return {1, "no uri in " + secret};
+    uri = uri.substr(0, at + 1) + absl::StrCat(cluster, ".", ns(), ".svc") + uri.substr(colon);
+    if (!ca.empty()) {  // the node shares this file system
+      const std::string ca_file = absl::StrCat("/tmp/quorum-e2e-", ns(), "-", secret, "-ca.crt");
+      std::ofstream(ca_file) << ca;
+      uri +=
+          (uri.find('?') == std::string::npos ? "?" : "&") + std::string("sslrootcert=") + ca_file;
+    }
+    return NodeExec({"psql", uri, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql}, absl::Seconds(20));
+  }
+
+  std::string other_ns_;
+};
+
+TEST_F(NetworkPolicyE2E, StrangersReachNoMemberPortWhileTheAppAndTheMembersDo) {
+  OperatorProcess op(ns());
+  op.Start();
+  const Json pg = {
+      {"apiVersion", "postgres.quorum.dev/v1alpha1"},
+      {"kind", "PostgresCluster"},
+      {"metadata", {{"name", "np"}, {"namespace", ns()}}},
+      {"spec",
+       {{"postgresVersion", 15},
+        {"networkPolicy",
+         {{"postgresFrom", Json::array({{{"podSelector", {{"matchLabels", {{"app", "web"}}}}}}})}}},
+        {"instances", Json::array({{{"name", "main"},
+                                    {"replicas", 2},
+                                    {"dataVolumeClaimSpec",
+                                     {{"accessModes", Json::array({"ReadWriteOnce"})},
+                                      {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})}}}};
+  auto created = client().Create(kPostgres, ns(), pg);
+  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_TRUE(
+      testenv::Eventually([&] { return Ready("np") && !Primary("np").empty(); }, absl::Minutes(6)))
+      << "the PostgresCluster did not become Ready with a primary";
+  ASSERT_TRUE(client().Get(kNetworkPolicies, ns(), "np").ok()) << "no NetworkPolicy np";
+
+  ASSERT_TRUE(client().Create(kPods, ns(), ClientPod(ns(), "web", "web")).ok());
+  ASSERT_TRUE(client().Create(kPods, ns(), ClientPod(ns(), "neighbour", "other")).ok());
+  ASSERT_TRUE(client().Create(kPods, other_ns_, ClientPod(other_ns_, "stranger", "web")).ok());
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        return PodRunning(ns(), "web") && PodRunning(ns(), "neighbour") &&
+               PodRunning(other_ns_, "stranger");
+      },
+      absl::Minutes(3)))
+      << "the client pods did not run";
+
+  const std::string primary = Primary("np");
+  const std::string replica = primary == "np-main-0" ? "np-main-1" : "np-main-0";
+  for (const std::string& member : {primary, replica}) {
+    SCOPED_TRACE(member);
+    const std::string ip = PodIP(member);
+    ASSERT_FALSE(ip.empty());
+    // Both ports listen: the host (the node, always admitted) reaches them.
+    EXPECT_EQ(ConnectFromHost(ip, kPostgresPort).exit_code, 0);
+    EXPECT_EQ(ConnectFromHost(ip, kPatroniPort).exit_code, 0);
+    // The application's pod: PostgreSQL answers it once the firewall knows
+    // its address.
+    CommandResult ready;
+    EXPECT_TRUE(testenv::Eventually(
+        [&] {
+          ready = Kubectl(ns(), {"exec", "web", "--", "pg_isready", "-h", ip, "-p",
+                                 absl::StrCat(kPostgresPort), "-t", "5"});
+          return ready.exit_code == 0;
+        },
+        absl::Minutes(1)))
+        << "app=web did not reach PostgreSQL: " << ready.output;
+    // Everyone else, and the REST API for the application too: no connection.
+    for (const auto& [pod_ns, pod] : {std::pair{ns(), std::string("neighbour")},
+                                      std::pair{other_ns_, std::string("stranger")}}) {
+      for (int port : {kPostgresPort, kPatroniPort}) {
+        CommandResult c = Connect(pod_ns, pod, ip, port);
+        EXPECT_NE(c.exit_code, 0) << pod_ns << "/" << pod << " connected to " << ip << ":" << port;
+      }
+    }
+    CommandResult rest = Connect(ns(), "web", ip, kPatroniPort);
+    EXPECT_NE(rest.exit_code, 0) << "app=web connected to Patroni's REST API on " << ip;
+  }
+  // The stranger's network works otherwise: it reaches the node's DNS server.
+  EXPECT_EQ(Connect(other_ns_, "stranger", "10.245.0.1", 53).exit_code, 0)
+      << "the stranger pod cannot open any connection: the refusals above prove nothing";
+
+  // The cluster is unharmed: the replica streams from the primary (member to
+  // member), the operator on the host keeps it Ready, and a write through the
+  // primary Service succeeds.
+  CommandResult w;
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        w = Sql("np",
+                "create table if not exists t(v int); insert into t values (1);"
+                " select count(*) from pg_stat_replication where state = 'streaming';");
+        return w.exit_code == 0 && absl::StripAsciiWhitespace(w.output) == "1";
+      },
+      absl::Minutes(2)))
+      << w.output;
+  EXPECT_TRUE(Ready("np"));
+}
+
+}  // namespace
+}  // namespace quorum::e2e
