@@ -60,6 +60,12 @@ metadata: {name: demo-etcd}
 spec:
   replicas: 3
   storage: {emptyDir: {}}
+  # TLS everywhere with certificates Quorum issues, and etcd auth: the
+  # PostgresCluster's pods get an etcd user of their own that reaches only
+  # their cluster's keys (docs/security.md).
+  security:
+    enableAuth: true
+    tls: {managed: true}
 ---
 apiVersion: postgres.quorum.dev/v1alpha1
 kind: PostgresCluster

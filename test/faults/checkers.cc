@@ -182,8 +182,8 @@ absl::StatusOr<std::set<int64_t>> PgWriter::Present(absl::Duration timeout) cons
   return absl::DeadlineExceededError(absl::StrCat("reading back ", table_, ": ", error));
 }
 
-EtcdWriter::EtcdWriter(std::string endpoint, std::string prefix, absl::Duration interval)
-    : endpoint_(std::move(endpoint)), prefix_(std::move(prefix)), interval_(interval) {}
+EtcdWriter::EtcdWriter(etcd::ClientConfig access, std::string prefix, absl::Duration interval)
+    : access_(std::move(access)), prefix_(std::move(prefix)), interval_(interval) {}
 
 void EtcdWriter::Start() {
   thread_ = std::thread([this] { Run(); });
@@ -198,8 +198,9 @@ std::string EtcdWriter::Key(int64_t id) const { return absl::StrFormat("%s%09d",
 
 void EtcdWriter::Run() {
   // A put that hangs counts as failed after 2 s (a frozen leader never answers).
-  absl::StatusOr<std::unique_ptr<etcd::Client>> client =
-      etcd::Client::Create({.endpoints = {endpoint_}, .timeout = absl::Seconds(2)});
+  etcd::ClientConfig config = access_;
+  config.timeout = absl::Seconds(2);
+  absl::StatusOr<std::unique_ptr<etcd::Client>> client = etcd::Client::Create(std::move(config));
   for (int64_t id = 1; client.ok() && !stop_.WaitFor(interval_); ++id) {
     WriteAttempt a{.at = absl::Now(), .id = id};
     absl::StatusOr<int64_t> revision = (*client)->Put(Key(id), std::to_string(id));
@@ -217,8 +218,9 @@ std::vector<WriteAttempt> EtcdWriter::attempts() const {
 }
 
 std::string EtcdWriter::ReadBack(absl::Duration timeout) const {
-  absl::StatusOr<std::unique_ptr<etcd::Client>> client =
-      etcd::Client::Create({.endpoints = {endpoint_}, .timeout = absl::Seconds(5)});
+  etcd::ClientConfig config = access_;
+  config.timeout = absl::Seconds(5);
+  absl::StatusOr<std::unique_ptr<etcd::Client>> client = etcd::Client::Create(std::move(config));
   if (!client.ok()) return client.status().ToString();
   const absl::Time deadline = absl::Now() + timeout;
   std::vector<EtcdRead> reads;

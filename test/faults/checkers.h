@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "src/base/cancellation.h"
+#include "src/etcd/client.h"
 #include "src/kube/client.h"
 #include "test/faults/timeline.h"
 
@@ -60,9 +61,10 @@ class PgWriter {
 
 class EtcdWriter {
  public:
-  // Keys `prefix` + a zero-padded id, from 1, through `endpoint`
-  // (http://host:2379; no TLS or auth: the demo's EtcdCluster).
-  EtcdWriter(std::string endpoint, std::string prefix,
+  // Keys `prefix` + a zero-padded id, from 1, through `access` (the
+  // EtcdCluster's client URL with its TLS and root credentials, as the
+  // operator reaches it; the per-request timeout is set here).
+  EtcdWriter(etcd::ClientConfig access, std::string prefix,
              absl::Duration interval = absl::Milliseconds(200));
   ~EtcdWriter() { Stop(); }
   void Start();
@@ -76,7 +78,8 @@ class EtcdWriter {
  private:
   void Run();
   std::string Key(int64_t id) const;
-  const std::string endpoint_, prefix_;
+  const etcd::ClientConfig access_;
+  const std::string prefix_;
   const absl::Duration interval_;
   Cancellation stop_;
   std::thread thread_;

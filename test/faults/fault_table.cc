@@ -85,14 +85,46 @@ bool Settled(const PgWriter& writer, const ReadySampler& pg, absl::Time since,
   return false;
 }
 
-// The EtcdCluster's client Service as a URL the host can reach (its
-// ClusterIP: kube-proxy's rules apply to the host's traffic).
-absl::StatusOr<std::string> EtcdUrl(kube::Client& client, const Flags& f) {
-  absl::StatusOr<kube::Json> svc = client.Get(kServices, f.ns, f.etcd);
-  if (!svc.ok()) return svc.status();
-  const std::string ip = (*svc)["spec"].value("clusterIP", "");
-  if (ip.empty() || ip == "None") return absl::NotFoundError("Service " + f.etcd + " has no IP");
-  return absl::StrCat("http://", ip, ":2379");
+// One key of a Secret, decoded; "" when absent.
+std::string SecretValue(kube::Client& client, const std::string& ns, const std::string& name,
+                        const char* key) {
+  absl::StatusOr<kube::Json> secret = client.Get(kSecrets, ns, name);
+  std::string out;
+  if (!secret.ok()) return out;
+  const kube::Json& v = (*secret)["data"].value(key, kube::Json());
+  if (v.is_string()) absl::Base64Unescape(v.get<std::string>(), &out);
+  return out;
+}
+
+// How the host reaches the EtcdCluster as the operator does: its client
+// Service (by name: this runs under the node's exec, which resolves it) with
+// the TLS material and root credentials its status names; a plain cluster's
+// Service by its ClusterIP.
+absl::StatusOr<etcd::ClientConfig> EtcdAccess(kube::Client& client, const Flags& f) {
+  absl::StatusOr<kube::Json> cluster = client.Get(kEtcdClusters, f.ns, f.etcd);
+  if (!cluster.ok()) return cluster.status();
+  const kube::Json status = cluster->value("status", kube::Json::object());
+  etcd::ClientConfig out;
+  const std::string endpoint = status.value("clientEndpoint", "");
+  if (endpoint.starts_with("https://")) {
+    out.endpoints = {endpoint};
+  } else {
+    absl::StatusOr<kube::Json> svc = client.Get(kServices, f.ns, f.etcd);
+    if (!svc.ok()) return svc.status();
+    const std::string ip = (*svc)["spec"].value("clusterIP", "");
+    if (ip.empty() || ip == "None") return absl::NotFoundError("Service " + f.etcd + " has no IP");
+    out.endpoints = {absl::StrCat("http://", ip, ":2379")};
+  }
+  if (const std::string tls = status.value("clientSecretName", ""); !tls.empty()) {
+    out.ca_pem = SecretValue(client, f.ns, tls, "ca.crt");
+    out.cert_pem = SecretValue(client, f.ns, tls, "tls.crt");
+    out.key_pem = SecretValue(client, f.ns, tls, "tls.key");
+  }
+  if (const std::string auth = status.value("authSecretName", ""); !auth.empty()) {
+    out.username = SecretValue(client, f.ns, auth, "username");
+    out.password = SecretValue(client, f.ns, auth, "password");
+  }
+  return out;
 }
 
 // Applies `patch` to the PostgresCluster (a merge patch; null: nothing) and
@@ -132,12 +164,12 @@ bool ApplyAndSettle(kube::Client& client, const Flags& f, const kube::Json& patc
 }
 
 Run RunOnce(const Row& row, int attempt, Bed& bed, kube::Client& client, const std::string& uri,
-            const std::string& etcd_url) {
+            const etcd::ClientConfig& etcd_access) {
   const Flags& f = bed.flags();
   const int64_t first_id = (static_cast<int64_t>(absl::ToUnixSeconds(absl::Now())) << 20) +
                            static_cast<int64_t>(row.id) * 100000 + attempt;
   PgWriter writer(uri, "quorum_fault_table", first_id);
-  EtcdWriter etcd_writer(etcd_url, absl::StrCat("/quorum-faults/", first_id, "/"));
+  EtcdWriter etcd_writer(etcd_access, absl::StrCat("/quorum-faults/", first_id, "/"));
   PrimaryWatch watch(client, f.ns, f.postgres);
   ReadySampler pg(client, kPostgresClusters, f.ns, f.postgres);
   ReadySampler etcd(client, kEtcdClusters, f.ns, f.etcd);
@@ -385,9 +417,9 @@ int Main(int argc, char** argv) {
     std::cerr << "fault_table: " << uri.status() << " (is `make demo` running?)\n";
     return 1;
   }
-  absl::StatusOr<std::string> etcd_url = EtcdUrl(**client, f);
-  if (!etcd_url.ok()) {
-    std::cerr << "fault_table: " << etcd_url.status() << " (is `make demo` running?)\n";
+  absl::StatusOr<etcd::ClientConfig> etcd_access = EtcdAccess(**client, f);
+  if (!etcd_access.ok()) {
+    std::cerr << "fault_table: " << etcd_access.status() << " (is `make demo` running?)\n";
     return 1;
   }
   Bed bed(f, **client);
@@ -413,7 +445,7 @@ int Main(int argc, char** argv) {
     applied = &row.setup;
     for (int i = 1; i <= f.repeat; ++i) {
       Log(absl::StrCat("row ", row.id, " run ", i, ": ", row.fault));
-      Run run = RunOnce(row, i, bed, **client, *uri, *etcd_url);
+      Run run = RunOnce(row, i, bed, **client, *uri, *etcd_access);
       all_ok = all_ok && run.ok();
       results[row.id].push_back(run);
     }

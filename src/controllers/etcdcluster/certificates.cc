@@ -64,12 +64,25 @@ class Issuer {
         now_(now),
         memo_(memo) {}
 
-  // The CA in Secret `name`, generated once.
-  absl::StatusOr<runtime::CertKeyPair> Ca(const std::string& name, const char* what) {
+  // The CA in Secret `name`, generated once. A CA whose Secret is gone
+  // while certificates it issued (`issued`) are in use is not replaced:
+  // members switched to a new CA one kubelet sync at a time would stop
+  // trusting each other.
+  absl::StatusOr<runtime::CertKeyPair> Ca(const std::string& name, const char* what,
+                                          const std::vector<std::string>& issued) {
     absl::StatusOr<ObjectPtr> have = Owned(cache_, cluster_, name);
     if (!have.ok()) return have.status();
-    if (*have != nullptr)
+    if (*have != nullptr) {
       return runtime::CertKeyPair{Decoded(**have, "ca.crt"), Decoded(**have, "ca.key")};
+    }
+    for (const std::string& leaf : issued) {
+      if (cache_.Get(kSecrets, cluster_.metadata.ns, leaf) == nullptr) continue;
+      return absl::FailedPreconditionError(absl::StrCat(
+          "Secret ", name, " (the ", what, " CA) is gone while Secret ", leaf,
+          " holds a certificate it issued; Quorum does not make a new CA under running members "
+          "(they would stop trusting each other one by one). Restore ",
+          name, " from a backup, or move to a new EtcdCluster (spec.bootstrap.restore)"));
+    }
     absl::StatusOr<runtime::CertKeyPair> ca = runtime::GenerateCA(
         absl::StrCat("quorum-etcd ", what, " ", cluster_.metadata.name).substr(0, 64),
         kEtcdCaValidity);
@@ -195,9 +208,10 @@ absl::StatusOr<CertificatesOutcome> EnsureCertificates(kube::Client& client,
   if (!cluster.spec.security.tls.managed) return CertificatesOutcome{};
   const api::ManagedTlsNames names = api::ManagedTlsNamesOf(cluster.metadata.name);
   Issuer issuer(client, cache, recorder, stored, cluster, now, memo);
-  absl::StatusOr<runtime::CertKeyPair> peer_ca = issuer.Ca(names.peer_ca, "peer");
+  absl::StatusOr<runtime::CertKeyPair> peer_ca = issuer.Ca(names.peer_ca, "peer", {names.peer});
   if (!peer_ca.ok()) return peer_ca.status();
-  absl::StatusOr<runtime::CertKeyPair> server_ca = issuer.Ca(names.server_ca, "client port");
+  absl::StatusOr<runtime::CertKeyPair> server_ca =
+      issuer.Ca(names.server_ca, "client port", {names.server, names.client});
   if (!server_ca.ok()) return server_ca.status();
   if (absl::Status s = issuer.Leaf(names.peer, *peer_ca, PeerCertDnsNames(cluster), {}); !s.ok()) {
     return s;

@@ -6,16 +6,19 @@
 // tested in test/integration/etcd.
 #include "src/controllers/etcdcluster/reconciler.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/wait.h"
 #include "src/kube/errors.h"
+#include "src/runtime/certs.h"
 #include "test/examples/examples.h"
 #include "test/integration/controllers/api_writes.h"
 #include "test/integration/controllers/refuse_budgets.h"
@@ -288,6 +291,128 @@ TEST_F(EtcdClusterControllerTest, AMissingSecretIsWaitedForAndItsCreationReconci
                   .ok());
   EXPECT_TRUE(
       Eventually([&] { return ready_reason() == "WaitingForFirstQuorum"; }, absl::Seconds(60)));
+}
+
+// spec.security.tls.managed (issue 34): Quorum makes two CAs and three
+// certificates in owned Secrets, mounts no CA key, renews a certificate in
+// place, never replaces a lost CA under running members, never takes over a
+// Secret that is not its own, and writes nothing once converged.
+class ManagedTlsTest : public EtcdClusterControllerTest {
+ protected:
+  static Json Managed(const std::string& name) {
+    Json obj = Example(name);
+    obj["spec"]["security"] = {{"enableAuth", true}, {"tls", {{"managed", true}}}};
+    return obj;
+  }
+  std::string Data(const std::string& secret, const char* key) {
+    auto s = client().Get(kSecrets, ns(), secret);
+    if (!s.ok()) return "";
+    std::string out;
+    absl::Base64Unescape((*s)["data"].value(key, ""), &out);
+    return out;
+  }
+  bool Exists(const std::string& secret) { return client().Get(kSecrets, ns(), secret).ok(); }
+};
+
+TEST_F(ManagedTlsTest, IssuesEveryCertificateAndRenewsInPlace) {
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Managed("mtls")).ok());
+  const std::vector<std::string> all = {"mtls-peer-ca", "mtls-server-ca", "mtls-peer-tls",
+                                        "mtls-server-tls", "mtls-client-tls"};
+  ASSERT_TRUE(Eventually(
+      [&] {
+        for (const std::string& s : all) {
+          if (!Exists(s)) return false;
+        }
+        return true;
+      },
+      absl::Seconds(30)));
+  for (const std::string& s : all) {
+    auto secret = client().Get(kSecrets, ns(), s);
+    EXPECT_EQ((*secret)["metadata"]["ownerReferences"][0]["kind"], "EtcdCluster") << s;
+  }
+  const absl::Time now = absl::Now();
+  const std::string peer_ca = Data("mtls-peer-ca", "ca.crt");
+  const std::string server_ca = Data("mtls-server-ca", "ca.crt");
+  EXPECT_FALSE(Data("mtls-peer-ca", "ca.key").empty());
+  EXPECT_NE(peer_ca, server_ca) << "a client certificate must be no peer certificate";
+  EXPECT_TRUE(runtime::VerifyCertificate(Data("mtls-peer-tls", "tls.crt"), peer_ca, now).ok());
+  EXPECT_FALSE(runtime::VerifyCertificate(Data("mtls-peer-tls", "tls.crt"), server_ca, now).ok());
+  EXPECT_TRUE(runtime::VerifyCertificate(Data("mtls-server-tls", "tls.crt"), server_ca, now).ok());
+  EXPECT_TRUE(runtime::VerifyCertificate(Data("mtls-client-tls", "tls.crt"), server_ca, now).ok());
+  EXPECT_EQ(Data("mtls-server-tls", "ca.crt"), server_ca) << "the leaf Secret is the CA bundle";
+  absl::StatusOr<runtime::CertificateInfo> server =
+      runtime::InspectCertificate(Data("mtls-server-tls", "tls.crt"));
+  ASSERT_TRUE(server.ok());
+  EXPECT_EQ(server->common_name, "") << "with auth on etcd would take a CommonName as a user";
+  EXPECT_THAT(server->dns_names, ::testing::Contains("mtls." + ns() + ".svc"));
+  EXPECT_THAT(server->dns_names, ::testing::Contains("*.mtls-headless." + ns() + ".svc"));
+  absl::StatusOr<runtime::CertificateInfo> client_cert =
+      runtime::InspectCertificate(Data("mtls-client-tls", "tls.crt"));
+  ASSERT_TRUE(client_cert.ok());
+  EXPECT_EQ(client_cert->common_name, "");
+
+  // The members mount the leaf Secrets, never a CA key.
+  ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "mtls").ok(); },
+                         absl::Seconds(30)));
+  const std::string sts = client().Get(kStatefulSets, ns(), "mtls")->dump();
+  EXPECT_TRUE(absl::StrContains(sts, R"("secretName":"mtls-peer-tls")")) << sts;
+  EXPECT_TRUE(absl::StrContains(sts, R"("secretName":"mtls-server-tls")")) << sts;
+  EXPECT_FALSE(absl::StrContains(sts, R"("secretName":"mtls-peer-ca")")) << sts;
+  EXPECT_FALSE(absl::StrContains(sts, R"("secretName":"mtls-server-ca")")) << sts;
+  EXPECT_TRUE(absl::StrContains(sts, "--client-cert-auth")) << sts;
+  ASSERT_TRUE(Eventually(
+      [&] { return ReadyCondition("mtls").value("reason", "") == "WaitingForFirstQuorum"; },
+      absl::Seconds(30)))
+      << ReadyCondition("mtls").dump();
+  auto stored = client().Get(kEtcdClusters, ns(), "mtls");
+  EXPECT_EQ((*stored)["status"]["clientSecretName"], "mtls-client-tls");
+  EXPECT_EQ((*stored)["status"]["clientEndpoint"], "https://mtls." + ns() + ".svc:2379");
+  EXPECT_TRUE(
+      testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kEtcdClusters, ns(), "mtls"))
+      << "the controller kept writing";
+
+  // A certificate that no longer fits (here: other names) is rewritten in
+  // place, from the same CA.
+  auto before = client().Get(kSecrets, ns(), "mtls-server-tls");
+  const std::string uid = (*before)["metadata"]["uid"];
+  absl::StatusOr<runtime::CertKeyPair> wrong = runtime::GenerateMemberCert(
+      {server_ca, Data("mtls-server-ca", "ca.key")}, "x", {"wrong.example"}, {}, absl::Hours(1));
+  ASSERT_TRUE(wrong.ok());
+  (*before)["data"]["tls.crt"] = absl::Base64Escape(wrong->cert_pem);
+  (*before)["data"]["tls.key"] = absl::Base64Escape(wrong->key_pem);
+  ASSERT_TRUE(client().Update(kSecrets, ns(), *before).ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        absl::StatusOr<runtime::CertificateInfo> c =
+            runtime::InspectCertificate(Data("mtls-server-tls", "tls.crt"));
+        return c.ok() && c->dns_names != std::vector<std::string>{"wrong.example"};
+      },
+      absl::Seconds(30)));
+  EXPECT_EQ(client().Get(kSecrets, ns(), "mtls-server-tls")->at("metadata").at("uid"), uid)
+      << "rewritten in place, so the kubelet swaps the files under the running members";
+  EXPECT_EQ(Data("mtls-server-tls", "ca.crt"), server_ca);
+  EXPECT_TRUE(HasEvent("CertificateRenewed"));
+
+  // A CA lost while its certificates are in use is not replaced.
+  ASSERT_TRUE(client().Delete(kSecrets, ns(), "mtls-peer-ca").ok());
+  ASSERT_TRUE(Eventually([&] { return HasEvent("CertificatesNotReady"); }, absl::Seconds(30)));
+  EXPECT_FALSE(Exists("mtls-peer-ca"));
+  EXPECT_TRUE(runtime::VerifyCertificate(Data("mtls-peer-tls", "tls.crt"), peer_ca, now).ok())
+      << "the members' peer certificate is left alone";
+}
+
+TEST_F(ManagedTlsTest, NeverTakesOverASecretThatIsNotItsOwn) {
+  const Json foreign = {{"apiVersion", "v1"},
+                        {"kind", "Secret"},
+                        {"metadata", {{"name", "other-peer-ca"}}},
+                        {"data", {{"note", absl::Base64Escape("someone else's")}}}};
+  ASSERT_TRUE(client().Create(kSecrets, ns(), foreign).ok());
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Managed("other")).ok());
+  ASSERT_TRUE(Eventually([&] { return HasEvent("CertificatesNotReady"); }, absl::Seconds(30)));
+  EXPECT_EQ(Data("other-peer-ca", "note"), "someone else's");
+  EXPECT_FALSE(Exists("other-peer-tls"));
+  EXPECT_TRUE(absl::IsNotFound(client().Get(kStatefulSets, ns(), "other").status()))
+      << "no members without their certificates";
 }
 
 TEST_F(EtcdClusterControllerTest, DeletingTheClusterRemovesItsObjects) {

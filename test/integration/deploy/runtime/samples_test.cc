@@ -32,10 +32,9 @@ constexpr char kPostgresCrd[] = "postgres.quorum.dev_postgresclusters.yaml";
 
 // Sample files per resource and feature (docs/install.md lists them).
 const std::vector<std::string> kEtcdSamples = {
-    "etcdcluster-minimal.yaml",       "etcdcluster-design-example.yaml",
-    "etcdcluster-emptydir.yaml",      "etcdcluster-tls.yaml",
-    "etcdcluster-tls-auth.yaml",      "etcdcluster-pdb.yaml",
-    "etcdcluster-scaled-to-zero.yaml"};
+    "etcdcluster-minimal.yaml", "etcdcluster-design-example.yaml", "etcdcluster-emptydir.yaml",
+    "etcdcluster-tls.yaml",     "etcdcluster-tls-auth.yaml",       "etcdcluster-managed-tls.yaml",
+    "etcdcluster-pdb.yaml",     "etcdcluster-scaled-to-zero.yaml"};
 const std::vector<std::string> kPostgresSamples = {
     "postgrescluster-kubernetes-dcs.yaml", "postgrescluster-etcd-clusterref.yaml",
     "postgrescluster-etcd-external.yaml",  "postgrescluster-users.yaml",
