@@ -52,7 +52,10 @@ up() {
     echo "$!" >"$cp/operator.pid"
     log "operator started (pid $!, log $cp/operator.log)"
   fi
+  # The demo's pods meet the restricted Pod Security Standard, and its namespace enforces it.
   "${kubectl[@]}" create namespace "$ns" --dry-run=client -o yaml | "${kubectl[@]}" apply -f - >/dev/null
+  "${kubectl[@]}" label --overwrite namespace "$ns" pod-security.kubernetes.io/enforce=restricted \
+    pod-security.kubernetes.io/enforce-version=latest >/dev/null
   "${kubectl[@]}" -n "$ns" apply -f - >/dev/null <<'YAML'
 apiVersion: etcd.aenix.io/v1alpha1
 kind: EtcdCluster
