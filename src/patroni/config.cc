@@ -134,6 +134,7 @@ json BuildConfig(const ConfigInput& in) {
     out["restapi"]["certfile"] = t.cert_file;
     out["restapi"]["keyfile"] = t.key_file;
     out["restapi"]["cafile"] = t.ca_file;
+    if (t.verify_client) out["restapi"]["verify_client"] = "optional";
     out["ctl"] = {{"cacert", t.ca_file}, {"certfile", t.cert_file}, {"keyfile", t.key_file}};
   }
   out["bootstrap"] = {{"dcs", bootstrap_dcs},

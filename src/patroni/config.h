@@ -89,6 +89,10 @@ struct PostgresTls {
 //     REST API does not ask for one (no verify_client).
 struct RestApiTls {
   std::string cert_file, key_file, ca_file;
+  // restapi.verify_client: optional — every unsafe call (POST, PUT, PATCH,
+  // DELETE) must present a client certificate from ca_file; GETs (probes,
+  // status) need none.
+  bool verify_client = false;
 };
 
 struct ConfigInput {

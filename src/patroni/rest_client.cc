@@ -127,8 +127,8 @@ RestClient::~RestClient() = default;
 absl::StatusOr<std::shared_ptr<kube::Transport>> RestClient::TransportFor(const Endpoint& member) {
   // Keyed by everything that shapes the connection: a pod IP reused by
   // another cluster's member must not reuse the first one's trust.
-  const std::string key =
-      absl::StrCat(member.url, "\n", member.tls_server_name, "\n", member.ca_pem);
+  const std::string key = absl::StrCat(member.url, "\n", member.tls_server_name, "\n",
+                                       member.ca_pem, "\n", member.client_cert_pem);
   absl::MutexLock lock(&mu_);
   if (auto it = transports_.find(key); it != transports_.end()) {
     it->second.last_used = ++uses_;
@@ -139,8 +139,9 @@ absl::StatusOr<std::shared_ptr<kube::Transport>> RestClient::TransportFor(const 
   while (!rc.server.empty() && rc.server.back() == '/') rc.server.pop_back();
   rc.ca_pem = member.ca_pem.empty() ? config_.ca_pem : member.ca_pem;
   rc.tls_server_name = member.tls_server_name;
-  rc.client_cert_pem = config_.cert_pem;
-  rc.client_key_pem = config_.key_pem;
+  const bool own = !member.client_cert_pem.empty();
+  rc.client_cert_pem = own ? member.client_cert_pem : config_.cert_pem;
+  rc.client_key_pem = own ? member.client_key_pem : config_.key_pem;
   rc.timeout = config_.timeout;
   rc.qps = 0;
   rc.user_agent = "quorum-patroni";

@@ -104,6 +104,9 @@ struct Endpoint {
   std::string url;
   std::string tls_server_name;
   std::string ca_pem;
+  // The client certificate this member's REST API wants (restapi
+  // verify_client); empty: RestClientConfig's, if any.
+  std::string client_cert_pem, client_key_pem;
   bool operator==(const Endpoint&) const = default;
 };
 

@@ -342,6 +342,11 @@ absl::StatusOr<CertificateInfo> InspectCertificate(std::string_view pem) {
       }
     }
   }
+  // Extended key usage: without the extension any usage is allowed.
+  const uint32_t flags = X509_get_extension_flags(x);
+  const uint32_t eku = X509_get_extended_key_usage(x);
+  info.client_auth = (flags & EXFLAG_XKUSAGE) == 0 || (eku & XKU_SSL_CLIENT) != 0;
+  info.server_auth = (flags & EXFLAG_XKUSAGE) == 0 || (eku & XKU_SSL_SERVER) != 0;
   ERR_clear_error();
   return info;
 }

@@ -77,6 +77,9 @@ struct CertificateInfo {
   bool is_ca = false;
   std::vector<std::string> dns_names;
   std::vector<std::string> ip_addresses;  // textual form, e.g. "127.0.0.1", "::1"
+  // What it may authenticate (extended key usage; both without one).
+  bool server_auth = false;
+  bool client_auth = false;
 };
 
 // Errors: InvalidArgument when `pem` holds no parsable certificate.

@@ -36,7 +36,7 @@ absl::Time RenewalTime(absl::Time not_before, absl::Time not_after) {
 
 std::string CertRenewalReason(const std::string& cert_pem, const std::string& key_pem,
                               const std::string& ca_pem, const std::vector<std::string>& want_dns,
-                              absl::Time now) {
+                              absl::Time now, bool want_client_auth) {
   if (cert_pem.empty() || key_pem.empty()) return "no certificate yet";
   absl::StatusOr<runtime::CertificateInfo> info = runtime::InspectCertificate(cert_pem);
   if (!info.ok()) return "the stored certificate cannot be read";
@@ -51,6 +51,9 @@ std::string CertRenewalReason(const std::string& cert_pem, const std::string& ke
   std::vector<std::string> want = want_dns;
   std::sort(want.begin(), want.end());
   if (have != want) return "the certificate's names differ from the cluster's";
+  if (want_client_auth && !info->client_auth) {
+    return "the certificate cannot authenticate as a client (issued before it had to)";
+  }
   if (now >= RenewalTime(info->not_before, info->not_after)) {
     return "less than a third of the certificate's lifetime is left";
   }
@@ -61,10 +64,12 @@ std::string CertRenewalMemo::RenewalReason(const std::string& cluster_key,
                                            const std::string& cert_pem, const std::string& key_pem,
                                            const std::string& ca_pem,
                                            const std::vector<std::string>& want_dns, absl::Time now,
-                                           std::optional<absl::Time>& renew_at) {
+                                           std::optional<absl::Time>& renew_at,
+                                           bool want_client_auth) {
   std::vector<std::string> want = want_dns;
   std::sort(want.begin(), want.end());
-  std::vector<const std::string*> inputs = {&cert_pem, &key_pem, &ca_pem};
+  const std::string client_auth = want_client_auth ? "client-auth" : "";
+  std::vector<const std::string*> inputs = {&cert_pem, &key_pem, &ca_pem, &client_auth};
   for (const std::string& name : want) inputs.push_back(&name);
   const std::array<unsigned char, 32> digest = DigestOf(inputs);
   const bool digested = digest != std::array<unsigned char, 32>{};
@@ -77,7 +82,7 @@ std::string CertRenewalMemo::RenewalReason(const std::string& cluster_key,
       return "";
     }
   }
-  std::string reason = CertRenewalReason(cert_pem, key_pem, ca_pem, want, now);
+  std::string reason = CertRenewalReason(cert_pem, key_pem, ca_pem, want, now, want_client_auth);
   absl::StatusOr<runtime::CertificateInfo> info =
       reason.empty() ? runtime::InspectCertificate(cert_pem)
                      : absl::StatusOr<runtime::CertificateInfo>(absl::CancelledError(""));

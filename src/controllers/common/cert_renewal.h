@@ -21,11 +21,12 @@ namespace quorum::controllers {
 
 // Whether a stored certificate must be (re)issued, and why ("" when
 // it still serves): missing or unparsable, its key does not match, it does
-// not chain to `ca_pem` at `now`, its names differ from `want_dns`, or less
-// than a third of its lifetime is left.
+// not chain to `ca_pem` at `now`, its names differ from `want_dns`, it
+// cannot authenticate a client when `want_client_auth` (issued before it had
+// to), or less than a third of its lifetime is left.
 std::string CertRenewalReason(const std::string& cert_pem, const std::string& key_pem,
                               const std::string& ca_pem, const std::vector<std::string>& want_dns,
-                              absl::Time now);
+                              absl::Time now, bool want_client_auth = false);
 
 // CertRenewalReason without parsing, matching and verifying the same
 // PEM again at every reconcile (OpenSSL 3 spends about a millisecond on
@@ -45,7 +46,7 @@ class CertRenewalMemo {
   std::string RenewalReason(const std::string& cluster_key, const std::string& cert_pem,
                             const std::string& key_pem, const std::string& ca_pem,
                             const std::vector<std::string>& want_dns, absl::Time now,
-                            std::optional<absl::Time>& renew_at);
+                            std::optional<absl::Time>& renew_at, bool want_client_auth = false);
   void Forget(const std::string& cluster_key);
   size_t size() const;
 

@@ -114,7 +114,7 @@ class Issuer {
                 ? "the CA changed"
                 : memo_.RenewalReason(absl::StrCat(cluster_.metadata.ns, "/", name),
                                       Decoded(**have, "tls.crt"), Decoded(**have, "tls.key"),
-                                      ca.cert_pem, dns, now_, due);
+                                      ca.cert_pem, dns, now_, due, /*want_client_auth=*/true);
       if (why.empty()) {
         if (due && (!out_.renew_at || *due < *out_.renew_at)) out_.renew_at = due;
         return absl::OkStatus();

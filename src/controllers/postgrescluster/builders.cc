@@ -212,10 +212,14 @@ patroni::ConfigInput BuildPatroniInput(const PostgresCluster& cluster, const Dcs
                                 .ca_file = tls_dir + "/ca.crt"};
   in.restapi_auth = true;
   // The REST API serves the same certificate (its wildcard names every pod);
-  // members and patronictl call each other by pod DNS name.
+  // members and patronictl call each other by pod DNS name. Unsafe calls
+  // need a client certificate from the cluster's CA (the operator's, or a
+  // member's own) — except with a customSecret, whose CA key Quorum lacks to
+  // issue the operator one and whose certificate may not allow clientAuth.
   in.restapi_tls = patroni::RestApiTls{.cert_file = tls_dir + "/tls.crt",
                                        .key_file = tls_dir + "/tls.key",
-                                       .ca_file = tls_dir + "/ca.crt"};
+                                       .ca_file = tls_dir + "/ca.crt",
+                                       .verify_client = cluster.spec.tls.custom_secret.empty()};
   in.restapi_connect_host = MemberDnsName(cluster, "$(POD_NAME)");
   return in;
 }

@@ -84,12 +84,20 @@ absl::StatusOr<TlsState> CustomTls(const Phase& p) {
 
 }  // namespace
 
-absl::StatusOr<TlsState> EnsureTls(const Phase& p, absl::Time now, ServerCertMemo& memo) {
+absl::StatusOr<TlsState> EnsureTls(const Phase& p, absl::Time now, ServerCertMemo& memo,
+                                   OperatorClientCerts& client_certs) {
   if (!p.cluster.spec.tls.custom_secret.empty()) return CustomTls(p);
   absl::StatusOr<runtime::CertKeyPair> ca = IssuingCa(p);
   if (!ca.ok()) return ca.status();
   TlsState out;
   out.ca_pem = ca->cert_pem;
+  absl::StatusOr<runtime::CertKeyPair> client =
+      client_certs.For(p.n.ns + "/" + p.n.cluster, *ca, now);
+  if (!client.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot issue the operator's REST API client certificate: ", client.status().message()));
+  }
+  out.operator_client = *std::move(client);
   const std::vector<std::string> dns = ServerCertDnsNames(p.cluster);
   ObjectPtr stored = p.cache.Get(kSecrets, p.n.ns, p.n.tls_secret);
   std::string reason = "no certificate yet";
@@ -98,11 +106,14 @@ absl::StatusOr<TlsState> EnsureTls(const Phase& p, absl::Time now, ServerCertMem
         Decoded(*stored, "ca.crt") != ca->cert_pem
             ? "the CA changed"
             : memo.RenewalReason(p.n.ns + "/" + p.n.cluster, Decoded(*stored, "tls.crt"),
-                                 Decoded(*stored, "tls.key"), ca->cert_pem, dns, now, out.renew_at);
+                                 Decoded(*stored, "tls.key"), ca->cert_pem, dns, now, out.renew_at,
+                                 /*want_client_auth=*/true);
     if (reason.empty()) return out;
   }
-  absl::StatusOr<runtime::CertKeyPair> cert = runtime::GenerateServingCert(
-      *ca, ServerCertCommonName(p.cluster), dns, {"127.0.0.1"}, kServerCertValidity);
+  // serverAuth and clientAuth: the members present it to each other's REST
+  // API (Patroni's ctl certfile), which demands one for unsafe calls.
+  absl::StatusOr<runtime::CertKeyPair> cert =
+      runtime::GenerateMemberCert(*ca, "quorum-postgres", dns, {"127.0.0.1"}, kServerCertValidity);
   if (!cert.ok()) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot issue the members' certificate: ", cert.status().message()));

@@ -30,13 +30,18 @@ inline constexpr absl::Duration kReloadWindow = absl::Minutes(3);
 inline constexpr absl::Duration kReloadInterval = absl::Seconds(30);
 
 struct TlsState {
-  std::string ca_pem;                  // what the members' certificate chains to
+  std::string ca_pem;  // what the members' certificate chains to
+  // The operator's client certificate for the members' REST API (tls.h
+  // OperatorClientCerts); empty with spec.tls.customSecret (no CA key).
+  runtime::CertKeyPair operator_client;
   bool renewed = false;                // <cluster>-tls was (re)written by this reconcile
   std::optional<absl::Time> renew_at;  // when the stored certificate is due (owned only)
 };
 
-// `memo` spares checking an unchanged stored certificate again (tls.h).
-absl::StatusOr<TlsState> EnsureTls(const Phase& p, absl::Time now, ServerCertMemo& memo);
+// `memo` spares checking an unchanged stored certificate again (tls.h);
+// `client_certs` keeps the operator's client certificate per cluster.
+absl::StatusOr<TlsState> EnsureTls(const Phase& p, absl::Time now, ServerCertMemo& memo,
+                                   OperatorClientCerts& client_certs);
 
 // With backups, the backup Jobs' client certificate
 // (<cluster>-pgbackrest-client, tls.h), created once when missing.

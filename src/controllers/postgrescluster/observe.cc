@@ -27,11 +27,14 @@ std::string DefaultMemberUrl(const Json& pod) {
 }
 
 patroni::Endpoint MemberEndpoint(const PostgresCluster& cluster, const std::string& pod,
-                                 const std::string& url, const std::string& ca_pem) {
+                                 const std::string& url, const std::string& ca_pem,
+                                 const runtime::CertKeyPair& client) {
   patroni::Endpoint e(url);
   if (url.starts_with("https://")) {
     e.tls_server_name = MemberDnsName(cluster, pod);
     e.ca_pem = ca_pem;
+    e.client_cert_pem = client.cert_pem;
+    e.client_key_pem = client.key_pem;
   }
   return e;
 }
@@ -67,7 +70,7 @@ bool OnNotReadyNode(const runtime::Cache& cache, const Json& pod) {
 Members Observe(patroni::RestClient& rest, const runtime::Cache& cache,
                 const std::vector<ObjectPtr>& pods, const MemberUrlFunc& member_url,
                 const PostgresCluster& cluster, const std::string& ca_pem,
-                std::optional<std::string> leader) {
+                const runtime::CertKeyPair& client, std::optional<std::string> leader) {
   Members m;
   m.leader = std::move(leader);
   std::map<std::string, patroni::Endpoint> ask;
@@ -75,7 +78,7 @@ Members Observe(patroni::RestClient& rest, const runtime::Cache& cache,
     const std::string name = Str(At(*pod, {"metadata", "name"}));
     const std::string url = member_url(*pod);
     if (url.empty()) continue;
-    m.urls[name] = MemberEndpoint(cluster, name, url, ca_pem);
+    m.urls[name] = MemberEndpoint(cluster, name, url, ca_pem, client);
     m.roles[name] = {.reachable = false};
     if (!OnNotReadyNode(cache, *pod)) ask[name] = m.urls[name];
   }

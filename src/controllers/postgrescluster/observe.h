@@ -15,6 +15,7 @@
 #include "src/controllers/postgrescluster/phase.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/patroni/rest_client.h"
+#include "src/runtime/certs.h"
 
 namespace quorum::postgrescluster {
 
@@ -32,20 +33,23 @@ std::string DefaultMemberUrl(const Json& pod);
 // certificate must carry the pod's DNS name (MemberDnsName, tls.h) and chain
 // to `ca_pem` (the cluster's CA), while the connection goes to the URL's
 // address (the pod IP: no cluster DNS needed, and a changed pod IP is simply
-// a new URL). Pure.
+// a new URL). `client`: the operator's client certificate for the members'
+// unsafe calls (none: empty). Pure.
 patroni::Endpoint MemberEndpoint(const PostgresCluster& cluster, const std::string& pod,
-                                 const std::string& url, const std::string& ca_pem);
+                                 const std::string& url, const std::string& ca_pem,
+                                 const runtime::CertKeyPair& client = {});
 
 // Reads key `key` of Secret `name` in `ns` from the cache, decoded.
 SecretValue SecretValueFrom(const runtime::Cache& cache, const std::string& ns);
 
 // Asks the members at once (short timeouts), pods on NotReady nodes skipped;
 // `leader` is the DCS leader key as observed (nullopt: unknown); the members'
-// certificates are checked against `ca_pem` (MemberEndpoint).
+// certificates are checked against `ca_pem` and `client` is presented
+// (MemberEndpoint).
 Members Observe(patroni::RestClient& rest, const runtime::Cache& cache,
                 const std::vector<runtime::ObjectPtr>& pods, const MemberUrlFunc& member_url,
                 const PostgresCluster& cluster, const std::string& ca_pem,
-                std::optional<std::string> leader);
+                const runtime::CertKeyPair& client, std::optional<std::string> leader);
 
 // The DCS (Secrets checked, clusterRef followed); a problem is a Warning
 // event and DCSReady=False, never a crash loop.

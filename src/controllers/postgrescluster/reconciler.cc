@@ -49,6 +49,7 @@ void PostgresClusterReconciler::Forget(const runtime::Request& req) {
   backoff_.Reset(req.Key());
   etcd_access_.Forget(req.Key());
   cert_memo_.Forget(req.Key());
+  client_certs_.Forget(req.Key());
   config_sync_.Forget(req.Key());
   absl::MutexLock lock(&mu_);
   users_applied_.erase(req.Key());
@@ -58,7 +59,7 @@ void PostgresClusterReconciler::Forget(const runtime::Request& req) {
 size_t PostgresClusterReconciler::remembered() const {
   absl::MutexLock lock(&mu_);
   return users_applied_.size() + reload_until_.size() + backoff_.size() + etcd_access_.size() +
-         cert_memo_.size() + config_sync_.size();
+         cert_memo_.size() + client_certs_.size() + config_sync_.size();
 }
 
 absl::StatusOr<PostgresClusterReconciler::Prepared>
@@ -69,7 +70,7 @@ PostgresClusterReconciler::ObserveDcsAndCredentials(const runtime::Request& req,
                           LeaderWatchTargetFor(ctx.cluster, dcs, SecretValueFrom(cache_, req.ns)));
   }
   // TLS first: the connection Secrets carry its CA.
-  absl::StatusOr<TlsState> tls = EnsureTls(ctx, absl::Now(), cert_memo_);
+  absl::StatusOr<TlsState> tls = EnsureTls(ctx, absl::Now(), cert_memo_, client_certs_);
   if (!tls.ok()) {
     if (absl::IsFailedPrecondition(tls.status())) {
       recorder_.Warning(ctx.stored, "TLSNotReady", std::string(tls.status().message()));
@@ -210,6 +211,7 @@ PostgresClusterReconciler::Observed PostgresClusterReconciler::ObserveMembers(
   if (RestoreStopsMembers(ctx.cluster)) return out;
   out.pods = ObservePods(ctx);
   out.members = Observe(probe_, cache_, out.pods, member_url_, ctx.cluster, prepared.tls.ca_pem,
+                        prepared.tls.operator_client,
                         out.pods.empty() ? std::nullopt : ObserveLeader(ctx, prepared.dcs));
   out.membership = PlanMembers(ctx, out.pods, out.members);
   return out;

@@ -187,6 +187,7 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   controllers::WaitBackoff backoff_;  // re-reading the members' roles
   PodEtcdAccessKeeper etcd_access_;   // clusterRef with etcd auth: the pods' etcd user
   ServerCertMemo cert_memo_;          // stored server certificates found good
+  OperatorClientCerts client_certs_;  // the operator's REST API client certificates
   std::unique_ptr<LeaderWatchSource> leader_watch_;  // set before the workers start
 };
 

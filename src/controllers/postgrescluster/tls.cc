@@ -49,6 +49,36 @@ std::string ServerCertCommonName(const PostgresCluster& cluster) {
   return NamesOf(cluster).primary_service.substr(0, 64);
 }
 
+absl::StatusOr<runtime::CertKeyPair> OperatorClientCerts::For(const std::string& cluster_key,
+                                                              const runtime::CertKeyPair& ca,
+                                                              absl::Time now) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = issued_.find(cluster_key);
+    if (it != issued_.end() && it->second.ca_pem == ca.cert_pem && now < it->second.renew_at) {
+      return it->second.cert;
+    }
+  }
+  absl::StatusOr<runtime::CertKeyPair> cert =
+      runtime::GenerateClientCert(ca, "quorum-operator", kOperatorClientValidity);
+  if (!cert.ok()) return cert.status();
+  absl::StatusOr<absl::Time> not_after = runtime::CertificateNotAfter(cert->cert_pem);
+  if (!not_after.ok()) return not_after.status();
+  absl::MutexLock lock(&mu_);
+  issued_[cluster_key] = Issued{ca.cert_pem, *cert, RenewalTime(now, *not_after)};
+  return *cert;
+}
+
+void OperatorClientCerts::Forget(const std::string& cluster_key) {
+  absl::MutexLock lock(&mu_);
+  issued_.erase(cluster_key);
+}
+
+size_t OperatorClientCerts::size() const {
+  absl::MutexLock lock(&mu_);
+  return issued_.size();
+}
+
 Json BuildCaSecret(const PostgresCluster& cluster, const std::string& ca_pem,
                    const std::string& ca_key_pem) {
   return {{"apiVersion", "v1"},

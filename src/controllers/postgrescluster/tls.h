@@ -24,9 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "src/controllers/common/cert_renewal.h"
 #include "src/controllers/postgrescluster/names.h"
+#include "src/runtime/certs.h"
 
 namespace quorum::postgrescluster {
 
@@ -73,6 +76,31 @@ inline std::string ServerCertRenewalReason(const std::string& cert_pem, const st
                                            absl::Time now) {
   return controllers::CertRenewalReason(cert_pem, key_pem, ca_pem, want_dns, now);
 }
+
+// The operator's client certificate towards a cluster's Patroni REST API:
+// the members run with restapi.verify_client: optional, so every unsafe call
+// (switchover, failover, reload, PATCH /config) must present a certificate
+// from the cluster's CA besides the basic-auth credentials. Issued in memory
+// from the CA (O=quorum-operator, no CommonName, 30 days), never stored, and
+// kept per cluster until its CA changes or a third of its lifetime is left.
+// Thread-safe. Memory: one certificate per cluster; Forget drops it.
+inline constexpr absl::Duration kOperatorClientValidity = absl::Hours(24 * 30);
+class OperatorClientCerts {
+ public:
+  absl::StatusOr<runtime::CertKeyPair> For(const std::string& cluster_key,
+                                           const runtime::CertKeyPair& ca, absl::Time now);
+  void Forget(const std::string& cluster_key);
+  size_t size() const;
+
+ private:
+  struct Issued {
+    std::string ca_pem;
+    runtime::CertKeyPair cert;
+    absl::Time renew_at;
+  };
+  mutable absl::Mutex mu_;
+  std::map<std::string, Issued> issued_ ABSL_GUARDED_BY(mu_);
+};
 
 // <cluster>-ca: the generated CA (ca.crt, ca.key).
 Json BuildCaSecret(const PostgresCluster& cluster, const std::string& ca_pem,

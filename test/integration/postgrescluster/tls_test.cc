@@ -56,8 +56,10 @@ class PostgresTlsTest : public testenv::IntegrationTest {
   std::string ApiUrl(int k) const { return absl::StrCat("https://127.0.0.1:", ports_[2 * k]); }
   // What the operator calls: the member's address, its pod DNS name checked
   // in the certificate, the cluster's CA (observe.h's MemberEndpoint).
+  // With the operator's client certificate (restapi.verify_client:
+  // optional: unsafe calls need one).
   patroni::Endpoint Member(int k) const {
-    return MemberEndpoint(Cluster(), Pod(k), ApiUrl(k), ca_.cert_pem);
+    return MemberEndpoint(Cluster(), Pod(k), ApiUrl(k), ca_.cert_pem, operator_client_);
   }
   int PgPort(int k) const { return ports_[2 * k + 1]; }
   std::string TlsDir() const { return patroni_.root() + "/tls"; }
@@ -107,9 +109,8 @@ class PostgresTlsTest : public testenv::IntegrationTest {
   }
 
   runtime::CertKeyPair Issue(absl::Duration validity) {
-    absl::StatusOr<runtime::CertKeyPair> c =
-        runtime::GenerateServingCert(ca_, ServerCertCommonName(Cluster()),
-                                     ServerCertDnsNames(Cluster()), {"127.0.0.1"}, validity);
+    absl::StatusOr<runtime::CertKeyPair> c = runtime::GenerateMemberCert(
+        ca_, "quorum-postgres", ServerCertDnsNames(Cluster()), {"127.0.0.1"}, validity);
     EXPECT_TRUE(c.ok()) << c.status();
     return *c;
   }
@@ -181,6 +182,7 @@ class PostgresTlsTest : public testenv::IntegrationTest {
 
   std::vector<int> ports_;
   runtime::CertKeyPair ca_;
+  runtime::CertKeyPair operator_client_;
   EtcdHarness etcd_harness_{{.max_members = 1, .tls = false, .name_prefix = "tls"}};
   PatroniHarness patroni_;
 };
@@ -197,6 +199,10 @@ TEST_F(PostgresTlsTest, VerifyFullTlsOnlyReplicationOverTlsRotationAndRestApiAut
       runtime::GenerateCA(CaCommonName(Cluster()), kClusterCaValidity);
   ASSERT_TRUE(ca.ok());
   ca_ = *ca;
+  OperatorClientCerts client_certs;
+  absl::StatusOr<runtime::CertKeyPair> op = client_certs.For(ns() + "/pg", ca_, absl::Now());
+  ASSERT_TRUE(op.ok()) << op.status();
+  operator_client_ = *op;
   // Issued for an hour: two thirds in, it is due (checked below).
   const runtime::CertKeyPair first = Issue(absl::Hours(1));
   WriteCert(first);
@@ -399,6 +405,28 @@ TEST_F(PostgresTlsTest, VerifyFullTlsOnlyReplicationOverTlsRotationAndRestApiAut
   EXPECT_TRUE(absl::IsUnauthenticated(
       rest.Switchover(Member(primary), Pod(primary), Pod(replica), {"quorum", "wrong"})));
   EXPECT_TRUE(absl::IsUnauthenticated(rest.Reload(Member(primary))));
+  // ... and a client certificate from the cluster's CA (issue 34): the right
+  // credentials without one, or with one from another CA, are refused.
+  patroni::Endpoint no_cert = Member(primary);
+  no_cert.client_cert_pem.clear();
+  no_cert.client_key_pem.clear();
+  absl::Status certless = rest.Reload(no_cert, kRestAuth);
+  EXPECT_FALSE(certless.ok()) << "an unsafe call without a client certificate was accepted";
+  std::printf("reload with credentials but no client certificate: %s\n",
+              certless.ToString().c_str());
+  absl::StatusOr<runtime::CertKeyPair> stranger_ca =
+      runtime::GenerateCA("stranger", absl::Hours(1));
+  ASSERT_TRUE(stranger_ca.ok());
+  absl::StatusOr<runtime::CertKeyPair> stranger =
+      runtime::GenerateClientCert(*stranger_ca, "stranger", absl::Hours(1));
+  ASSERT_TRUE(stranger.ok());
+  patroni::Endpoint foreign = Member(primary);
+  foreign.client_cert_pem = stranger->cert_pem;
+  foreign.client_key_pem = stranger->key_pem;
+  EXPECT_FALSE(rest.Reload(foreign, kRestAuth).ok())
+      << "a client certificate from another CA was accepted";
+  EXPECT_TRUE(rest.Reload(Member(primary), kRestAuth).ok());
+  EXPECT_TRUE(rest.GetPatroni(no_cert).ok()) << "GET (probes, role reads) needs no certificate";
   EXPECT_EQ(Primary(rest), primary);
   // GET stays open (probes, the operator's role reads).
   EXPECT_TRUE(rest.GetPatroni(Member(primary)).ok());
