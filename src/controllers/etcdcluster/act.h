@@ -42,9 +42,9 @@ BootstrapState StateAfterStep(const EtcdCluster& cluster, const Plan& plan, bool
 // The StatefulSet goes through controllers::PrepareStatefulSet (a changed
 // claim template never fails the apply); `claims` (optional) receives its outcome.
 // `operator_image`: of the restore init containers (restore.h);
-// `operator_peer`: the operator's pods, admitted by the NetworkPolicy
-// (network_policy.h), whose PostgreSQL clients come from the cache's
-// kPostgresClientIndex. An object the API server refuses
+// `operator_peer`: the operator's pods, which the NetworkPolicy admits
+// (network_policy.h; its PostgresCluster clients come from the cache's
+// kPostgresClientIndex). An object the API server refuses
 // (runtime::IsRefusedWrite) is named in the error's message.
 absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache,
                                const EtcdCluster& cluster, const Plan& plan, bool step_done,
