@@ -7,6 +7,7 @@
 #include "api/etcdcluster.h"
 #include "api/etcdcluster_defaults.h"
 #include "api/etcdcluster_validation.h"
+#include "api/network_policy_peers.h"
 
 namespace quorum::api {
 namespace {
@@ -163,6 +164,24 @@ Json Spec() {
       {"message", "minAvailable and maxUnavailable are mutually exclusive; set only one"},
   }});
 
+  Json network_policy = Object(
+      "Quorum's extension: a NetworkPolicy <name> selecting the members, Ingress only. The peer "
+      "port (2380) admits the members only; the metrics port (2381) the members and the "
+      "operator; the client port (2379) the members, the operator, the pods of the "
+      "PostgresClusters whose spec.patroni.dcs.etcd.clusterRef names this cluster, its "
+      "EtcdBackup Jobs, and clientFrom (default: every pod of the cluster's namespace, or "
+      "anyone with a NodePort or LoadBalancer client Service). Absent: enabled with that "
+      "default.",
+      {{"enabled", Bool("Create the NetworkPolicy (default true). false: the operator deletes "
+                        "it; write your own policy.")},
+       {"clientFrom",
+        NetworkPolicyPeersSchema(
+            "Who may connect to the client port (2379) besides the members, the operator, the "
+            "PostgresClusters that reference this cluster and its backup Jobs. Absent: every pod "
+            "of the cluster's namespace (ClusterIP) or anyone (NodePort, LoadBalancer). An empty "
+            "list: nobody else. Clients in other namespaces (e.g. a Kamaji tenant control plane, "
+            "Kamaji's controller) need an entry here.")}});
+
   Json replicas = Int32(
       "Number of etcd members. Changing it scales the cluster one member at a time (a new member "
       "joins as a learner and is promoted once it caught up; a removed member hands over "
@@ -234,6 +253,7 @@ Json Spec() {
                             "clientSecret, clientTrustedCASecret, serverSecret and "
                             "serverTrustedCASecret.")},
                   })},
+          {"networkPolicy", network_policy},
       });
   spec["default"] = Json::object();
   // Transition rules sit on spec, not on storage: a rule runs only when the

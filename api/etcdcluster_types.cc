@@ -74,6 +74,9 @@ void DecodeSpec(Decoder& d, const Json* spec, EtcdClusterSpec& out) {
   const Json* security = d.Member(spec, "spec", "security");
   d.Bool(security, "spec.security", "enableAuth", out.security.enable_auth);
   DecodeTls(d, security, out.security.tls);
+  const Json* np = d.Member(spec, "spec", "networkPolicy");
+  d.Bool(np, "spec.networkPolicy", "enabled", out.network_policy.enabled);
+  d.Array(np, "spec.networkPolicy", "clientFrom", out.network_policy.client_from);
   const Json* restore = d.Member(d.Member(spec, "spec", "bootstrap"), "spec.bootstrap", "restore");
   if (const Json* source = d.Member(restore, "spec.bootstrap.restore", "source")) {
     std::vector<FieldError> errors;
@@ -214,6 +217,12 @@ Json ToJson(const EtcdClusterSpec& spec) {
   if (spec.restore_source) {
     out["bootstrap"] = {{"restore", {{"source", ToJson(*spec.restore_source)}}}};
   }
+  Json np = Json::object();
+  if (!spec.network_policy.enabled) np["enabled"] = false;
+  if (!spec.network_policy.client_from.is_null()) {
+    np["clientFrom"] = spec.network_policy.client_from;
+  }
+  if (!np.empty()) out["networkPolicy"] = np;
   return out;
 }
 

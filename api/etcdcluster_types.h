@@ -81,6 +81,16 @@ struct EtcdPdbTemplate {
   std::optional<nlohmann::json> max_unavailable;
 };
 
+// spec.networkPolicy, Quorum's extension (src/controllers/etcdcluster/
+// network_policy.h): absent, as in every aenix manifest, means enabled with
+// the default client allow list.
+struct EtcdNetworkPolicySpec {
+  bool enabled = true;  // a NetworkPolicy guards the members' ports
+  // networking.k8s.io/v1 NetworkPolicyPeers admitted to the client port, kept
+  // as written; null when absent (then every pod of the namespace is).
+  nlohmann::json client_from;
+};
+
 struct EtcdClusterSpec {
   int32_t replicas = 3;
   std::map<std::string, std::string> options;  // etcd flags without "--"
@@ -93,6 +103,7 @@ struct EtcdClusterSpec {
   // spec.bootstrap.restore.source: the snapshot a new cluster starts from
   // (s3.key is the object, pvc.subPath the snapshot file inside the claim).
   std::optional<BackupDestination> restore_source;
+  EtcdNetworkPolicySpec network_policy;
 };
 
 // metav1.Condition.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "api/etcdbackup_types.h"
 #include "api/etcdcluster.h"
+#include "api/network_policy_peers.h"
 #include "api/quantity.h"
 #include "src/base/json_access.h"
 #include "src/base/strings.h"
@@ -462,6 +463,7 @@ std::vector<FieldError> ValidateEtcdCluster(const Json& obj, const Json* old) {
   if (old_spec != nullptr && old_spec->is_object())
     ValidateSecurityChanges(*spec, *old_spec, errors);
   ValidateBootstrap(*spec, old_spec, errors);
+  ValidateNetworkPolicySpec(*spec, "clientFrom", errors);
   return errors;
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "api/network_policy_peers.h"
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_validation_internal.h"
 #include "src/base/json_access.h"

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/network_policy_peers.h"
 #include "api/postgrescluster.h"
 #include "api/schema_nodes.h"
 
@@ -353,40 +354,17 @@ Json Etcd() {
   return etcd;
 }
 
-// Longer than 80 lines on purpose: one declarative schema literal that reads
-// top to bottom like the CRD it generates; splitting it would scatter fields.
 // spec.networkPolicy.postgresFrom: NetworkPolicyPeers as networking.k8s.io/v1
-// writes them (its LabelSelector is the one core/v1's documents carry).
+// writes them (network_policy_peers.h).
 Json PostgresFrom() {
-  const std::string selector = std::string(kMeta) + "LabelSelector";
-  Json except = {{"type", "array"},
-                 {"description", "CIDRs inside cidr that are not admitted."},
-                 {"items", {{"type", "string"}}},
-                 {"maxItems", 64}};
-  Json ip_block =
-      Object("A range of IP addresses (pod IPs are not stable: prefer selectors).",
-             {{"cidr", String("A CIDR, e.g. 10.0.0.0/8 or 2001:db8::/32.")}, {"except", except}});
-  ip_block["required"] = Json::array({"cidr"});
-  Json peer = Object(
-      "One source: pods by podSelector (in the cluster's namespace, or in the namespaces "
-      "namespaceSelector picks), or an ipBlock alone.",
-      {{"podSelector", Ref(selector, "Pods with these labels.")},
-       {"namespaceSelector", Ref(selector, "Pods of namespaces with these labels.")},
-       {"ipBlock", ip_block}});
-  peer["x-kubernetes-validations"] = Json::array(
-      {Rule("has(self.podSelector) || has(self.namespaceSelector) || has(self.ipBlock)",
-            "set podSelector, namespaceSelector or ipBlock"),
-       Rule("!has(self.ipBlock) || !(has(self.podSelector) || has(self.namespaceSelector))",
-            "ipBlock cannot be combined with podSelector or namespaceSelector")});
-  return {{"type", "array"},
-          {"description",
-           "Who may connect to PostgreSQL besides the members and the operator. Absent: every "
-           "pod of the namespace (ClusterIP) or anyone (NodePort, LoadBalancer). An empty list: "
-           "nobody else."},
-          {"items", peer},
-          {"maxItems", 64}};
+  return NetworkPolicyPeersSchema(
+      "Who may connect to PostgreSQL besides the members and the operator. Absent: every pod of "
+      "the namespace (ClusterIP) or anyone (NodePort, LoadBalancer). An empty list: nobody "
+      "else.");
 }
 
+// Longer than 80 lines on purpose: one declarative schema literal that reads
+// top to bottom like the CRD it generates; splitting it would scatter fields.
 // NOLINTNEXTLINE(readability-function-size): one declarative schema literal.
 Json Patroni() {
   Json ttl = Int32(

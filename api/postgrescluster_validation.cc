@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/etcdcluster_validation.h"
+#include "api/network_policy_peers.h"
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_validation_internal.h"
 #include "api/quantity.h"
@@ -249,7 +250,7 @@ std::vector<FieldError> ValidatePostgresCluster(const Json& obj, const Json* old
   internal::ValidateAuthentication(*spec, list);
   v.Service(*spec);
   internal::ValidateTls(*spec, list);
-  internal::ValidateNetworkPolicy(*spec, list);
+  ValidateNetworkPolicySpec(*spec, "postgresFrom", errors);
   internal::ValidateBackups(*spec, old_spec, name, list);
   internal::ValidateDataSource(*spec, old_spec, list);
   return errors;

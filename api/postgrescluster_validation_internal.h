@@ -47,16 +47,9 @@ void ValidateUsers(const nlohmann::json& spec, std::optional<int> major, ErrorLi
 // spec.tls (Secret names; customSecret and caSecret exclude each other).
 void ValidateTls(const nlohmann::json& spec, ErrorList& errors);
 
-// An IPv4 or IPv6 CIDR in canonical form (no host bits set), e.g. 10.0.0.0/8.
-bool IsCanonicalCidr(const std::string& s);
-
 // spec.authentication.rules: pg_hba lines as typed fields, each token one
 // PostgreSQL reads as written (no quotes, spaces, commas, @file or /regex).
 void ValidateAuthentication(const nlohmann::json& spec, ErrorList& errors);
-
-// spec.networkPolicy: enabled, and postgresFrom's peers as the API server
-// would check them in a NetworkPolicy (selectors, CIDRs).
-void ValidateNetworkPolicy(const nlohmann::json& spec, ErrorList& errors);
 
 // spec.backups.pgbackrest: repos (names, S3 fields or a volume; on update
 // against `old_spec`, or null: no repository changes between s3 and volume,

@@ -267,8 +267,13 @@ int Run(const Flags& f) {
   };
   etcdcluster::EtcdClusterReconciler etcd_reconciler(**client, manager.cache(), manager.recorder(),
                                                      nullptr, f.operator_image);
+  // The members' NetworkPolicy admits the client port from this namespace.
+  etcd_reconciler.SetOperatorNamespace(PodNamespace());
   if (enabled("etcdcluster", etcdcluster::kEtcdClusters)) {
-    etcdcluster::SetupEtcdClusterController(manager, etcd_reconciler, f.workers);
+    runtime::Controller& c =
+        etcdcluster::SetupEtcdClusterController(manager, etcd_reconciler, f.workers);
+    // ... and from the pods of the PostgresClusters that reference a cluster.
+    if (served(postgrescluster::kPostgresClusters)) etcdcluster::WatchPostgresClients(manager, c);
   }
   etcdbackup::EtcdBackupReconciler backup_reconciler(**client, manager.cache(), manager.recorder(),
                                                      f.operator_image);

@@ -19,6 +19,27 @@ bool Healthy(const etcd::StatusResponse& s) {
   return !s.is_learner && s.leader != 0 && s.errors.empty();
 }
 
+bool NoneAnswered(const std::vector<MemberProbe>& probes) {
+  for (const MemberProbe& p : probes) {
+    const absl::Status& s = p.status.status();
+    if (p.status.ok() || !(absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s))) return false;
+  }
+  return true;
+}
+
+// Every endpoint's status; while none answers, again each second until
+// `grace` has passed.
+std::vector<MemberProbe> Probe(etcd::Client& client, const std::vector<std::string>& endpoints,
+                               absl::Duration grace) {
+  const absl::Time deadline = absl::Now() + grace;
+  while (true) {
+    std::vector<MemberProbe> probes;
+    for (const std::string& e : endpoints) probes.push_back({e, client.Status(e)});
+    if (!NoneAnswered(probes) || absl::Now() >= deadline) return probes;
+    absl::SleepFor(absl::Seconds(1));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> ChooseMember(const std::vector<MemberProbe>& probes) {
@@ -77,8 +98,7 @@ absl::StatusOr<SnapshotJobResult> TakeSnapshot(const SnapshotJobOptions& o) {
   }
   absl::StatusOr<std::unique_ptr<etcd::Client>> client = etcd::Client::Create(o.etcd);
   if (!client.ok()) return client.status();
-  std::vector<MemberProbe> probes;
-  for (const std::string& e : o.etcd.endpoints) probes.push_back({e, (*client)->Status(e)});
+  const std::vector<MemberProbe> probes = Probe(**client, o.etcd.endpoints, o.unreachable_grace);
   absl::StatusOr<std::string> member = ChooseMember(probes);
   if (!member.ok()) return member.status();
 

@@ -30,6 +30,11 @@ struct SnapshotJobOptions {
   std::optional<S3Location> s3;  // key is the object's full key
   SigV4Credentials s3_credentials;
   std::string name;  // the file's name in `directory`
+  // How long to keep asking while no endpoint answers at all: a new pod's
+  // connections are refused until the NetworkPolicy enforcer knows its
+  // address (the cluster's policy admits the Job's pods by label), which
+  // takes a moment after the pod started. Asked again every second.
+  absl::Duration unreachable_grace = absl::Seconds(30);
 };
 
 struct SnapshotJobResult {
@@ -57,7 +62,8 @@ std::string ResultJson(const SnapshotJobResult& result);
 // Parses what ResultJson wrote. InvalidArgument when it is not that.
 absl::StatusOr<SnapshotJobResult> ParseResultJson(std::string_view json);
 
-// Errors: Unavailable (no healthy member, the store unreachable), DataLoss (a
+// Errors: Unavailable (no healthy member — after unreachable_grace when none
+// answered —, the store unreachable), DataLoss (a
 // cut or corrupted snapshot), PermissionDenied/NotFound/InvalidArgument from
 // the store, Unauthenticated/PermissionDenied from etcd, Internal (files).
 absl::StatusOr<SnapshotJobResult> TakeSnapshot(const SnapshotJobOptions& options);

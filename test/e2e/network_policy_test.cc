@@ -7,6 +7,14 @@
 // still not the REST API). The members keep streaming to each other, the
 // operator on the host keeps the cluster Ready, and a write through the
 // primary Service succeeds.
+//
+// The same for an EtcdCluster (issue 34.2) whose clientFrom admits app=web
+// pods, with a PostgresCluster on it (clusterRef): a pod of another namespace
+// and a non-member pod of the same namespace reach none of the members' client
+// (2379), peer (2380) and metrics (2381) ports; app=web reaches the client port
+// only; the database pod reaches the client port without being listed; the
+// members keep their quorum, the database stays Ready and takes a write, and
+// an EtcdBackup's snapshot Job reads the members.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -30,6 +38,14 @@ const kube::GroupVersionResource kNetworkPolicies{"networking.k8s.io", "v1", "ne
 constexpr char kClientImage[] = "ghcr.io/quorum-dev/postgres:15-patroni4";
 constexpr int kPostgresPort = 5432;
 constexpr int kPatroniPort = 8008;
+constexpr int kEtcdClientPort = 2379;
+constexpr int kEtcdPeerPort = 2380;
+constexpr int kEtcdMetricsPort = 2381;
+const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
+const kube::GroupVersionResource kEtcdBackups{"etcd.aenix.io", "v1alpha1", "etcdbackups"};
+const kube::GroupVersionResource kPvcs{"", "v1", "persistentvolumeclaims"};
+// The snapshot Job's image (the e2e fixture builds it from this build's program).
+constexpr char kOperatorImage[] = "ghcr.io/quorum-dev/quorum-operator:0.1.0";
 
 // A pod that only sleeps, for kubectl exec to open connections from. It runs
 // as the image's postgres user: libpq (pg_isready) looks the user's name up.
@@ -107,6 +123,21 @@ class NetworkPolicyE2E : public E2ETest {
     return pod.ok() ? (*pod)["status"].value("podIP", "") : "";
   }
 
+  // The three client pods: app=web and app=other here, app=web in the other
+  // namespace.
+  void StartClientPods() {
+    ASSERT_TRUE(client().Create(kPods, ns(), ClientPod(ns(), "web", "web")).ok());
+    ASSERT_TRUE(client().Create(kPods, ns(), ClientPod(ns(), "neighbour", "other")).ok());
+    ASSERT_TRUE(client().Create(kPods, other_ns_, ClientPod(other_ns_, "stranger", "web")).ok());
+    ASSERT_TRUE(testenv::Eventually(
+        [&] {
+          return PodRunning(ns(), "web") && PodRunning(ns(), "neighbour") &&
+                 PodRunning(other_ns_, "stranger");
+        },
+        absl::Minutes(3)))
+        << "the client pods did not run";
+  }
+
   CommandResult Kubectl(const std::string& ns, const std::vector<std::string>& args) {
     const testenv::ControlPlane* cp = testenv::GetControlPlane();
     std::vector<std::string> argv = {cp->bin_dir + "/kubectl", "--kubeconfig=" + cp->kubeconfig,
@@ -177,16 +208,8 @@ TEST_F(NetworkPolicyE2E, StrangersReachNoMemberPortWhileTheAppAndTheMembersDo) {
       << "the PostgresCluster did not become Ready with a primary";
   ASSERT_TRUE(client().Get(kNetworkPolicies, ns(), "np").ok()) << "no NetworkPolicy np";
 
-  ASSERT_TRUE(client().Create(kPods, ns(), ClientPod(ns(), "web", "web")).ok());
-  ASSERT_TRUE(client().Create(kPods, ns(), ClientPod(ns(), "neighbour", "other")).ok());
-  ASSERT_TRUE(client().Create(kPods, other_ns_, ClientPod(other_ns_, "stranger", "web")).ok());
-  ASSERT_TRUE(testenv::Eventually(
-      [&] {
-        return PodRunning(ns(), "web") && PodRunning(ns(), "neighbour") &&
-               PodRunning(other_ns_, "stranger");
-      },
-      absl::Minutes(3)))
-      << "the client pods did not run";
+  StartClientPods();
+  if (HasFatalFailure()) return;
 
   const std::string primary = Primary("np");
   const std::string replica = primary == "np-main-0" ? "np-main-1" : "np-main-0";
@@ -237,6 +260,131 @@ TEST_F(NetworkPolicyE2E, StrangersReachNoMemberPortWhileTheAppAndTheMembersDo) {
       absl::Minutes(2)))
       << w.output;
   EXPECT_TRUE(Ready("np"));
+}
+
+TEST_F(NetworkPolicyE2E, StrangersReachNoEtcdPortWhileMembersPostgresAndBackupsDo) {
+  for (const char* crd :
+       {"etcd.aenix.io_etcdbackups.yaml", "postgres.quorum.dev_postgresclusters.yaml"}) {
+    absl::Status s =
+        testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/" + crd);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  OperatorProcess op(ns());
+  op.Start({absl::StrCat("QUORUM_OPERATOR_IMAGE=", kOperatorImage)});
+  const Json etcd = {
+      {"apiVersion", "etcd.aenix.io/v1alpha1"},
+      {"kind", "EtcdCluster"},
+      {"metadata", {{"name", "dcs"}, {"namespace", ns()}}},
+      {"spec",
+       {{"replicas", 3},
+        {"storage", {{"emptyDir", Json::object()}}},
+        {"networkPolicy",
+         {{"clientFrom",
+           Json::array({{{"podSelector", {{"matchLabels", {{"app", "web"}}}}}}})}}}}}};
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), etcd).ok());
+  const Json pg = {
+      {"apiVersion", "postgres.quorum.dev/v1alpha1"},
+      {"kind", "PostgresCluster"},
+      {"metadata", {{"name", "db"}, {"namespace", ns()}}},
+      {"spec",
+       {{"postgresVersion", 15},
+        {"patroni", {{"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", "dcs"}}}}}}}}},
+        {"instances", Json::array({{{"name", "main"},
+                                    {"replicas", 1},
+                                    {"dataVolumeClaimSpec",
+                                     {{"accessModes", Json::array({"ReadWriteOnce"})},
+                                      {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})}}}};
+  ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
+  StartClientPods();
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(testenv::Eventually([&] { return EtcdClusterReady("dcs"); }, absl::Minutes(5)))
+      << "the EtcdCluster did not become Ready";
+  ASSERT_TRUE(
+      testenv::Eventually([&] { return Ready("db") && !Primary("db").empty(); }, absl::Minutes(6)))
+      << "the PostgresCluster on the EtcdCluster did not become Ready with a primary";
+  ASSERT_TRUE(client().Get(kNetworkPolicies, ns(), "dcs").ok()) << "no NetworkPolicy dcs";
+  const std::string database = Primary("db");
+
+  for (const std::string member : {"dcs-0", "dcs-1", "dcs-2"}) {
+    SCOPED_TRACE(member);
+    const std::string ip = PodIP(member);
+    ASSERT_FALSE(ip.empty());
+    // Every port listens: the host (the node, always admitted) reaches them.
+    for (int port : {kEtcdClientPort, kEtcdPeerPort, kEtcdMetricsPort}) {
+      EXPECT_EQ(ConnectFromHost(ip, port).exit_code, 0) << port;
+    }
+    // The listed application and the database pod (not listed: admitted as
+    // a PostgresCluster that references the cluster) reach the client port.
+    CommandResult web;
+    EXPECT_TRUE(testenv::Eventually(
+        [&] {
+          web = Connect(ns(), "web", ip, kEtcdClientPort);
+          return web.exit_code == 0;
+        },
+        absl::Minutes(1)))
+        << "app=web did not reach the client port: " << web.output;
+    CommandResult db =
+        Kubectl(ns(), {"exec", database, "-c", "database", "--", "timeout", "5", "bash", "-c",
+                       "exec 3<>\"/dev/tcp/$0/$1\"", ip, absl::StrCat(kEtcdClientPort)});
+    EXPECT_EQ(db.exit_code, 0) << "the database pod did not reach the client port: " << db.output;
+    // Nobody else reaches any port; app=web not the peer and metrics ports.
+    for (const auto& [pod_ns, pod] : {std::pair{ns(), std::string("neighbour")},
+                                      std::pair{other_ns_, std::string("stranger")}}) {
+      for (int port : {kEtcdClientPort, kEtcdPeerPort, kEtcdMetricsPort}) {
+        CommandResult c = Connect(pod_ns, pod, ip, port);
+        EXPECT_NE(c.exit_code, 0) << pod_ns << "/" << pod << " connected to " << ip << ":" << port;
+      }
+    }
+    for (int port : {kEtcdPeerPort, kEtcdMetricsPort}) {
+      EXPECT_NE(Connect(ns(), "web", ip, port).exit_code, 0)
+          << "app=web connected to " << ip << ":" << port;
+    }
+  }
+  EXPECT_EQ(Connect(other_ns_, "stranger", "10.245.0.1", 53).exit_code, 0)
+      << "the stranger pod cannot open any connection: the refusals above prove nothing";
+
+  // The members keep their quorum (a write needs two of three, over the peer
+  // port), the database stays Ready and takes a write (Patroni renews its
+  // leader key in etcd from the pod), and a snapshot Job reads the members.
+  CommandResult put = Etcdctl(ns(), "dcs", {"put", "np/check", "1"});
+  EXPECT_EQ(put.exit_code, 0) << put.output;
+  EXPECT_EQ(MemberList(ns(), "dcs").size(), 3u);
+  CommandResult w;
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        w = Sql("db",
+                "create table if not exists t(v int); insert into t values (1);"
+                " select count(*) from t;");
+        return w.exit_code == 0;
+      },
+      absl::Minutes(2)))
+      << w.output;
+  EXPECT_TRUE(Ready("db"));
+  const Json claim = {{"apiVersion", "v1"},
+                      {"kind", "PersistentVolumeClaim"},
+                      {"metadata", {{"name", "backups"}, {"namespace", ns()}}},
+                      {"spec",
+                       {{"accessModes", Json::array({"ReadWriteOnce"})},
+                        {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
+  ASSERT_TRUE(client().Create(kPvcs, ns(), claim).ok());
+  const Json backup = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                       {"kind", "EtcdBackup"},
+                       {"metadata", {{"name", "snap"}, {"namespace", ns()}}},
+                       {"spec",
+                        {{"clusterRef", {{"name", "dcs"}}},
+                         {"destination", {{"pvc", {{"claimName", "backups"}}}}}}}};
+  ASSERT_TRUE(client().Create(kEtcdBackups, ns(), backup).ok());
+  Json status;
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        auto b = client().Get(kEtcdBackups, ns(), "snap");
+        if (!b.ok()) return false;
+        status = b->value("status", Json::object());
+        return status.value("phase", "") == "Complete" || status.value("phase", "") == "Failed";
+      },
+      absl::Minutes(5)));
+  EXPECT_EQ(status.value("phase", ""), "Complete") << status.dump();
+  EXPECT_TRUE(EtcdClusterReady("dcs"));
 }
 
 }  // namespace

@@ -27,11 +27,14 @@ Json SecretEnv(const std::string& name, const std::string& secret, const std::st
   return {{"name", name}, {"valueFrom", {{"secretKeyRef", {{"name", secret}, {"key", key}}}}}};
 }
 
+// On the Job and its pod; kSnapshotClientLabel gets the pod through the
+// cluster's NetworkPolicy to the members' client port.
 Json Labels(const api::EtcdBackup& b) {
   return {{"app.kubernetes.io/name", kBackupLabelName},
           {"app.kubernetes.io/instance", b.metadata.name},
           {"app.kubernetes.io/managed-by", "quorum-operator"},
-          {"app.kubernetes.io/part-of", b.spec.cluster_ref}};
+          {"app.kubernetes.io/part-of", b.spec.cluster_ref},
+          {etcdcluster::kSnapshotClientLabel, b.spec.cluster_ref}};
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 // read-only, etcd's root credentials and the store's keys as environment
 // variables from their Secrets (never in argv), and the destination claim
 // mounted when the destination is a PVC. The result comes back as the
-// container's termination message (snapshot_job.h ResultJson).
+// container's termination message (snapshot_job.h ResultJson). Its pod
+// carries etcdcluster::kSnapshotClientLabel, which the cluster's
+// NetworkPolicy admits to the client port.
 //
 // Thread-safety: pure functions.
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDBACKUP_JOB_H_

@@ -6,11 +6,44 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/controllers/etcdcluster/builders.h"
+#include "src/controllers/etcdcluster/network_policy.h"
 #include "src/controllers/etcdcluster/resources.h"
 #include "src/etcd/errors.h"
 #include "src/runtime/apply.h"
 
 namespace quorum::etcdcluster {
+namespace {
+
+// The PostgresClusters of the namespace whose clusterRef names `cluster`.
+std::vector<std::string> PostgresClients(const runtime::Cache& cache, const EtcdCluster& cluster) {
+  std::vector<std::string> names;
+  for (const runtime::ObjectPtr& pg :
+       cache.ByIndex(kPostgresClusters, kPostgresClientIndex,
+                     cluster.metadata.ns + "/" + cluster.metadata.name)) {
+    names.push_back((*pg)["metadata"].value("name", ""));
+  }
+  return names;
+}
+
+// spec.networkPolicy.enabled turned off: the policy goes, if it is this
+// cluster's (not another resource's of the same name).
+absl::Status DeleteNetworkPolicy(kube::Client& client, const runtime::Cache& cache,
+                                 const EtcdCluster& cluster) {
+  const std::string name = NamesOf(cluster).network_policy;
+  runtime::ObjectPtr cached = cache.Get(kNetworkPolicies, cluster.metadata.ns, name);
+  if (cached == nullptr || (*cached)["metadata"].contains("deletionTimestamp")) {
+    return absl::OkStatus();
+  }
+  bool ours = false;
+  for (const Json& ref : (*cached)["metadata"].value("ownerReferences", Json::array())) {
+    ours |= ref.value("uid", "") == cluster.metadata.uid;
+  }
+  if (!ours) return absl::OkStatus();
+  absl::Status s = client.Delete(kNetworkPolicies, cluster.metadata.ns, name);
+  return absl::IsNotFound(s) ? absl::OkStatus() : s;
+}
+
+}  // namespace
 
 absl::Status ActOnEtcd(etcd::Client* client, const etcd::Action& action) {
   switch (action.kind) {
@@ -65,7 +98,8 @@ BootstrapState StateAfterStep(const EtcdCluster& cluster, const Plan& plan, bool
 absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache,
                                const EtcdCluster& cluster, const Plan& plan, bool step_done,
                                controllers::ClaimTemplateOutcome* claims,
-                               const std::string& operator_image) {
+                               const std::string& operator_image,
+                               const controllers::OperatorPeer& operator_peer) {
   // The state before the StatefulSet, so a new pod never starts with an old
   // member list.
   std::vector<std::pair<kube::GroupVersionResource, Json>> desired = {
@@ -75,6 +109,9 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
       {kStatefulSets, BuildStatefulSet(cluster, plan.statefulset_replicas, operator_image)}};
   const int voting = std::max(1, DesiredReplicas(cluster));
   if (auto pdb = BuildPodDisruptionBudget(cluster, voting)) desired.emplace_back(kPdbs, *pdb);
+  const std::optional<Json> policy =
+      BuildNetworkPolicy(cluster, operator_peer, PostgresClients(cache, cluster));
+  if (policy.has_value()) desired.emplace_back(kNetworkPolicies, *policy);
   for (auto& [gvr, obj] : desired) {
     const std::string name = obj["metadata"]["name"].get<std::string>();
     runtime::ObjectPtr cached = cache.Get(gvr, cluster.metadata.ns, name);
@@ -90,7 +127,7 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
     absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(client, gvr, obj, cached, kFieldManager);
     if (!wrote.ok()) return wrote.status();
   }
-  return absl::OkStatus();
+  return policy.has_value() ? absl::OkStatus() : DeleteNetworkPolicy(client, cache, cluster);
 }
 
 absl::Status WriteStatus(kube::Client& client, const EtcdCluster& cluster,

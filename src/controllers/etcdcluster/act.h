@@ -4,8 +4,9 @@
 //   ActOnEtcd         the membership step on etcd (add learner, promote,
 //                     move leader, remove member); other steps are no-ops
 //   DeleteMemberPod   the kDeletePod step: the pod and its data volume
-//   ApplyOwnedObjects the Services, state ConfigMap, StatefulSet and PDB for
-//                     the plan, each applied only when it differs from the cache
+//   ApplyOwnedObjects the Services, state ConfigMap, StatefulSet, PDB and
+//                     NetworkPolicy for the plan, each applied only when it
+//                     differs from the cache; the policy deleted when turned off
 //   WriteStatus       the status, only when it differs from the stored one
 //
 // Thread-safety: safe for different clusters concurrently.
@@ -15,6 +16,7 @@
 #include "absl/status/status.h"
 #include "api/etcdcluster_types.h"
 #include "src/controllers/common/claim_templates.h"
+#include "src/controllers/common/operator_peer.h"
 #include "src/controllers/etcdcluster/plan.h"
 #include "src/etcd/client.h"
 #include "src/kube/client.h"
@@ -39,12 +41,16 @@ BootstrapState StateAfterStep(const EtcdCluster& cluster, const Plan& plan, bool
 
 // The StatefulSet goes through controllers::PrepareStatefulSet (a changed
 // claim template never fails the apply); `claims` (optional) receives its outcome.
-// `operator_image`: of the restore init containers (restore.h). An object the
-// API server refuses (runtime::IsRefusedWrite) is named in the error's message.
+// `operator_image`: of the restore init containers (restore.h);
+// `operator_peer`: the operator's pods, which the NetworkPolicy admits
+// (network_policy.h; its PostgresCluster clients come from the cache's
+// kPostgresClientIndex). An object the API server refuses
+// (runtime::IsRefusedWrite) is named in the error's message.
 absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache,
                                const EtcdCluster& cluster, const Plan& plan, bool step_done,
                                controllers::ClaimTemplateOutcome* claims = nullptr,
-                               const std::string& operator_image = "");
+                               const std::string& operator_image = "",
+                               const controllers::OperatorPeer& operator_peer = {});
 
 // Applies `status` when it differs from cluster.status; NotFound (the
 // cluster went away) is not an error.

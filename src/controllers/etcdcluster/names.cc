@@ -16,6 +16,7 @@ Names NamesOf(const EtcdCluster& cluster) {
   if (n.client_service.empty()) n.client_service = n.cluster;
   n.state_configmap = n.cluster + "-cluster-state";
   n.pdb = n.cluster;
+  n.network_policy = n.cluster;
   return n;
 }
 

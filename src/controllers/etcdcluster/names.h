@@ -22,6 +22,9 @@ inline constexpr char kContainerName[] = "etcd";
 inline constexpr char kDataVolume[] = "data";
 inline constexpr char kDataDir[] = "/var/run/etcd";
 inline constexpr char kFieldManager[] = "quorum-operator";
+// On the pods of an EtcdBackup's snapshot Job: "<cluster>", the cluster they
+// read. The cluster's NetworkPolicy admits them to the client port.
+inline constexpr char kSnapshotClientLabel[] = "etcd.aenix.io/snapshot-client";
 
 struct Names {
   std::string cluster;           // metadata.name
@@ -31,6 +34,7 @@ struct Names {
   std::string client_service;    // serviceTemplate.metadata.name or <cluster>
   std::string state_configmap;   // <cluster>-cluster-state
   std::string pdb;               // <cluster>
+  std::string network_policy;    // <cluster>
 };
 
 Names NamesOf(const EtcdCluster& cluster);

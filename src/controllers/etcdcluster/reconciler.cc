@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "api/etcdcluster_types.h"
 #include "src/base/failpoint.h"
+#include "src/base/json_access.h"
 #include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/common/stale_dependents.h"
 #include "src/controllers/etcdcluster/access.h"
@@ -128,7 +129,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   }
   // An earlier EtcdCluster of this name: its objects go first.
   const std::string stale = controllers::StaleDependent(
-      cache_, {kStatefulSets, kConfigMaps, kServices, kPdbs, kSecrets},
+      cache_, {kStatefulSets, kConfigMaps, kServices, kPdbs, kNetworkPolicies, kSecrets},
       {.kind = "EtcdCluster", .ns = req.ns, .name = req.name, .uid = cluster->metadata.uid});
   if (!stale.empty()) {
     recorder_.Normal(*stored, "WaitingForEarlierObjects",
@@ -153,8 +154,8 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   const absl::Status step =
       TakeStepWhenDue(req, *stored, *cluster, plan, etcd.client.get(), cfg.password, &held);
   controllers::ClaimTemplateOutcome claims;
-  absl::Status applied =
-      ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims, operator_image_);
+  absl::Status applied = ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims,
+                                           operator_image_, operator_peer_);
   // A refused write is reported in status and evented before it is retried;
   // any other failure (unavailable, a race) is only retried.
   const bool refused = runtime::IsRefusedWrite(applied);
@@ -345,7 +346,7 @@ runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
   // The reconciler reads none of these objects' status (pods tell it how
   // members are): the StatefulSet controller's status writes while pods come
   // and go would only reconcile every cluster once more per write.
-  for (const auto& gvr : {kStatefulSets, kServices, kConfigMaps, kPdbs}) {
+  for (const auto& gvr : {kStatefulSets, kServices, kConfigMaps, kPdbs, kNetworkPolicies}) {
     c.Watch(cache.Informer(gvr), owner, {runtime::IgnoreStatusOnlyChangesPredicate()});
   }
   // Pods are owned by the StatefulSet: map them by their instance label.
@@ -376,6 +377,35 @@ runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
           {runtime::ResourceVersionChangedPredicate()});
   cache.Informer(kPvcs);
   return c;
+}
+
+void WatchPostgresClients(runtime::Manager& manager, runtime::Controller& controller) {
+  // The reference read straight from the object: no defaults are needed, and
+  // the index runs on every PostgresCluster event.
+  auto referenced = [](const Json& pg) -> std::string {
+    const Json* ref =
+        json_access::Path(&pg, {"spec", "patroni", "dcs", "etcd", "clusterRef", "name"});
+    if (ref == nullptr || !ref->is_string() || ref->get<std::string>().empty()) return "";
+    return ref->get<std::string>();
+  };
+  runtime::SharedInformer& postgres = manager.cache().Informer(kPostgresClusters);
+  postgres.AddIndex(kPostgresClientIndex, [referenced](const Json& pg) {
+    const std::string ref = referenced(pg);
+    if (ref.empty()) return std::vector<std::string>{};
+    return std::vector<std::string>{pg["metadata"].value("namespace", "") + "/" + ref};
+  });
+  runtime::Predicate created_or_deleted;
+  created_or_deleted.update = [referenced](const Json& old_pg, const Json& new_pg) {
+    return referenced(old_pg) != referenced(new_pg);
+  };
+  controller.Watch(
+      postgres,
+      [referenced](const Json& pg) {
+        const std::string ref = referenced(pg);
+        if (ref.empty()) return std::vector<runtime::Request>{};
+        return std::vector<runtime::Request>{{pg["metadata"].value("namespace", ""), ref}};
+      },
+      {created_or_deleted});
 }
 
 }  // namespace quorum::etcdcluster

@@ -19,6 +19,7 @@
 
 #include "src/controllers/common/cert_renewal.h"
 #include "src/controllers/common/claim_templates.h"
+#include "src/controllers/common/operator_peer.h"
 #include "src/controllers/common/wait.h"
 #include "src/controllers/etcdcluster/observe.h"
 #include "src/controllers/etcdcluster/plan.h"
@@ -44,6 +45,10 @@ class EtcdClusterReconciler : public runtime::Reconciler {
                         runtime::EventRecorder& recorder, EtcdClientFactory factory = nullptr,
                         std::string operator_image = "");
   absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
+  // The operator's own namespace, for the NetworkPolicy's operator peer
+  // ("" when it runs outside a pod: its label in any namespace). Call before
+  // the manager runs.
+  void SetOperatorNamespace(std::string ns) { operator_peer_.ns = std::move(ns); }
 
  private:
   // Observe: TLS material and credentials into `cfg`; a problem is evented
@@ -85,14 +90,23 @@ class EtcdClusterReconciler : public runtime::Reconciler {
   // The image of the restore init containers (spec.bootstrap.restore).
   const std::string operator_image_;
   controllers::WaitBackoff backoff_;
-  controllers::RetryGate retry_;            // failed membership steps, held until their retry
-  controllers::CertRenewalMemo cert_memo_;  // managed certificates found good
+  controllers::RetryGate retry_;             // failed membership steps, held until their retry
+  controllers::CertRenewalMemo cert_memo_;   // managed certificates found good
+  controllers::OperatorPeer operator_peer_;  // admitted by the NetworkPolicy
 };
 
 // Registers the informers, the controller and its watches on `manager`.
 // `reconciler` must outlive the manager's run.
 runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
                                                 EtcdClusterReconciler& reconciler, int workers);
+
+// The pods of the PostgresClusters that reference a cluster
+// (spec.patroni.dcs.etcd.clusterRef) reach its client port through its
+// NetworkPolicy: indexes the PostgresClusters (kPostgresClientIndex) and
+// reconciles the cluster a PostgresCluster names when one is created or
+// deleted (the reference cannot change). Only when the PostgresCluster
+// resource is served; without it no PostgresCluster is admitted.
+void WatchPostgresClients(runtime::Manager& manager, runtime::Controller& controller);
 
 }  // namespace quorum::etcdcluster
 

@@ -23,11 +23,7 @@ std::optional<Json> BuildNetworkPolicy(const PostgresCluster& cluster,
                                        const OperatorPeer& operator_peer) {
   if (!cluster.spec.network_policy.enabled) return std::nullopt;
   const Json members = {{"podSelector", {{"matchLabels", LabelsJson(ClusterSelector(cluster))}}}};
-  Json op = {{"podSelector", {{"matchLabels", LabelsJson(operator_peer.labels)}}}};
-  op["namespaceSelector"] =
-      operator_peer.ns.empty()
-          ? Json::object()
-          : Json{{"matchLabels", {{"kubernetes.io/metadata.name", operator_peer.ns}}}};
+  const Json op = controllers::OperatorPeerJson(operator_peer);
   Json rest_rule = {{"ports", Json::array({Port(kPatroniPort)})},
                     {"from", Json::array({members, op})}};
   Json pg_rule = {{"ports", Json::array({Port(kPostgresPort)})}};

@@ -14,21 +14,16 @@
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_
 
-#include <map>
 #include <optional>
 #include <string>
 
+#include "src/controllers/common/operator_peer.h"
 #include "src/controllers/postgrescluster/names.h"
 
 namespace quorum::postgrescluster {
 
-// The operator's pods as a NetworkPolicy peer: their labels (the
-// Deployment's app.kubernetes.io/name=quorum-operator) in their namespace
-// ("" when unknown: that label in any namespace).
-struct OperatorPeer {
-  std::string ns;
-  std::map<std::string, std::string> labels = {{"app.kubernetes.io/name", "quorum-operator"}};
-};
+// The operator's pods as a NetworkPolicy peer (operator_peer.h).
+using controllers::OperatorPeer;
 
 Json BuildRestApiSecret(const PostgresCluster& cluster, const std::string& password);
 

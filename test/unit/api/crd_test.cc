@@ -27,6 +27,8 @@ constexpr char kDoc[] = R"({"components": {"schemas": {
       "required": ["name"], "properties": {"name": {"type": "string"}}},
       "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]}}},
   "io.k8s.api.core.v1.ServiceSpec": {"type": "object", "properties": {"type": {"type": "string"}}},
+  "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector": {"type": "object",
+    "properties": {"matchLabels": {"type": "object", "additionalProperties": {"type": "string"}}}},
   "io.k8s.apimachinery.pkg.apis.meta.v1.Condition": {"type": "object",
     "required": ["type", "status"], "properties": {"type": {"type": "string"}, "status": {"type": "string"}}}
 }}})";

@@ -66,6 +66,25 @@ TEST(ParseEtcdClusterTest, ReadsEveryField) {
   EXPECT_EQ(s.security.tls.server_trusted_ca_secret, "sca");
 }
 
+TEST(ParseEtcdClusterTest, NetworkPolicyIsOnUnlessTurnedOffAndKeepsItsPeers) {
+  absl::StatusOr<EtcdCluster> c = ParseEtcdCluster(Object(Json::object()));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->spec.network_policy.enabled);
+  EXPECT_TRUE(c->spec.network_policy.client_from.is_null());
+  EXPECT_FALSE(ToJson(c->spec).contains("networkPolicy"));  // an aenix manifest stays one
+
+  const Json peers = Json::array({{{"podSelector", {{"matchLabels", {{"app", "web"}}}}}}});
+  c = ParseEtcdCluster(Object({{"networkPolicy", {{"enabled", false}, {"clientFrom", peers}}}}));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->spec.network_policy.enabled);
+  EXPECT_EQ(c->spec.network_policy.client_from, peers);
+  EXPECT_EQ(ToJson(c->spec)["networkPolicy"], (Json{{"enabled", false}, {"clientFrom", peers}}));
+
+  c = ParseEtcdCluster(Object({{"networkPolicy", {{"clientFrom", Json::array()}}}}));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(ToJson(c->spec)["networkPolicy"], (Json{{"clientFrom", Json::array()}}));
+}
+
 TEST(ParseEtcdClusterTest, ErrorsNameTheFieldPath) {
   absl::StatusOr<EtcdCluster> c = ParseEtcdCluster(Object({{"replicas", "three"}}));
   ASSERT_TRUE(absl::IsInvalidArgument(c.status()));

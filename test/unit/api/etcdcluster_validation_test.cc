@@ -170,6 +170,32 @@ const InvalidCase kInvalid[] = {
     {"EtcdContainerEtcdEnv",
      R"({"spec": {"podTemplate": {"spec": {"containers": [{"name": "etcd", "env": [{"name": "TZ", "value": "UTC"}, {"name": "ETCD_INITIAL_CLUSTER", "value": "x"}]}]}}}})",
      "spec.podTemplate.spec.containers[0].env[1].name", "spec.options"},
+    // spec.networkPolicy (Quorum's extension): the peers become a
+    // NetworkPolicy verbatim, so what the API server would refuse there is
+    // refused here, with the PostgresCluster's rules (network_policy_peers.h).
+    {"NetworkPolicyNotAnObject", R"({"spec": {"networkPolicy": true}})", "spec.networkPolicy",
+     "must be an object"},
+    {"NetworkPolicyEnabledNotABool", R"({"spec": {"networkPolicy": {"enabled": "no"}}})",
+     "spec.networkPolicy.enabled", "true or false"},
+    {"ClientFromNotAList", R"({"spec": {"networkPolicy": {"clientFrom": {"podSelector": {}}}}})",
+     "spec.networkPolicy.clientFrom", "list of NetworkPolicy peers"},
+    {"ClientFromEmptyPeer", R"({"spec": {"networkPolicy": {"clientFrom": [{}]}}})",
+     "spec.networkPolicy.clientFrom[0]", "podSelector, namespaceSelector or ipBlock"},
+    {"ClientFromIpBlockWithSelector",
+     R"({"spec": {"networkPolicy": {"clientFrom": [{"namespaceSelector": {}, "ipBlock": {"cidr": "10.0.0.0/8"}}]}}})",
+     "spec.networkPolicy.clientFrom[0].ipBlock", "cannot be combined"},
+    {"ClientFromCidrWithHostBits",
+     R"({"spec": {"networkPolicy": {"clientFrom": [{"podSelector": {}}, {"ipBlock": {"cidr": "10.1.2.3/8"}}]}}})",
+     "spec.networkPolicy.clientFrom[1].ipBlock.cidr", "without host bits"},
+    {"ClientFromExceptOutside",
+     R"({"spec": {"networkPolicy": {"clientFrom": [{"ipBlock": {"cidr": "fd00::/8", "except": ["10.0.0.0/8"]}}]}}})",
+     "spec.networkPolicy.clientFrom[0].ipBlock.except[0]", "strictly inside"},
+    {"ClientFromBadLabelKey",
+     R"({"spec": {"networkPolicy": {"clientFrom": [{"namespaceSelector": {"matchLabels": {"kamaji/": "x"}}}]}}})",
+     "spec.networkPolicy.clientFrom[0].namespaceSelector.matchLabels[kamaji/]", "label key"},
+    {"ClientFromExistsWithValues",
+     R"({"spec": {"networkPolicy": {"clientFrom": [{"podSelector": {"matchExpressions": [{"key": "app", "operator": "Exists", "values": ["x"]}]}}]}}})",
+     "spec.networkPolicy.clientFrom[0].podSelector.matchExpressions[0].values", "must be empty"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rules, InvalidCreateTest, ::testing::ValuesIn(kInvalid),
@@ -207,12 +233,21 @@ const ValidCase kValid[] = {
         "peerTrustedCASecret": "peer-ca", "peerSecret": "peer",
         "serverTrustedCASecret": "server-ca", "serverSecret": "server",
         "clientTrustedCASecret": "client-ca", "clientSecret": "client"}}}})"},
-    {"ManagedTlsAndAuth", R"({"spec": {"security": {"enableAuth": true, "tls": {"managed": true}}}})"},
+    {"ManagedTlsAndAuth",
+     R"({"spec": {"security": {"enableAuth": true, "tls": {"managed": true}}}})"},
     {"EmptySecretNamesMeanUnset",
      R"({"spec": {"security": {"tls": {"peerSecret": "", "clientSecret": ""}}}})"},
     {"RenamedServices",
      R"({"spec": {"serviceTemplate": {"metadata": {"name": "etcd-client"}}, "headlessServiceTemplate": {"metadata": {"name": "etcd-peers"}}}})"},
     {"GeneratedName", R"({"metadata": {"name": null, "generateName": "etcd-"}})"},
+    {"NetworkPolicyOff", R"({"spec": {"networkPolicy": {"enabled": false}}})"},
+    {"ClientFromNobodyElse", R"({"spec": {"networkPolicy": {"clientFrom": []}}})"},
+    {"ClientFromKamajiTenantsAndARange",
+     R"({"spec": {"networkPolicy": {"clientFrom": [
+        {"namespaceSelector": {"matchExpressions": [{"key": "tenant", "operator": "Exists"}]},
+         "podSelector": {"matchLabels": {"kamaji.clastix.io/name": "tcp"}}},
+        {"podSelector": {"matchLabels": {"app": "web"}}},
+        {"ipBlock": {"cidr": "10.20.0.0/16", "except": ["10.20.1.0/24"]}}]}}})"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rules, ValidCreateTest, ::testing::ValuesIn(kValid),
@@ -306,6 +341,17 @@ const UpdateCase kUpdates[] = {
 
 INSTANTIATE_TEST_SUITE_P(Rules, UpdateTest, ::testing::ValuesIn(kUpdates),
                          [](const auto& info) { return std::string(info.param.name); });
+
+TEST(EtcdClusterValidationTest, AtMost64ClientPeers) {
+  Json obj = Example();
+  Json peers = Json::array();
+  for (int i = 0; i < 64; ++i) peers.push_back({{"ipBlock", {{"cidr", "10.0.0.0/8"}}}});
+  obj["spec"]["networkPolicy"] = {{"clientFrom", peers}};
+  EXPECT_EQ(Describe(ValidateEtcdCluster(obj, nullptr)), "(no errors)");
+  obj["spec"]["networkPolicy"]["clientFrom"].push_back(peers[0]);
+  EXPECT_EQ(Describe(ValidateEtcdCluster(obj, nullptr)),
+            "spec.networkPolicy.clientFrom: has 65 peers; at most 64");
+}
 
 TEST(EtcdClusterValidationTest, ReportsEveryErrorAtOnce) {
   const std::vector<FieldError> errors = ValidateEtcdCluster(

@@ -371,6 +371,7 @@ TEST_F(BundleRbacTest, OperatorWithTheBundlesRolesReconcilesAnEtcdCluster) {
                Exists({"", "v1", "services"}, "etcd-headless") &&
                Exists({"", "v1", "configmaps"}, "etcd-cluster-state") &&
                Exists({"policy", "v1", "poddisruptionbudgets"}, "etcd") &&
+               Exists({"networking.k8s.io", "v1", "networkpolicies"}, "etcd") &&
                ReadyReason("etcd") == "WaitingForFirstQuorum";
       },
       absl::Seconds(90));

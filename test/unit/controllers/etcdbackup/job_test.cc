@@ -91,6 +91,13 @@ TEST(SnapshotJobBuilderTest, SecureClusterMountsTlsAndPassesAuthByEnv) {
   EXPECT_EQ(env, (std::vector<std::string>{"ETCD_USERNAME", "ETCD_PASSWORD"}));
 }
 
+TEST(SnapshotJobBuilderTest, ItsPodCarriesTheLabelTheClustersNetworkPolicyAdmits) {
+  const Json job = BuildSnapshotJob(Backup(R"({"pvc": {"claimName": "backups"}})"), Cluster(false),
+                                    "quorum-operator:test");
+  // src/controllers/etcdcluster/network_policy.h admits it to the client port.
+  EXPECT_EQ(job["spec"]["template"]["metadata"]["labels"]["etcd.aenix.io/snapshot-client"], "main");
+}
+
 TEST(SnapshotJobBuilderTest, LongNamesStayWithin63Characters) {
   api::EtcdBackup b = Backup(R"({"pvc": {"claimName": "c"}})");
   b.metadata.name = std::string(60, 'a');

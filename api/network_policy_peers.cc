@@ -1,8 +1,5 @@
-// ValidateNetworkPolicy (postgrescluster_validation_internal.h): the rules of
-// spec.networkPolicy. postgresFrom's peers become a NetworkPolicy verbatim, so
-// everything the API server would refuse in that policy (a bad CIDR, a label
-// key or value, a selector operator) is refused here first, naming the field
-// of the PostgresCluster instead of failing every reconcile.
+#include "api/network_policy_peers.h"
+
 #include <arpa/inet.h>
 
 #include <cstddef>
@@ -14,10 +11,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "api/etcdcluster_validation.h"
-#include "api/postgrescluster_validation_internal.h"
+#include "api/schema_nodes.h"
 #include "src/base/json_access.h"
 
-namespace quorum::api::internal {
+namespace quorum::api {
 
 using json_access::Child;
 using json_access::Dump;
@@ -25,7 +22,20 @@ using nlohmann::json;
 
 namespace {
 
-constexpr size_t kMaxPeers = 64;
+// "base[i]", as kubectl names a list element.
+std::string Indexed(const std::string& base, size_t i) { return absl::StrCat(base, "[", i, "]"); }
+
+// Where the rules put their findings.
+class ErrorList {
+ public:
+  explicit ErrorList(std::vector<FieldError>& errors) : errors_(errors) {}
+  void Add(std::string field, std::string message) {
+    errors_.push_back({std::move(field), std::move(message)});
+  }
+
+ private:
+  std::vector<FieldError>& errors_;
+};
 
 // A parsed CIDR: the family (AF_INET or AF_INET6) and the address bytes.
 struct Cidr {
@@ -104,7 +114,7 @@ void ValidateSelector(const json& sel, const std::string& field, ErrorList& erro
   const json* exprs = Child(&sel, "matchExpressions");
   if (exprs == nullptr || !exprs->is_array()) return;
   for (size_t i = 0; i < exprs->size(); ++i) {
-    const std::string at = IndexedField(field + ".matchExpressions", i);
+    const std::string at = Indexed(field + ".matchExpressions", i);
     const json& e = (*exprs)[i];
     const json* key = Child(&e, "key");
     if (key == nullptr || !key->is_string() || !IsLabelKey(key->get<std::string>())) {
@@ -124,7 +134,7 @@ void ValidateSelector(const json& sel, const std::string& field, ErrorList& erro
     for (size_t v = 0; v < n; ++v) {
       const json& value = (*values)[v];
       if (!value.is_string() || !IsLabelValue(value.get<std::string>())) {
-        errors.Add(IndexedField(at + ".values", v),
+        errors.Add(Indexed(at + ".values", v),
                    absl::StrCat(Dump(value), " is not a valid label value"));
       }
     }
@@ -147,7 +157,7 @@ void ValidateIpBlock(const json& block, const std::string& field, ErrorList& err
     Cidr inner;
     if (!e.is_string() || !ParseCidr(e.get<std::string>(), inner) || !Contains(range, inner) ||
         inner.bits == range.bits) {
-      errors.Add(IndexedField(field + ".except", i),
+      errors.Add(Indexed(field + ".except", i),
                  absl::StrCat(Dump(e), " must be a CIDR strictly inside ", Dump(*cidr)));
     }
   }
@@ -181,7 +191,9 @@ bool IsCanonicalCidr(const std::string& s) {
   return ParseCidr(s, cidr);
 }
 
-void ValidateNetworkPolicy(const json& spec, ErrorList& errors) {
+void ValidateNetworkPolicySpec(const json& spec, const std::string& peers_key,
+                               std::vector<FieldError>& out) {
+  ErrorList errors(out);
   const json* np = Child(&spec, "networkPolicy");
   if (np == nullptr) return;
   if (!np->is_object()) {
@@ -192,20 +204,48 @@ void ValidateNetworkPolicy(const json& spec, ErrorList& errors) {
     errors.Add("spec.networkPolicy.enabled",
                absl::StrCat("must be true or false (got ", Dump(*enabled), ")"));
   }
-  const json* from = Child(np, "postgresFrom");
+  const json* from = Child(np, peers_key);
   if (from == nullptr) return;
-  const std::string field = "spec.networkPolicy.postgresFrom";
+  const std::string field = "spec.networkPolicy." + peers_key;
   if (!from->is_array()) {
     errors.Add(field,
                absl::StrCat("must be a list of NetworkPolicy peers (got ", Dump(*from), ")"));
     return;
   }
-  if (from->size() > kMaxPeers) {
-    errors.Add(field, absl::StrCat("has ", from->size(), " peers; at most ", kMaxPeers));
+  if (from->size() > kMaxNetworkPolicyPeers) {
+    errors.Add(field,
+               absl::StrCat("has ", from->size(), " peers; at most ", kMaxNetworkPolicyPeers));
     return;
   }
-  for (size_t i = 0; i < from->size(); ++i)
-    ValidatePeer((*from)[i], IndexedField(field, i), errors);
+  for (size_t i = 0; i < from->size(); ++i) ValidatePeer((*from)[i], Indexed(field, i), errors);
 }
 
-}  // namespace quorum::api::internal
+json NetworkPolicyPeersSchema(const char* description) {
+  using namespace internal::schema;  // NOLINT(build/namespaces): schema literals
+  const std::string selector = std::string(kMeta) + "LabelSelector";
+  Json except = {{"type", "array"},
+                 {"description", "CIDRs inside cidr that are not admitted."},
+                 {"items", {{"type", "string"}}},
+                 {"maxItems", 64}};
+  Json ip_block =
+      Object("A range of IP addresses (pod IPs are not stable: prefer selectors).",
+             {{"cidr", String("A CIDR, e.g. 10.0.0.0/8 or 2001:db8::/32.")}, {"except", except}});
+  ip_block["required"] = Json::array({"cidr"});
+  Json peer = Object(
+      "One source: pods by podSelector (in the cluster's namespace, or in the namespaces "
+      "namespaceSelector picks), or an ipBlock alone.",
+      {{"podSelector", Ref(selector, "Pods with these labels.")},
+       {"namespaceSelector", Ref(selector, "Pods of namespaces with these labels.")},
+       {"ipBlock", ip_block}});
+  peer["x-kubernetes-validations"] = Json::array(
+      {Rule("has(self.podSelector) || has(self.namespaceSelector) || has(self.ipBlock)",
+            "set podSelector, namespaceSelector or ipBlock"),
+       Rule("!has(self.ipBlock) || !(has(self.podSelector) || has(self.namespaceSelector))",
+            "ipBlock cannot be combined with podSelector or namespaceSelector")});
+  return {{"type", "array"},
+          {"description", description},
+          {"items", peer},
+          {"maxItems", kMaxNetworkPolicyPeers}};
+}
+
+}  // namespace quorum::api
