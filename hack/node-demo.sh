@@ -69,6 +69,9 @@ spec:
   security:
     enableAuth: true
     tls: {managed: true}
+  # The client port admits the members, the operator and demo-pg's pods
+  # (clusterRef); nothing else in the namespace (docs/security.md).
+  networkPolicy: {clientFrom: []}
 ---
 apiVersion: postgres.quorum.dev/v1alpha1
 kind: PostgresCluster
@@ -88,6 +91,11 @@ spec:
   users:
   - name: app
     databases: [app]
+  # PostgreSQL admits the members, the operator and pods labelled
+  # app.kubernetes.io/part-of=demo-app; nothing else in the namespace.
+  networkPolicy:
+    postgresFrom:
+    - podSelector: {matchLabels: {app.kubernetes.io/part-of: demo-app}}
 YAML
   log "waiting for EtcdCluster demo-etcd to be Ready (up to ${timeout}s)..."
   wait_ready etcdcluster demo-etcd || die "EtcdCluster demo-etcd is not Ready: kubectl -n $ns describe etcdcluster demo-etcd"

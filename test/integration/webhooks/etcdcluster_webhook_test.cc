@@ -266,6 +266,7 @@ TEST_F(EtcdClusterWebhookTest, InvalidManifestsAreRefusedNamingTheField) {
                               Cluster("auth", R"({"security": {"enableAuth": true}})"));
   EXPECT_TRUE(absl::StrContains(auth.status().message(),
                                 "spec.security.enableAuth: requires client and server TLS; set "
+                                "security.tls.managed: true (Quorum issues the certificates), or "
                                 "security.tls.clientSecret/clientTrustedCASecret and "
                                 "serverSecret/serverTrustedCASecret"))
       << auth.status();

@@ -85,8 +85,9 @@ TEST(ValidateEtcdClusterAdmissionTest, DeniesListingEveryFieldError) {
   EXPECT_TRUE(absl::StrContains(r.message, "spec.options[data-dir]: ")) << r.message;
   EXPECT_TRUE(absl::StrContains(
       r.message,
-      "spec.security.enableAuth: requires client and server TLS; set "
-      "security.tls.clientSecret/clientTrustedCASecret and serverSecret/serverTrustedCASecret"))
+      "spec.security.enableAuth: requires client and server TLS; set security.tls.managed: "
+      "true (Quorum issues the certificates), or security.tls.clientSecret/"
+      "clientTrustedCASecret and serverSecret/serverTrustedCASecret"))
       << r.message;
 }
 
