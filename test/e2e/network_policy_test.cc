@@ -38,6 +38,7 @@ const kube::GroupVersionResource kNetworkPolicies{"networking.k8s.io", "v1", "ne
 constexpr char kClientImage[] = "ghcr.io/quorum-dev/postgres:15-patroni4";
 constexpr int kPostgresPort = 5432;
 constexpr int kPatroniPort = 8008;
+constexpr int kPgBackRestPort = 8432;
 constexpr int kEtcdClientPort = 2379;
 constexpr int kEtcdPeerPort = 2380;
 constexpr int kEtcdMetricsPort = 2381;
@@ -196,6 +197,15 @@ TEST_F(NetworkPolicyE2E, StrangersReachNoMemberPortWhileTheAppAndTheMembersDo) {
        {{"postgresVersion", 15},
         {"networkPolicy",
          {{"postgresFrom", Json::array({{{"podSelector", {{"matchLabels", {{"app", "web"}}}}}}})}}},
+        // A volume repository: the members' and the repository host's
+        // pgBackRest TLS servers (8432) listen too.
+        {"backups",
+         {{"pgbackrest",
+           {{"repos",
+             Json::array({{{"name", "repo1"},
+                           {"volume",
+                            {{"volumeClaimSpec",
+                              {{"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}}})}}}}},
         {"instances", Json::array({{{"name", "main"},
                                     {"replicas", 2},
                                     {"dataVolumeClaimSpec",
@@ -241,6 +251,26 @@ TEST_F(NetworkPolicyE2E, StrangersReachNoMemberPortWhileTheAppAndTheMembersDo) {
     }
     CommandResult rest = Connect(ns(), "web", ip, kPatroniPort);
     EXPECT_NE(rest.exit_code, 0) << "app=web connected to Patroni's REST API on " << ip;
+  }
+  // pgBackRest's TLS servers, on the members and on the repository host:
+  // listening (the host reaches them), refused to everyone else, the
+  // application included.
+  std::vector<std::string> backup_servers = {primary, replica, "np-repo-host-0"};
+  ASSERT_TRUE(
+      testenv::Eventually([&] { return !PodIP("np-repo-host-0").empty(); }, absl::Minutes(3)));
+  for (const std::string& server : backup_servers) {
+    SCOPED_TRACE(server);
+    const std::string ip = PodIP(server);
+    EXPECT_TRUE(testenv::Eventually(
+        [&] { return ConnectFromHost(ip, kPgBackRestPort).exit_code == 0; }, absl::Minutes(2)))
+        << "pgBackRest's server on " << server << " does not listen";
+    for (const auto& [pod_ns, pod] :
+         {std::pair{ns(), std::string("neighbour")}, std::pair{ns(), std::string("web")},
+          std::pair{other_ns_, std::string("stranger")}}) {
+      CommandResult c = Connect(pod_ns, pod, ip, kPgBackRestPort);
+      EXPECT_NE(c.exit_code, 0) << pod_ns << "/" << pod << " connected to " << ip << ":"
+                                << kPgBackRestPort;
+    }
   }
   // The stranger's network works otherwise: it reaches the node's DNS server.
   EXPECT_EQ(Connect(other_ns_, "stranger", "10.245.0.1", 53).exit_code, 0)

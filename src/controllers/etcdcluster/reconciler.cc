@@ -192,7 +192,18 @@ std::optional<absl::StatusOr<Result>> EtcdClusterReconciler::IssueCertificates(
   if (!certs.ok()) {
     recorder_.Warning(stored, "CertificatesNotReady", std::string(certs.status().message()));
     if (!absl::IsFailedPrecondition(certs.status())) return certs.status();
-    return Result{.requeue_after = backoff_.Next(req.Key(), "certificates")};
+    const absl::Duration again = backoff_.Next(req.Key(), "certificates");
+    // A Secret in the way, or a lost CA. Without every certificate no member
+    // is made; with them (a running cluster) the members keep what they
+    // have and the rest of the reconcile goes on.
+    const api::ManagedTlsNames n = api::ManagedTlsNamesOf(cluster.metadata.name);
+    for (const std::string& leaf : {n.peer, n.server, n.client}) {
+      if (cache_.Get(kSecrets, cluster.metadata.ns, leaf) == nullptr) {
+        return Result{.requeue_after = again};
+      }
+    }
+    *renew_at = absl::Now() + again;
+    return std::nullopt;
   }
   if (certs->wrote) return Result{};  // the owned Secrets' events come next
   *renew_at = certs->renew_at;

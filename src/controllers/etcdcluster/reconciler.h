@@ -68,10 +68,11 @@ class EtcdClusterReconciler : public runtime::Reconciler {
                                const EtcdCluster& cluster, const Plan& plan,
                                etcd::Client* etcd_client, const std::string& root_password,
                                std::optional<absl::Duration>* held);
-  // The managed certificates (certificates.h): nullopt to go on (and when
-  // the next renewal is due in `renew_at`), else what to return now: after
-  // a write (the owned Secret's event brings the next reconcile) or a
-  // problem (evented, retried with backoff).
+  // The managed certificates (certificates.h): nullopt to go on, with when
+  // to look again in `renew_at` (the next renewal, or a backoff after a
+  // problem that is evented: a Secret in the way, a lost CA — the members
+  // keep what they have); else what to return now: after a write (the owned
+  // Secrets' events bring the next reconcile) or an API error.
   std::optional<absl::StatusOr<runtime::Result>> IssueCertificates(
       const runtime::Request& req, const Json& stored, const EtcdCluster& cluster,
       std::optional<absl::Time>* renew_at);
