@@ -55,31 +55,21 @@ bool ExpiresSoon(const std::string& cert_pem, absl::Time now) {
          std::min(kClientCertRenewBefore, (info->not_after - info->not_before) / 3);
 }
 
-// Never rewritten (the operator may create Secrets, not change them): the
-// user deletes it and the next reconcile issues a new one.
-absl::Status Misfit(const PodEtcdAccess& access) {
-  return absl::FailedPreconditionError(
-      "the pods' etcd client certificate in Secret " + access.cert_secret +
-      " no longer matches the EtcdCluster's CAs (Secrets " + access.client_ca_secret + ", " +
-      access.server_ca_secret +
-      ") or expires soon; delete that Secret and Quorum issues a new one (the pods use it once "
-      "they restart)");
-}
-
-// Step 2: the pods' client certificate, issued when missing. Once per
-// process (`verify_cas`) a stored certificate is checked against the CAs,
-// else only for its expiry (the CA Secrets are read through the API server).
-// FailedPrecondition names a CA problem or a stored certificate that no
-// longer fits; other errors are the API server's.
+// Step 2: the pods' client certificate, issued when missing and rewritten in
+// place when it no longer fits (the kubelet swaps the files; Patroni's etcd
+// client reads them at each new connection). Once per process (`verify_cas`)
+// a stored certificate is checked against the CAs, else only for its expiry
+// (the CA Secrets are read through the API server). `renewed` says why it
+// was rewritten ("" when it was not). FailedPrecondition names a CA problem;
+// other errors are the API server's.
 absl::Status EnsureClientCert(kube::Client& client, const runtime::Cache& cache,
                               const PostgresCluster& cluster, const PodEtcdAccess& access,
-                              bool verify_cas) {
+                              bool verify_cas, std::string& renewed) {
   const std::string ns = cluster.metadata.ns;
   ObjectPtr stored = cache.Get(kSecrets, ns, access.cert_secret);
   const absl::Time now = absl::Now();
-  if (stored != nullptr && !verify_cas) {
-    if (!ExpiresSoon(Decoded(*stored, "tls.crt"), now)) return absl::OkStatus();
-    return Misfit(access);
+  if (stored != nullptr && !verify_cas && !ExpiresSoon(Decoded(*stored, "tls.crt"), now)) {
+    return absl::OkStatus();
   }
   ObjectPtr ca_secret = cache.Get(kSecrets, ns, access.client_ca_secret);
   ObjectPtr server_ca_secret = cache.Get(kSecrets, ns, access.server_ca_secret);
@@ -89,12 +79,10 @@ absl::Status EnsureClientCert(kube::Client& client, const runtime::Cache& cache,
   }
   const SigningCa ca = SigningCaFrom(*ca_secret);
   const std::string server_ca = Decoded(*server_ca_secret, "ca.crt");
-  if (stored != nullptr) {
-    if (!NeedsNewClientCert(Decoded(*stored, "tls.crt"), Decoded(*stored, "ca.crt"), ca.cert_pem,
-                            server_ca, now)) {
-      return absl::OkStatus();
-    }
-    return Misfit(access);
+  if (stored != nullptr &&
+      !NeedsNewClientCert(Decoded(*stored, "tls.crt"), Decoded(*stored, "ca.crt"), ca.cert_pem,
+                          server_ca, now)) {
+    return absl::OkStatus();
   }
   absl::StatusOr<runtime::CertKeyPair> cert = runtime::GenerateClientCert(
       {ca.cert_pem, ca.key_pem}, "quorum-postgres", kClientCertValidity);
@@ -104,9 +92,19 @@ absl::Status EnsureClientCert(kube::Client& client, const runtime::Cache& cache,
         "Secret " +
         access.client_ca_secret + ": " + std::string(cert.status().message()));
   }
-  absl::StatusOr<Json> made = client.Create(
-      kSecrets, ns, BuildEtcdClientSecret(cluster, server_ca, cert->cert_pem, cert->key_pem));
-  return absl::IsAlreadyExists(made.status()) ? absl::OkStatus() : made.status();
+  Json secret = BuildEtcdClientSecret(cluster, server_ca, cert->cert_pem, cert->key_pem);
+  if (stored == nullptr) {
+    absl::StatusOr<Json> made = client.Create(kSecrets, ns, secret);
+    return absl::IsAlreadyExists(made.status()) ? absl::OkStatus() : made.status();
+  }
+  // In place, with the resourceVersion read: a concurrent change wins and is
+  // looked at again.
+  secret["metadata"]["resourceVersion"] = At(*stored, {"metadata", "resourceVersion"});
+  absl::StatusOr<Json> updated = client.Update(kSecrets, ns, secret);
+  if (!updated.ok()) return updated.status();
+  renewed = "it no longer matched the EtcdCluster's CAs (Secrets " + access.client_ca_secret +
+            ", " + access.server_ca_secret + ") or expired soon";
+  return absl::OkStatus();
 }
 
 absl::Status Unready(runtime::EventRecorder& recorder, const Json& stored, DcsResolution& dcs,
@@ -208,11 +206,17 @@ absl::Status PodEtcdAccessKeeper::Ensure(kube::Client& client, const runtime::Ca
     done = it != done_.end() && it->second == version;
   }
   if (!access.cert_secret.empty()) {
-    absl::Status s = EnsureClientCert(client, cache, cluster, access, /*verify_cas=*/!done);
+    std::string renewed;
+    absl::Status s =
+        EnsureClientCert(client, cache, cluster, access, /*verify_cas=*/!done, renewed);
     if (absl::IsFailedPrecondition(s)) {
       return Unready(recorder, stored, dcs, std::string(s.message()));
     }
     if (!s.ok()) return s;
+    if (!renewed.empty()) {
+      recorder.Normal(stored, "EtcdClientCertRenewed",
+                      "rewrote Secret " + access.cert_secret + " in place: " + renewed);
+    }
   }
   if (done) return absl::OkStatus();
   absl::StatusOr<etcd::ClientConfig> config = EtcdClientConfigFor(

@@ -10,11 +10,11 @@
 //   2. when etcd wants client certificates, the Secret <cluster>-etcd-client
 //      (kubernetes.io/tls, owned: ca.crt, tls.crt, tls.key), a certificate
 //      without CommonName issued from the EtcdCluster's client CA, valid as
-//      long as that CA; created once and never rewritten (the operator has
-//      no right to change Secrets): when it no longer verifies against the
-//      CA, the members' CA changed, or less than kClientCertRenewBefore of
-//      it is left, DCSReady turns False and says to delete the Secret, and
-//      a new one is issued;
+//      long as that CA; rewritten in place (update, so the kubelet swaps the
+//      pods' files and Patroni's etcd client reads them at its next
+//      connection; event EtcdClientCertRenewed) when it no longer verifies
+//      against the CA, the members' CA changed, or less than
+//      kClientCertRenewBefore (or a third of its lifetime) is left;
 //   3. in etcd, as root: the role, its one readwrite permission, the user
 //      with the Secret's password, the grant. Each call tolerates having been
 //      done before (a crash anywhere resumes), so the sequence runs again as

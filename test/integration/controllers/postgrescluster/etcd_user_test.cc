@@ -18,6 +18,7 @@
 #include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/etcd/client.h"
+#include "src/runtime/certs.h"
 #include "test/integration/etcd/etcd_harness.h"
 #include "test/integration/testenv.h"
 #include "test/testmain/paths.h"
@@ -231,6 +232,31 @@ TEST_F(EtcdUserTest, EachClusterGetsAnEtcdUserLimitedToItsOwnKeys) {
   }
   EXPECT_TRUE(absl::IsPermissionDenied((*pod)->DeletePrefix("/").status()));
   EXPECT_FALSE((*pod)->UserList().ok()) << "no auth administration";
+
+  // --- A certificate that expires soon is rewritten in place (issue 34) ------------
+  absl::StatusOr<runtime::CertKeyPair> short_lived =
+      runtime::GenerateClientCert({tls.ca_pem, ca_key}, "quorum-postgres", absl::Minutes(10));
+  ASSERT_TRUE(short_lived.ok());
+  auto due = client().Get(kSecrets, ns(), "a-etcd-client");
+  ASSERT_TRUE(due.ok());
+  const std::string uid = (*due)["metadata"]["uid"];
+  (*due)["data"]["tls.crt"] = absl::Base64Escape(short_lived->cert_pem);
+  (*due)["data"]["tls.key"] = absl::Base64Escape(short_lived->key_pem);
+  ASSERT_TRUE(client().Update(kSecrets, ns(), *due).ok());
+  std::string renewed;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto s = client().Get(kSecrets, ns(), "a-etcd-client");
+        renewed = s.ok() ? Decoded(*s, "tls.crt") : "";
+        return !renewed.empty() && renewed != short_lived->cert_pem;
+      },
+      absl::Seconds(30)))
+      << "the certificate due for renewal was not rewritten";
+  EXPECT_EQ(client().Get(kSecrets, ns(), "a-etcd-client")->at("metadata").at("uid"), uid)
+      << "rewritten in place, so the kubelet swaps the pods' files";
+  absl::StatusOr<absl::Time> not_after = runtime::CertificateNotAfter(renewed);
+  ASSERT_TRUE(not_after.ok());
+  EXPECT_GT(*not_after - absl::Now(), absl::Hours(1)) << "valid as long as the CA (capped)";
 
   // --- Deleting removes the user and its role, and only those ---------------------
   ASSERT_TRUE(client().Delete(kPostgresClusters, ns(), "a").ok());
