@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -109,6 +111,19 @@ int Weekday(const absl::CivilDay& d) {
 }  // namespace
 
 absl::StatusOr<CronSchedule> CronSchedule::Parse(absl::string_view spec) {
+  if (absl::string_view macro = absl::StripAsciiWhitespace(spec); absl::StartsWith(macro, "@")) {
+    static constexpr std::pair<absl::string_view, absl::string_view> kMacros[] = {
+        {"@yearly", "0 0 1 1 *"}, {"@annually", "0 0 1 1 *"}, {"@monthly", "0 0 1 * *"},
+        {"@weekly", "0 0 * * 0"}, {"@daily", "0 0 * * *"},    {"@midnight", "0 0 * * *"},
+        {"@hourly", "0 * * * *"}};
+    for (const auto& [name, fields] : kMacros) {
+      if (macro == name) return Parse(fields);
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "\"", macro,
+        "\" is not a cron macro; use @yearly, @annually, @monthly, @weekly, @daily, @midnight, "
+        "@hourly or five fields"));
+  }
   const std::vector<absl::string_view> fields =
       absl::StrSplit(spec, absl::ByAnyChar(" \t"), absl::SkipEmpty());
   if (fields.size() != 5) {

@@ -3,8 +3,11 @@
 // UTC: `*`, numbers, ranges `a-b`, steps `*/n` and `a-b/n` (and `a/n`, meaning
 // a to the field's end), lists `x,y,...`; day-of-week 0-7 (0 and 7 are
 // Sunday). When both day-of-month and day-of-week are restricted (neither is
-// `*`), a day matches when either matches (Vixie cron's rule). Month and day
-// names and the @macros are not accepted.
+// `*`), a day matches when either matches (Vixie cron's rule). The macros
+// Kubernetes CronJob accepts stand for their five fields: @yearly and
+// @annually (0 0 1 1 *), @monthly (0 0 1 * *), @weekly (0 0 * * 0), @daily and
+// @midnight (0 0 * * *), @hourly (0 * * * *). Month and day names and @every
+// are not accepted.
 //
 // Thread-safety: value type and pure functions.
 #ifndef QUORUM_API_CRON_H_

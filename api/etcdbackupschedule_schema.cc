@@ -16,8 +16,10 @@ Json Minimum(Json node, int min) {
 Json ScheduleSpec() {
   Json schedule = String(
       "Five-field cron (minute hour day-of-month month day-of-week) in UTC: *, numbers, "
-      "ranges a-b, steps */n and a-b/n, lists. E.g. \"0 3 * * *\".");
-  schedule["pattern"] = "^\\s*\\S+(\\s+\\S+){4}\\s*$";
+      "ranges a-b, steps */n and a-b/n, lists; or @yearly, @annually, @monthly, @weekly, "
+      "@daily, @midnight, @hourly. E.g. \"0 3 * * *\".");
+  schedule["pattern"] =
+      "^\\s*(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|\\S+(\\s+\\S+){4})\\s*$";
   Json keep_within = String(
       "(Quorum) Keep every snapshot younger than this duration (\"90m\", \"168h\"). With "
       "keepLast, a snapshot either rule keeps is kept.");

@@ -140,6 +140,15 @@ TEST_F(EtcdBackupScheduleWebhookTest, TheApiServerRelaysDenialsNamingTheField) {
                   .Patch(kSchedules, ns(), "good", kube::PatchType::kMerge,
                          {{"spec", {{"schedule", "*/30 1-5 * * 1,3,5"}}}})
                   .ok());
+  // CronJob's macros, as aenix's schedules take them (issue 35), pass the
+  // CRD's pattern and the webhook; an unknown one is refused.
+  EXPECT_TRUE(client()
+                  .Patch(kSchedules, ns(), "good", kube::PatchType::kMerge,
+                         {{"spec", {{"schedule", "@daily"}}}})
+                  .ok());
+  absl::StatusOr<Json> every = client().Patch(kSchedules, ns(), "good", kube::PatchType::kMerge,
+                                              {{"spec", {{"schedule", "@every 1h"}}}});
+  EXPECT_FALSE(every.ok());
   absl::StatusOr<Json> bad = client().Patch(kSchedules, ns(), "good", kube::PatchType::kMerge,
                                             {{"spec", {{"schedule", "0 0 * 13 *"}}}});
   ASSERT_FALSE(bad.ok());

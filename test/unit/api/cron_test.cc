@@ -94,7 +94,8 @@ TEST(CronTest, RefusesBadSchedulesNamingTheField) {
       {"1,,2 * * * *", "empty list element"},
       {"-1 * * * *", "minute"},
       {"* * * JAN *", "month"},
-      {"@daily", "want 5 fields"},
+      {"@every 1h", "not a cron macro"},
+      {"@fortnightly", "not a cron macro"},
       {"0 0 30 2 *", "never fires"},
       {"0 0 31 4,6,9,11 *", "never fires"},
   };
@@ -104,6 +105,20 @@ TEST(CronTest, RefusesBadSchedulesNamingTheField) {
     EXPECT_TRUE(absl::IsInvalidArgument(cron.status()));
     EXPECT_TRUE(absl::StrContains(cron.status().message(), want))
         << spec << ": " << cron.status().message();
+  }
+}
+
+// The macros Kubernetes CronJob (and so aenix's schedules) accept.
+TEST(CronTest, MacrosStandForTheirFields) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"@yearly", "2027-01-01T00:00:00Z"},  {"@annually", "2027-01-01T00:00:00Z"},
+      {"@monthly", "2027-01-01T00:00:00Z"}, {"@weekly", "2026-12-06T00:00:00Z"},
+      {"@daily", "2026-12-03T00:00:00Z"},   {"@midnight", "2026-12-03T00:00:00Z"},
+      {"@hourly", "2026-12-02T11:00:00Z"},  {" @daily ", "2026-12-03T00:00:00Z"}};
+  for (const auto& [spec, next] : cases) {
+    absl::StatusOr<CronSchedule> cron = CronSchedule::Parse(spec);
+    ASSERT_TRUE(cron.ok()) << spec << ": " << cron.status();
+    EXPECT_EQ(Str(cron->Next(At("2026-12-02T10:30:00Z"))), next) << spec;
   }
 }
 
