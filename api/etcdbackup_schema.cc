@@ -71,6 +71,8 @@ Json EtcdBackupSchemaSource() {
                       {"size", Int64("Bytes stored (etcd's SHA-256 trailer included).")},
                       {"sha256", String("SHA-256 (hex) of the stored bytes.")},
                       {"takenAt", String("When the snapshot began (RFC 3339).")},
+                      {"sizeBytes", Int64("size, under aenix's name.")},
+                      {"checksum", String("sha256:<sha256>, aenix's form of the checksum.")},
                   })},
       });
   return Object(

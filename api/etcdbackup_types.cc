@@ -109,7 +109,10 @@ Json ToJson(const EtcdBackupStatus& s) {
                        {"revision", s.snapshot->revision},
                        {"size", s.snapshot->size},
                        {"sha256", s.snapshot->sha256},
-                       {"takenAt", s.snapshot->taken_at}};
+                       {"takenAt", s.snapshot->taken_at},
+                       // aenix v0.4.4+'s names for the same facts.
+                       {"sizeBytes", s.snapshot->size},
+                       {"checksum", "sha256:" + s.snapshot->sha256}};
   }
   return out;
 }

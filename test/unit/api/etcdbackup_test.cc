@@ -107,6 +107,9 @@ TEST(EtcdBackupTest, StatusRoundTrips) {
                                        .taken_at = "2026-12-02T00:00:00Z"}};
   Json obj = S3Backup();
   obj["status"] = ToJson(s);
+  // aenix's names beside Quorum's (issue 35): dashboards read these.
+  EXPECT_EQ(obj["status"]["snapshot"]["sizeBytes"], 100);
+  EXPECT_EQ(obj["status"]["snapshot"]["checksum"], "sha256:ab");
   absl::StatusOr<EtcdBackup> b = ParseEtcdBackup(obj);
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->status, s);
