@@ -11,7 +11,7 @@
 //     use_pg_rewind, authentication, data_dir, bin_dir, listen, ...);
 //   * standby_cluster (not supported yet), and the local-only sections
 //     (restapi, ctl, etcd3, kubernetes, bootstrap, tags, scope, namespace,
-//     name, log, watchdog);
+//     name, watchdog);
 //   * postgresql.parameters: ssl and every ssl_* (spec.tls) except
 //     ssl_min_protocol_version TLSv1.2 or TLSv1.3; archive_mode,
 //     archive_command, archive_library, restore_command,
