@@ -178,6 +178,7 @@ bool ResolvePodAccess(const PostgresCluster& cluster, const api::EtcdCluster& et
 DcsResolution ResolveEtcdClusterRef(const PostgresCluster& cluster, const std::string& ref,
                                     const Lookup& lookup) {
   DcsResolution out;
+  out.security = api::DcsSecurityOf(cluster.spec, nullptr);
   std::shared_ptr<const Json> stored = lookup("EtcdCluster", ref);
   if (stored == nullptr) {
     out.reason = "EtcdClusterNotFound";
@@ -191,6 +192,7 @@ DcsResolution ResolveEtcdClusterRef(const PostgresCluster& cluster, const std::s
                   std::string(etcd_cluster.status().message());
     return out;
   }
+  out.security = api::DcsSecurityOf(cluster.spec, &*etcd_cluster);
   if (!ServesTheDcs(*etcd_cluster)) {
     out.reason = "EtcdClusterNotReady";
     out.message = "waiting for EtcdCluster " + ref +
@@ -284,15 +286,7 @@ DcsResolution ResolveDcs(const PostgresCluster& cluster, const Lookup& lookup) {
     out.security = api::DcsSecurityOf(cluster.spec, nullptr);
     return out;
   }
-  DcsResolution out = ResolveEtcdClusterRef(cluster, ref, lookup);
-  std::optional<api::EtcdCluster> etcd_cluster;
-  if (std::shared_ptr<const Json> stored = lookup("EtcdCluster", ref)) {
-    if (absl::StatusOr<api::EtcdCluster> decoded = api::DecodeEtcdCluster(*stored); decoded.ok()) {
-      etcd_cluster = *std::move(decoded);
-    }
-  }
-  out.security = api::DcsSecurityOf(cluster.spec, etcd_cluster ? &*etcd_cluster : nullptr);
-  return out;
+  return ResolveEtcdClusterRef(cluster, ref, lookup);  // sets the security itself
 }
 
 }  // namespace quorum::postgrescluster
