@@ -10,19 +10,6 @@ namespace {
 
 constexpr char kPki[] = "/etc/etcd/pki";
 
-// metadata for an owned object: user labels/annotations first, ours win.
-Json Metadata(const EtcdCluster& cluster, const std::string& name,
-              const api::TemplateMeta& user = {}) {
-  Json labels = user.labels;
-  for (const auto& [k, v] : CommonLabels(cluster)) labels[k] = v;
-  Json meta = {{"name", name},
-               {"namespace", NamesOf(cluster).ns},
-               {"labels", labels},
-               {"ownerReferences", Json::array({OwnerReference(cluster)})}};
-  if (!user.annotations.empty()) meta["annotations"] = user.annotations;
-  return meta;
-}
-
 Json Selector(const EtcdCluster& cluster) {
   Json s = Json::object();
   for (const auto& [k, v] : SelectorLabels(cluster)) s[k] = v;
@@ -50,6 +37,17 @@ Json Probe(const std::string& path, int period, int failures) {
 }
 
 }  // namespace
+
+Json Metadata(const EtcdCluster& cluster, const std::string& name, const api::TemplateMeta& user) {
+  Json labels = user.labels;
+  for (const auto& [k, v] : CommonLabels(cluster)) labels[k] = v;
+  Json meta = {{"name", name},
+               {"namespace", NamesOf(cluster).ns},
+               {"labels", labels},
+               {"ownerReferences", Json::array({OwnerReference(cluster)})}};
+  if (!user.annotations.empty()) meta["annotations"] = user.annotations;
+  return meta;
+}
 
 std::vector<std::string> BuildEtcdArgs(const EtcdCluster& cluster) {
   const Names n = NamesOf(cluster);

@@ -40,6 +40,11 @@ inline constexpr char kDefaultAutoCompactionMode[] = "periodic";
 inline constexpr char kDefaultAutoCompactionRetention[] = "1h";
 inline constexpr char kDefaultAutoCompactionRevisions[] = "10000";
 
+// metadata for an owned object `name`: the user's labels and annotations
+// first, ours win.
+Json Metadata(const EtcdCluster& cluster, const std::string& name,
+              const api::TemplateMeta& user = {});
+
 Json BuildHeadlessService(const EtcdCluster& cluster);
 Json BuildClientService(const EtcdCluster& cluster);
 Json BuildStateConfigMap(const EtcdCluster& cluster, const BootstrapState& state);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "src/controllers/etcdcluster/builders.h"
 #include "src/controllers/etcdcluster/resources.h"
 #include "src/runtime/certs.h"
 
@@ -21,15 +22,6 @@ std::string Decoded(const Json& secret, const char* key) {
   std::string out;
   if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return "";
   return out;
-}
-
-Json Metadata(const EtcdCluster& cluster, const std::string& name) {
-  Json labels = Json::object();
-  for (const auto& [k, v] : CommonLabels(cluster)) labels[k] = v;
-  return {{"name", name},
-          {"namespace", cluster.metadata.ns},
-          {"labels", labels},
-          {"ownerReferences", Json::array({OwnerReference(cluster)})}};
 }
 
 // A cached Secret of ours, nullptr when absent; FailedPrecondition when one
