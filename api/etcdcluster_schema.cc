@@ -356,9 +356,10 @@ Json Status() {
            String("Secret holding a client certificate (tls.crt, tls.key, ca.crt) a consumer "
                   "such as a PostgresCluster can use; empty without client certificate auth.")},
           {"authSecretName",
-           String("With enableAuth: the Secret (kubernetes.io/basic-auth: username, password) "
-                  "holding the etcd root credentials the operator generated. Delete it only "
-                  "together with etcd's root user.")},
+           String("With enableAuth, once etcd enforces authentication: the Secret "
+                  "(kubernetes.io/basic-auth: username, password) holding the etcd root "
+                  "credentials the operator generated. Delete it only together with etcd's "
+                  "root user.")},
       });
 }
 

@@ -166,6 +166,9 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   const SpaceOutcome space = HousekeepSpace(*stored, *cluster, plan, step, etcd);
   StatusInput status_input = StatusInputFor(*cluster, space.view, world, plan, step, space);
   status_input.storage = StorageStateOf(cache_, *cluster, claims);
+  // TakeStep turns auth on (or finds it on) when nothing else is to be done.
+  status_input.auth_on = AuthEnabledInSpec(*cluster) && plan.action.kind == etcd::Action::kNone &&
+                         step.ok() && etcd.client != nullptr;
   if (refused) status_input.problem = std::string(applied.message());
   const api::EtcdClusterStatus status = BuildStatus(status_input);
   if (absl::Status s = WriteStatus(client_, *cluster, status); !s.ok()) return s;

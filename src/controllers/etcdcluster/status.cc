@@ -188,7 +188,9 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
         in.now));
   }
   s.client_secret_name = api::EffectiveTls(cluster).client_secret;
-  if (AuthEnabledInSpec(cluster)) s.auth_secret_name = AuthSecretName(cluster);
+  if (AuthEnabledInSpec(cluster) && (in.auth_on || !cluster.status.auth_secret_name.empty())) {
+    s.auth_secret_name = AuthSecretName(cluster);
+  }
   return s;
 }
 

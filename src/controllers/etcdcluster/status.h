@@ -42,6 +42,10 @@ struct StatusInput {
   bool space_alarm = false;                 // a NOSPACE alarm is raised (space.h)
   std::string space_message;                // the housekeeping's last sentence, "" when none
   StorageState storage;
+  // etcd answered that authentication is on in this pass (spec.security.
+  // enableAuth); status.authSecretName is written from then on, never before,
+  // so a client that reads it finds auth enforced.
+  bool auth_on = false;
   absl::Time now;
 };
 

@@ -209,6 +209,13 @@ DcsResolution ResolveEtcdClusterRef(const PostgresCluster& cluster, const std::s
     out.message = "EtcdCluster " + ref + " reports no clientEndpoint yet";
     return out;
   }
+  if (etcd_cluster->spec.security.enable_auth && auth_secret.empty()) {
+    // Not before etcd enforces it: the pods would start without their user.
+    out.reason = "EtcdClusterNotReady";
+    out.message =
+        "waiting for EtcdCluster " + ref + " to turn on the authentication its spec asks for";
+    return out;
+  }
   const bool https = absl::StartsWith(endpoint, "https://");
   if (!client_secret.empty()) {
     if (!CheckSecret(lookup, client_secret, field + ".clientSecretName",

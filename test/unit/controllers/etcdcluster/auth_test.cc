@@ -47,14 +47,30 @@ TEST(AuthTest, StatusNamesTheAuthSecretOnlyWithEnableAuth) {
   EtcdView view;
   for (bool on : {true, false}) {
     const EtcdCluster cluster = Cluster(on);
-    const Json status =
-        api::ToJson(BuildStatus({.cluster = &cluster, .etcd = &view, .now = absl::Now()}));
+    const Json status = api::ToJson(
+        BuildStatus({.cluster = &cluster, .etcd = &view, .auth_on = on, .now = absl::Now()}));
     EXPECT_EQ(status.contains("authSecretName"), on);
     if (on) {
       EXPECT_EQ(status["authSecretName"], "dcs-root-auth");
     }
     EXPECT_EQ(status["clientSecretName"], "cli");
   }
+}
+
+// Clients (the PostgresClusters on it) take status.authSecretName as "auth is
+// enforced": it appears once etcd said so, and stays when a later pass could
+// not ask (a member down, a step in progress).
+TEST(AuthTest, StatusNamesTheAuthSecretOnceAuthIsOnAndKeepsIt) {
+  EtcdView view;
+  EtcdCluster cluster = Cluster(true);
+  Json status = api::ToJson(BuildStatus({.cluster = &cluster, .etcd = &view, .now = absl::Now()}));
+  EXPECT_FALSE(status.contains("authSecretName")) << "named before etcd enforced auth";
+  status = api::ToJson(
+      BuildStatus({.cluster = &cluster, .etcd = &view, .auth_on = true, .now = absl::Now()}));
+  ASSERT_EQ(status.value("authSecretName", ""), "dcs-root-auth");
+  cluster.status.auth_secret_name = "dcs-root-auth";
+  status = api::ToJson(BuildStatus({.cluster = &cluster, .etcd = &view, .now = absl::Now()}));
+  EXPECT_EQ(status.value("authSecretName", ""), "dcs-root-auth") << "dropped once it was on";
 }
 
 TEST(RandomPasswordTest, AlphanumericOfTheLengthAskedAndNotRepeated) {

@@ -43,6 +43,7 @@ TEST(StatusSchemaTest, AFullStatusFitsTheCrd) {
                                                .storage_uids = {{0, "uid-0"}, {1, "uid-1"}},
                                                .space_alarm = true,
                                                .space_message = "compacting",
+                                               .auth_on = true,
                                                .now = absl::Now()}));
   ASSERT_TRUE(status["members"][0].contains("dataUID")) << status.dump();
   ASSERT_TRUE(status.contains("authSecretName"));

@@ -497,6 +497,10 @@ TEST(DcsResolutionTest, ClusterRefWithAuthNeedsTheClientCasKey) {
   w = TlsWorld();
   w.objects["EtcdCluster/dcs"]["status"].erase("authSecretName");
   r = ResolveDcs(Cluster(kEtcdClusterRef), w.lookup());
+  EXPECT_FALSE(r.ready) << "auth asked for but not on yet: the pods would start without their user";
+  EXPECT_TRUE(absl::StrContains(r.message, "turn on the authentication")) << r.message;
+  w.objects["EtcdCluster/dcs"]["spec"]["security"]["enableAuth"] = false;
+  r = ResolveDcs(Cluster(kEtcdClusterRef), w.lookup());
   ASSERT_TRUE(r.ready) << r.message;
   EXPECT_FALSE(r.pod_access.has_value());
   EXPECT_EQ(r.tls_secret, "dcs-client");
