@@ -24,6 +24,7 @@ using Json = nlohmann::json;
 struct CrdNames {
   std::string_view crd_name, group, version, kind, list_kind, plural, singular;
   std::vector<std::string_view> short_names;
+  Json scale = nullptr;  // the /scale subresource's paths; null: none
 };
 
 absl::StatusOr<Json> BuildCrd(const CrdNames& n, const Json& schema_source,
@@ -31,11 +32,13 @@ absl::StatusOr<Json> BuildCrd(const CrdNames& n, const Json& schema_source,
                               const InlineOptions& options) {
   absl::StatusOr<Json> schema = InlineStructuralSchema(schema_source, index, options);
   if (!schema.ok()) return schema.status();
+  Json subresources = {{"status", Json::object()}};
+  if (!n.scale.is_null()) subresources["scale"] = n.scale;
   Json version = {
       {"name", std::string(n.version)},
       {"served", true},
       {"storage", true},
-      {"subresources", {{"status", Json::object()}}},
+      {"subresources", std::move(subresources)},
       {"additionalPrinterColumns", printer_columns},
       {"schema", {{"openAPIV3Schema", *std::move(schema)}}},
   };
@@ -63,9 +66,18 @@ absl::StatusOr<Json> BuildCrd(const CrdNames& n, const Json& schema_source,
 }  // namespace
 
 absl::StatusOr<Json> BuildEtcdClusterCrd(const OpenApiIndex& index, const InlineOptions& options) {
-  const CrdNames names{
-      kEtcdClusterCrdName,  kEtcdGroup,         kEtcdVersion,         kEtcdClusterKind,
-      kEtcdClusterListKind, kEtcdClusterPlural, kEtcdClusterSingular, {}};
+  // kubectl scale and autoscalers: the members asked for, the members the
+  // StatefulSet runs, and the pods' selector (status.replicas, status.selector).
+  const CrdNames names{.crd_name = kEtcdClusterCrdName,
+                       .group = kEtcdGroup,
+                       .version = kEtcdVersion,
+                       .kind = kEtcdClusterKind,
+                       .list_kind = kEtcdClusterListKind,
+                       .plural = kEtcdClusterPlural,
+                       .singular = kEtcdClusterSingular,
+                       .scale = {{"specReplicasPath", ".spec.replicas"},
+                                 {"statusReplicasPath", ".status.replicas"},
+                                 {"labelSelectorPath", ".status.selector"}}};
   return BuildCrd(names, EtcdClusterSchemaSource(), EtcdClusterPrinterColumns(), index, options);
 }
 

@@ -343,6 +343,11 @@ Json Status() {
           {"conditions", conditions},
           {"observedGeneration", Int64("The metadata.generation this status describes.")},
           {"readyReplicas", Int32("Members that are running and healthy.")},
+          {"replicas",
+           Int32("Members the StatefulSet runs: reaches spec.replicas one membership step at a "
+                 "time (the /scale subresource's status replicas).")},
+          {"selector",
+           String("Label selector of the member pods, for the /scale subresource (autoscalers).")},
           {"leader", String("Name of the member that is the Raft leader, if any.")},
           {"members",
            {{"type", "array"},

@@ -98,6 +98,7 @@ void DecodeMember(Decoder& d, const Json& m, const std::string& at, EtcdMemberSt
   d.String(&m, at, "name", out.name);
   d.String(&m, at, "id", out.id);
   d.String(&m, at, "peerURL", out.peer_url);
+  d.String(&m, at, "clientURL", out.client_url);
   d.Bool(&m, at, "isLearner", out.is_learner);
   d.Bool(&m, at, "isLeader", out.is_leader);
   d.Bool(&m, at, "healthy", out.healthy);
@@ -110,6 +111,8 @@ void DecodeMember(Decoder& d, const Json& m, const std::string& at, EtcdMemberSt
 void DecodeStatus(Decoder& d, const Json* status, EtcdClusterStatus& out) {
   d.Int64(status, "status", "observedGeneration", out.observed_generation);
   d.Int32(status, "status", "readyReplicas", out.ready_replicas);
+  d.Int32(status, "status", "replicas", out.replicas);
+  d.String(status, "status", "selector", out.selector);
   d.String(status, "status", "leader", out.leader);
   d.String(status, "status", "clientEndpoint", out.client_endpoint);
   d.String(status, "status", "clientSecretName", out.client_secret_name);
@@ -243,6 +246,7 @@ Json ToJson(const EtcdClusterStatus& s) {
     Json j = {{"name", m.name},          {"id", m.id},
               {"peerURL", m.peer_url},   {"isLearner", m.is_learner},
               {"isLeader", m.is_leader}, {"healthy", m.healthy}};
+    if (!m.client_url.empty()) j["clientURL"] = m.client_url;
     if (!m.version.empty()) j["version"] = m.version;
     if (!m.data_uid.empty()) j["dataUID"] = m.data_uid;
     members.push_back(std::move(j));
@@ -250,8 +254,10 @@ Json ToJson(const EtcdClusterStatus& s) {
   Json out = {{"observedGeneration", s.observed_generation},
               {"conditions", conditions},
               {"readyReplicas", s.ready_replicas},
+              {"replicas", s.replicas},
               {"members", members},
               {"clientEndpoint", s.client_endpoint}};
+  if (!s.selector.empty()) out["selector"] = s.selector;
   if (!s.leader.empty()) out["leader"] = s.leader;
   if (!s.client_secret_name.empty()) out["clientSecretName"] = s.client_secret_name;
   if (!s.auth_secret_name.empty()) out["authSecretName"] = s.auth_secret_name;

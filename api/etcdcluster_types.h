@@ -121,6 +121,7 @@ struct EtcdMemberStatus {
   std::string name;
   std::string id;  // hex
   std::string peer_url;
+  std::string client_url;  // "" until the member has joined
   bool is_learner = false;
   bool is_leader = false;
   bool healthy = false;
@@ -133,6 +134,8 @@ struct EtcdClusterStatus {
   int64_t observed_generation = 0;
   std::vector<Condition> conditions;
   int32_t ready_replicas = 0;
+  int32_t replicas = 0;  // members the StatefulSet runs (the /scale subresource's)
+  std::string selector;  // the member pods' label selector (the /scale subresource's)
   std::vector<EtcdMemberStatus> members;
   std::string leader;
   std::string client_endpoint;

@@ -150,6 +150,39 @@ grep -q 'in_recovery=false' <<<"$result" || die "psql did not reach a writable p
 grep -Eq 'rows=[1-9]' <<<"$result" || die "the row written through psql is not there: $result"
 log "the printed psql command reaches a writable primary"
 
+# An EtcdBackup of the demo's EtcdCluster completes on the node (its Job runs
+# the operator image the node has), with aenix's status fields.
+"${kubectl[@]}" -n "$ns" apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: demo-check-backups}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: etcd.aenix.io/v1alpha1
+kind: EtcdBackup
+metadata: {name: demo-check}
+spec:
+  clusterRef: {name: demo-etcd}
+  destination: {pvc: {claimName: demo-check-backups}}
+YAML
+phase=""
+for _ in $(seq 150); do
+  phase="$("${kubectl[@]}" -n "$ns" get etcdbackup demo-check -o jsonpath='{.status.phase}')"
+  [[ "$phase" == Complete || "$phase" == Failed ]] && break
+  sleep 2
+done
+[[ "$phase" == Complete ]] ||
+  die "EtcdBackup demo-check is ${phase:-not done} after 300 s: $("${kubectl[@]}" -n "$ns" get etcdbackup demo-check -o jsonpath='{.status.conditions}')"
+snapshot="$("${kubectl[@]}" -n "$ns" get etcdbackup demo-check \
+  -o jsonpath='{.status.snapshot.sizeBytes} {.status.snapshot.checksum} {.status.snapshot.uri}')"
+read -r size_bytes checksum uri <<<"$snapshot"
+[[ "$size_bytes" =~ ^[1-9][0-9]*$ && "$checksum" =~ ^sha256:[0-9a-f]{64}$ && -n "$uri" ]] ||
+  die "EtcdBackup demo-check's status.snapshot lacks aenix's fields: $snapshot"
+log "an EtcdBackup completed on the node: $size_bytes bytes, $checksum at $uri"
+"${kubectl[@]}" -n "$ns" delete etcdbackup demo-check --wait=false >/dev/null
+
 # CI's subset of the fault table (docs/reliability.md) against this demo, before
 # it is taken down: DEMO_CHECK_FAULT_ROWS=1,3 runs those rows once each.
 if [[ -n "${DEMO_CHECK_FAULT_ROWS:-}" ]]; then

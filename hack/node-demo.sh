@@ -36,6 +36,9 @@ up() {
   "$here/controlplane.sh" start "$cp" >/dev/null
   # shellcheck source=/dev/null
   source "$cp/env"
+  # The node gets the operator image too (packed from this build's program):
+  # EtcdBackup Jobs run it (imagePullPolicy IfNotPresent, a versioned tag).
+  export QUORUM_OPERATOR_BIN="$build/cmd/quorum-operator"
   "$here/node.sh" start "$cp" >/dev/null
   local kubectl=("$QUORUM_BIN/kubectl")
   "${kubectl[@]}" apply --server-side --force-conflicts -f "$root/deploy/crds/" >/dev/null
@@ -48,7 +51,8 @@ up() {
   done
   if ! { pid="$(cat "$cp/operator.pid" 2>/dev/null)" && alive "$pid"; }; then
     setsid nohup "$here/node.sh" exec "$cp" -- "$build/cmd/quorum-operator" \
-      --kubeconfig="$KUBECONFIG" --leader-elect=false >>"$cp/operator.log" 2>&1 </dev/null &
+      --kubeconfig="$KUBECONFIG" --leader-elect=false \
+      --operator-image="$("$here/images.sh" name operator)" >>"$cp/operator.log" 2>&1 </dev/null &
     echo "$!" >"$cp/operator.pid"
     log "operator started (pid $!, log $cp/operator.log)"
   fi

@@ -19,6 +19,8 @@
 #include <map>
 #include <random>
 #include <set>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include "absl/strings/str_split.h"
@@ -48,6 +50,20 @@ namespace quorum {
 namespace {
 
 constexpr char kVersion[] = "0.1.0-dev";
+// The release image of this version (deploy/manager/deployment.yaml, hack/images.sh).
+constexpr char kDefaultOperatorImage[] = "ghcr.io/quorum-dev/quorum-operator:0.1.0";
+
+// Jobs run the operator image with imagePullPolicy IfNotPresent: a moving tag
+// would leave each node with whichever build it first pulled.
+bool MovingImageTag(std::string_view image) {
+  if (image.find('@') != std::string_view::npos) return false;  // a digest
+  const size_t slash = image.rfind('/');
+  const size_t colon = image.rfind(':');
+  if (colon == std::string_view::npos || (slash != std::string_view::npos && colon < slash)) {
+    return true;  // no tag: latest
+  }
+  return image.substr(colon + 1) == "latest";
+}
 
 struct Flags {
   std::string kubeconfig, context;
@@ -70,7 +86,7 @@ struct Flags {
   std::string controllers =
       "etcdcluster,etcdbackup,etcdbackupschedule,postgrescluster,postgresbackup";
   // The image backup Jobs run (the operator's own; the Deployment passes it).
-  std::string operator_image = "quorum-operator:latest";
+  std::string operator_image = kDefaultOperatorImage;
   // Trust for https S3 endpoints when the operator deletes old snapshots.
   std::string s3_ca_file;
   // 0: no client-side limit; the API server's Priority and Fairness queues
@@ -301,6 +317,12 @@ int Run(const Flags& f) {
                                                                 manager.recorder());
   if (enabled("postgresbackup", postgresbackup::kPostgresBackups)) {
     postgresbackup::SetupPostgresBackupController(manager, pg_backup_reconciler, f.workers);
+  }
+  if (MovingImageTag(f.operator_image)) {
+    spdlog::warn(
+        "--operator-image {} has no version tag: backup Jobs pull it only if the node lacks it, so "
+        "nodes may run different builds; name a versioned tag or a digest",
+        f.operator_image);
   }
   spdlog::info("quorum-operator {} starting; namespaces: {}", kVersion,
                f.namespaces.empty() ? "all" : f.namespaces);

@@ -109,6 +109,7 @@ Json BuildSnapshotJob(const api::EtcdBackup& b, const api::EtcdCluster& cluster,
   Json container = {
       {"name", "snapshot"},
       {"image", image},
+      {"imagePullPolicy", "IfNotPresent"},
       {"args", args},
       {"env", env},
       {"volumeMounts", mounts},

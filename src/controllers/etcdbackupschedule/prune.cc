@@ -35,6 +35,7 @@ Json PruneContainer(const std::vector<std::string>& paths, const std::string& im
   return {
       {"name", "prune"},
       {"image", image},
+      {"imagePullPolicy", "IfNotPresent"},
       {"args", args},
       {"volumeMounts", Json::array({{{"name", "backup"}, {"mountPath", kClaimDir}}})},
       {"terminationMessagePolicy", "FallbackToLogsOnError"},

@@ -87,6 +87,7 @@ StatusInput StatusInputFor(const EtcdCluster& cluster, const EtcdView& view, con
   return {.cluster = &cluster,
           .etcd = &view,
           .ready_pods = plan.ready_pods,
+          .statefulset_replicas = world.statefulset_replicas,
           .action_reason = plan.action.reason,
           .converged = plan.action.kind == etcd::Action::kNone,
           // A failed membership step is evented; enabling auth is a problem.

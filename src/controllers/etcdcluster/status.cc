@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "src/controllers/common/typed_condition.h"
 #include "src/controllers/etcdcluster/auth.h"
@@ -23,10 +24,18 @@ api::EtcdMemberStatus MemberOf(const MemberStatus& ms, const EtcdView& etcd) {
   return {.name = ms.member.name,
           .id = Hex(ms.member.id),
           .peer_url = ms.member.peer_urls.empty() ? "" : ms.member.peer_urls.front(),
+          .client_url = ms.member.client_urls.empty() ? "" : ms.member.client_urls.front(),
           .is_learner = ms.member.is_learner,
           .is_leader = etcd.leader_id && *etcd.leader_id == ms.member.id,
           .healthy = ms.status.has_value() && ms.status->leader != 0 && ms.status->errors.empty(),
           .version = ms.status ? ms.status->version : ""};
+}
+
+// SelectorLabels as a label selector string ("k=v,k=v", keys in order).
+std::string PodSelector(const EtcdCluster& cluster) {
+  std::vector<std::string> terms;
+  for (const auto& [k, v] : SelectorLabels(cluster)) terms.push_back(k + "=" + v);
+  return absl::StrJoin(terms, ",");
 }
 
 // Ready's reason and message, and whether it is true.
@@ -125,6 +134,8 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
   const std::map<int, std::string> recorded = RecordedStorageUids(cluster);
   api::EtcdClusterStatus s{.observed_generation = cluster.metadata.generation,
                            .ready_replicas = in.ready_pods,
+                           .replicas = in.statefulset_replicas,
+                           .selector = PodSelector(cluster),
                            .client_endpoint = ServiceClientUrl(cluster)};
   int healthy_voters = 0, voters = 0;
   for (const MemberStatus& ms : in.etcd->members) {

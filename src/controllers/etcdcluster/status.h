@@ -35,6 +35,7 @@ struct StatusInput {
   const EtcdCluster* cluster = nullptr;  // as read (its old status included)
   const EtcdView* etcd = nullptr;
   int ready_pods = 0;
+  int statefulset_replicas = 0;             // as observed; 0 when there is no StatefulSet
   std::string action_reason;                // the planner's current sentence
   bool converged = false;                   // planner said kNone
   std::string problem;                      // e.g. a missing Secret; empty when none

@@ -180,6 +180,42 @@ TEST_F(CrdTest, TheSchemaRefusesFiftyMillionReplicas) {
   EXPECT_TRUE(client().Create(kEtcdClusters, ns(), huge).ok());
 }
 
+// Issue 35.5: the /scale subresource, as kubectl scale and autoscalers use it:
+// spec.replicas through it, and the members the status reports with their
+// pods' selector.
+TEST_F(CrdTest, KubectlScaleChangesReplicasThroughTheScaleSubresource) {
+  InstallCrd(client());
+  const Json cluster = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                        {"kind", "EtcdCluster"},
+                        {"metadata", {{"name", "scaled"}}},
+                        {"spec", {{"replicas", 3}}}};
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
+  const Json status = {
+      {"status",
+       {{"replicas", 3},
+        {"selector", "app.kubernetes.io/instance=scaled,app.kubernetes.io/name=etcd"}}}};
+  auto written = client().Patch(kEtcdClusters, ns(), "scaled", kube::PatchType::kMerge, status,
+                                {.subresource = "status"});
+  ASSERT_TRUE(written.ok()) << written.status();
+
+  std::string out;
+  const std::string kubectl = control_plane().bin_dir + "/kubectl --kubeconfig " +
+                              control_plane().kubeconfig + " -n " + ns();
+  ASSERT_EQ(RunCommand(kubectl + " scale etcdcluster/scaled --replicas=5", out), 0) << out;
+  auto after = client().Get(kEtcdClusters, ns(), "scaled");
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ((*after)["spec"]["replicas"], 5);
+  auto scale = client().Get(kEtcdClusters, ns(), "scaled", "scale");
+  ASSERT_TRUE(scale.ok()) << scale.status();
+  EXPECT_EQ((*scale)["spec"]["replicas"], 5) << scale->dump();
+  EXPECT_EQ((*scale)["status"]["replicas"], 3) << scale->dump();
+  EXPECT_EQ((*scale)["status"]["selector"],
+            "app.kubernetes.io/instance=scaled,app.kubernetes.io/name=etcd")
+      << scale->dump();
+  // The schema's bounds hold through /scale too.
+  EXPECT_NE(RunCommand(kubectl + " scale etcdcluster/scaled --replicas=50000000", out), 0) << out;
+}
+
 TEST_F(CrdTest, KubectlExplainShowsOurDescriptions) {
   InstallCrd(client());
   std::string out;

@@ -76,7 +76,10 @@ TEST_F(CrdTest, NamesTheResourceLikeTheAenixOperator) {
   EXPECT_EQ(v["name"], "v1alpha1");
   EXPECT_EQ(v["served"], true);
   EXPECT_EQ(v["storage"], true);
-  EXPECT_EQ(v["subresources"], Json::parse(R"({"status": {}})"));
+  // /scale for kubectl scale and autoscalers (issue 35.5); aenix has status only.
+  EXPECT_EQ(v["subresources"], Json::parse(R"({"status": {}, "scale": {
+      "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
+      "labelSelectorPath": ".status.selector"}})"));
   std::vector<std::string> columns;
   for (const Json& c : v["additionalPrinterColumns"]) columns.push_back(c["name"]);
   EXPECT_EQ(columns, (std::vector<std::string>{"Replicas", "Ready", "Leader", "Status", "Age"}));

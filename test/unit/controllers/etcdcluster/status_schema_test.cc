@@ -33,12 +33,14 @@ TEST(StatusSchemaTest, AFullStatusFitsTheCrd) {
     status.leader = 1;
     view.members.push_back({.member = {.id = id,
                                        .name = "kv-" + std::to_string(id - 1),
-                                       .peer_urls = {"https://kv-0.kv-headless.db.svc:2380"}},
+                                       .peer_urls = {"https://kv-0.kv-headless.db.svc:2380"},
+                                       .client_urls = {"https://kv-0.kv-headless.db.svc:2379"}},
                             .status = status});
   }
   const Json status = api::ToJson(BuildStatus({.cluster = &cluster,
                                                .etcd = &view,
                                                .ready_pods = 2,
+                                               .statefulset_replicas = 2,
                                                .converged = true,
                                                .storage_uids = {{0, "uid-0"}, {1, "uid-1"}},
                                                .space_alarm = true,
@@ -46,7 +48,10 @@ TEST(StatusSchemaTest, AFullStatusFitsTheCrd) {
                                                .auth_on = true,
                                                .now = absl::Now()}));
   ASSERT_TRUE(status["members"][0].contains("dataUID")) << status.dump();
+  EXPECT_EQ(status["members"][0].value("clientURL", ""), "https://kv-0.kv-headless.db.svc:2379");
   ASSERT_TRUE(status.contains("authSecretName"));
+  EXPECT_EQ(status["replicas"], 2);
+  EXPECT_EQ(status["selector"], "app.kubernetes.io/instance=kv,app.kubernetes.io/name=etcd");
   const Json schema = api::EtcdClusterSchemaSource()["properties"]["status"];
   EXPECT_EQ(testing::UndeclaredFields(status, schema), std::vector<std::string>{}) << status.dump();
 }
