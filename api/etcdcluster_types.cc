@@ -311,6 +311,11 @@ EtcdTlsSpec EffectiveTls(const EtcdCluster& cluster) {
           .managed = true};
 }
 
+std::string ServerCaSecret(const EtcdCluster& cluster) {
+  const EtcdTlsSpec tls = EffectiveTls(cluster);
+  return tls.server_trusted_ca_secret.empty() ? tls.server_secret : tls.server_trusted_ca_secret;
+}
+
 std::string ClientCaKeySecret(const EtcdCluster& cluster) {
   return cluster.spec.security.tls.managed ? ManagedTlsNamesOf(cluster.metadata.name).server_ca
                                            : cluster.spec.security.tls.client_trusted_ca_secret;

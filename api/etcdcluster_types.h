@@ -178,6 +178,11 @@ struct ManagedTlsNames {
 };
 ManagedTlsNames ManagedTlsNamesOf(const std::string& cluster);
 EtcdTlsSpec EffectiveTls(const EtcdCluster& cluster);
+// The Secret whose ca.crt verifies the members' client-port certificates:
+// serverTrustedCASecret, else the serverSecret itself (cert-manager writes its
+// issuer's CA there; aenix reads it too); "" without server TLS. Read only its
+// ca.crt: the serverSecret also holds the members' private key.
+std::string ServerCaSecret(const EtcdCluster& cluster);
 // The Secret that may hold the key of the CA client certificates are checked
 // against (to issue the database pods their own): with tls.managed
 // <cluster>-server-ca, else clientTrustedCASecret ("" when none).

@@ -68,9 +68,13 @@ Json BuildSnapshotJob(const api::EtcdBackup& b, const api::EtcdCluster& cluster,
   Json env = Json::array();
   Json volumes = Json::array({{{"name", "work"}, {"emptyDir", Json::object()}}});
   Json mounts = Json::array({{{"name", "work"}, {"mountPath", kWorkDir}}});
-  if (tls.server && !tls_spec.server_trusted_ca_secret.empty()) {
+  if (tls.server) {
+    // Only ca.crt: without serverTrustedCASecret this is the serverSecret,
+    // whose key is the members' own.
+    Json items = Json::array({{{"key", "ca.crt"}, {"path", "ca.crt"}}});
     volumes.push_back(
-        {{"name", "etcd-ca"}, {"secret", {{"secretName", tls_spec.server_trusted_ca_secret}}}});
+        {{"name", "etcd-ca"},
+         {"secret", {{"secretName", api::ServerCaSecret(cluster)}, {"items", items}}}});
     mounts.push_back({{"name", "etcd-ca"}, {"mountPath", kCaDir}, {"readOnly", true}});
     args.push_back(absl::StrCat("--ca-file=", kCaDir, "/ca.crt"));
   }

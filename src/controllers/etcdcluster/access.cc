@@ -46,9 +46,7 @@ std::vector<std::string> ReadSecrets(const EtcdCluster& cluster) {
   const TlsMode tls = TlsOf(cluster);
   const api::EtcdTlsSpec spec = api::EffectiveTls(cluster);
   std::vector<std::string> out;
-  if (tls.server && !spec.server_trusted_ca_secret.empty()) {
-    out.push_back(spec.server_trusted_ca_secret);
-  }
+  if (tls.server) out.push_back(api::ServerCaSecret(cluster));
   if (tls.client && !spec.client_secret.empty()) out.push_back(spec.client_secret);
   if (AuthEnabledInSpec(cluster)) out.push_back(AuthSecretName(cluster));
   return out;
@@ -59,12 +57,18 @@ absl::Status ReadTlsMaterial(const runtime::Cache& cache, const EtcdCluster& clu
   const TlsMode tls = TlsOf(cluster);
   const api::EtcdTlsSpec spec = api::EffectiveTls(cluster);
   const std::string& ns = cluster.metadata.ns;
-  if (tls.server && !spec.server_trusted_ca_secret.empty()) {
-    cfg.ca_pem = SecretKey(cache.Get(kSecrets, ns, spec.server_trusted_ca_secret), "ca.crt");
+  if (tls.server) {
+    const std::string trust = api::ServerCaSecret(cluster);
+    cfg.ca_pem = SecretKey(cache.Get(kSecrets, ns, trust), "ca.crt");
     if (cfg.ca_pem.empty()) {
       return absl::FailedPreconditionError(
-          "Secret " + spec.server_trusted_ca_secret +
-          " (spec.security.tls.serverTrustedCASecret) is missing or has no ca.crt");
+          spec.server_trusted_ca_secret.empty()
+              ? "Secret " + trust +
+                    " (spec.security.tls.serverSecret) has no ca.crt, and "
+                    "spec.security.tls.serverTrustedCASecret is not set: the operator has no CA "
+                    "to verify the members' certificates with"
+              : "Secret " + trust +
+                    " (spec.security.tls.serverTrustedCASecret) is missing or has no ca.crt");
     }
   }
   if (tls.client) {

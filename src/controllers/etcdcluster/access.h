@@ -26,7 +26,8 @@ namespace quorum::etcdcluster {
 // Secrets, which only the kubelet reads).
 std::vector<std::string> ReadSecrets(const EtcdCluster& cluster);
 
-// Fills cfg's CA, client certificate and key from the cache.
+// Fills cfg's CA (api::ServerCaSecret's ca.crt), client certificate and key
+// from the cache.
 absl::Status ReadTlsMaterial(const runtime::Cache& cache, const EtcdCluster& cluster,
                              etcd::ClientConfig& cfg);
 
