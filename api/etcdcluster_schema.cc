@@ -273,9 +273,11 @@ Json Spec() {
       // fill it in.
       {{"rule",
         "self.?storage.?emptyDir.hasValue() || oldSelf.?storage.?emptyDir.hasValue() || "
-        "quantity(string(self.?storage.?volumeClaimTemplate.?spec.?resources.?requests"
-        "[?'storage'].orValue('4Gi'))).compareTo(quantity(string(oldSelf.?storage."
-        "?volumeClaimTemplate.?spec.?resources.?requests[?'storage'].orValue('4Gi')))) >= 0"},
+        "quantity(self.?storage.?volumeClaimTemplate.?spec.?resources.?requests[?'storage']"
+        ".hasValue() ? string(self.storage.volumeClaimTemplate.spec.resources.requests["
+        "'storage']) : '4Gi').compareTo(quantity(oldSelf.?storage.?volumeClaimTemplate.?spec."
+        "?resources.?requests[?'storage'].hasValue() ? string(oldSelf.storage."
+        "volumeClaimTemplate.spec.resources.requests['storage']) : '4Gi')) >= 0"},
        {"message",
         "the storage request cannot shrink: a PersistentVolumeClaim can only grow; keep the "
         "previous size or more (an absent request means 4Gi)"},

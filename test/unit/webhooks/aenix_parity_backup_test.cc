@@ -122,6 +122,11 @@ const ScheduleCase kScheduleCreates[] = {
     {"Should reject cron expression with too many fields", "my-cluster", "* * * * * * * *", kPvc,
      Outcome::kRefused, "spec.schedule"},
     {"Should admit cron shorthand @hourly", "my-cluster", "@hourly", kPvc, Outcome::kAdmitted, ""},
+    // aenix's webhook code beyond its tests: robfig/cron's standard parser.
+    {"cronParser: month and weekday names", "my-cluster", "0 3 ? jan-jun MON-FRI", kPvc,
+     Outcome::kAdmitted, ""},
+    {"validateSpec: @every is refused", "my-cluster", "@every 1h", kPvc, Outcome::kRefused,
+     "spec.schedule"},
 };
 
 Json Schedule(const char* cluster, const char* schedule, const char* destination,
