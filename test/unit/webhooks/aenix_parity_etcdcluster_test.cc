@@ -41,6 +41,16 @@ TEST(AenixParityEtcdClusterTest, DefaultingDoesNotOverrideFieldsThatAreSet) {
   EXPECT_EQ(Mutated(Object("EtcdCluster", spec))["spec"], spec);
 }
 
+// aenix's Default() beyond its tests: a zero request (storage.IsZero()) is
+// replaced by 4Gi, so the cluster is admitted.
+TEST(AenixParityEtcdClusterTest, DefaultingGivesAZeroStorageRequestTheDefaultSize) {
+  const Json obj = Object("EtcdCluster", Json::parse(R"({"storage": {"volumeClaimTemplate":
+      {"spec": {"resources": {"requests": {"storage": "0"}}}}}})"));
+  EXPECT_EQ(Mutated(obj)["spec"]["storage"]["volumeClaimTemplate"]["spec"]["resources"]["requests"],
+            (Json{{"storage", "4Gi"}}));
+  EXPECT_TRUE(AdmitEtcdCluster(obj).allowed);
+}
+
 struct ClusterCase {
   const char* name;      // aenix's case
   const char* old_spec;  // nullptr: CREATE
