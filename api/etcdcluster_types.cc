@@ -65,8 +65,9 @@ void DecodePdb(Decoder& d, const Json* spec, std::optional<EtcdPdbTemplate>& out
   out.emplace();
   DecodeTemplateMeta(d, pdb, at, out->metadata);
   const Json* pspec = d.Member(pdb, at, "spec");
-  if (const Json* v = d.Member(pspec, at + ".spec", "minAvailable"))
+  if (const Json* v = d.Member(pspec, at + ".spec", "minAvailable")) {
     out->min_available = Budget(*v);
+  }
   if (const Json* v = d.Member(pspec, at + ".spec", "maxUnavailable")) {
     out->max_unavailable = Budget(*v);
   }
