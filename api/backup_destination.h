@@ -21,10 +21,15 @@ struct BackupS3 {
   bool operator==(const BackupS3&) const = default;
 };
 
+// The snapshot file a restore source reads from a claim when its subPath is
+// empty, as the aenix operator does.
+inline constexpr char kDefaultRestoreSnapshotFile[] = "snapshot.db";
+
 struct BackupPvc {
   std::string claim_name;
   // A backup: the folder inside the claim ("" is its root). A restore
-  // source: the snapshot file inside the claim.
+  // source: the snapshot file inside the claim ("" is
+  // kDefaultRestoreSnapshotFile).
   std::string sub_path;
   bool operator==(const BackupPvc&) const = default;
 };

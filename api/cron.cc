@@ -19,19 +19,31 @@ struct FieldRange {
   const char* name;
   int min;
   int max;
+  // Lower-case names of the values from `min` on (months, weekdays), as
+  // Kubernetes CronJob accepts them in any case; null: numbers only.
+  const char* const* names = nullptr;
+  int name_count = 0;
 };
+
+constexpr const char* kMonthNames[] = {"jan", "feb", "mar", "apr", "may", "jun",
+                                       "jul", "aug", "sep", "oct", "nov", "dec"};
+constexpr const char* kWeekdayNames[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
 
 constexpr FieldRange kFields[] = {{"minute", 0, 59},
                                   {"hour", 0, 23},
                                   {"day of month", 1, 31},
-                                  {"month", 1, 12},
-                                  {"day of week", 0, 7}};
+                                  {"month", 1, 12, kMonthNames, 12},
+                                  {"day of week", 0, 7, kWeekdayNames, 7}};
 
 absl::Status Bad(const FieldRange& f, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(f.name, ": ", what));
 }
 
 absl::StatusOr<int> Number(const FieldRange& f, absl::string_view s) {
+  const std::string lower = absl::AsciiStrToLower(s);
+  for (int i = 0; i < f.name_count; ++i) {
+    if (lower == f.names[i]) return f.min + i;
+  }
   int v = 0;
   if (s.empty() || !absl::SimpleAtoi(s, &v) || s.front() == '+' || s.front() == '-') {
     return Bad(f, absl::StrCat("\"", s, "\" is not a number"));
@@ -56,7 +68,7 @@ absl::Status ParseElement(const FieldRange& f, absl::string_view e, std::vector<
     }
   }
   int lo = f.min, hi = f.max;
-  if (range != "*") {
+  if (range != "*" && range != "?") {  // "?" is "*", as Kubernetes CronJob reads it
     const size_t dash = range.find('-');
     absl::StatusOr<int> a = Number(f, range.substr(0, dash));
     if (!a.ok()) return a.status();
@@ -143,8 +155,8 @@ absl::StatusOr<CronSchedule> CronSchedule::Parse(absl::string_view spec) {
   Copy(bits[3], c.months_);
   Copy(bits[4], c.weekdays_);
   if (bits[4][7]) c.weekdays_[0] = true;  // 7 is Sunday too
-  c.any_day_ = fields[2] == "*";
-  c.any_weekday_ = fields[4] == "*";
+  c.any_day_ = fields[2] == "*" || fields[2] == "?";
+  c.any_weekday_ = fields[4] == "*" || fields[4] == "?";
   if (c.Next(absl::UnixEpoch()) == absl::InfiniteFuture()) {
     return absl::InvalidArgumentError(
         absl::StrCat("\"", spec, "\" never fires (no such day in the months it names)"));

@@ -6,8 +6,10 @@
 // `*`), a day matches when either matches (Vixie cron's rule). The macros
 // Kubernetes CronJob accepts stand for their five fields: @yearly and
 // @annually (0 0 1 1 *), @monthly (0 0 1 * *), @weekly (0 0 * * 0), @daily and
-// @midnight (0 0 * * *), @hourly (0 * * * *). Month and day names and @every
-// are not accepted.
+// @midnight (0 0 * * *), @hourly (0 * * * *). Like Kubernetes CronJob (and
+// the aenix operator, which validates with the same parser), month and
+// weekday names (jan-dec, sun-sat, any case) stand for their numbers and `?`
+// for `*`. @every is not accepted.
 //
 // Thread-safety: value type and pure functions.
 #ifndef QUORUM_API_CRON_H_

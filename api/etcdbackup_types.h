@@ -72,8 +72,9 @@ std::vector<FieldError> ValidateEtcdBackup(const nlohmann::json& obj, const nloh
 
 // The rules of a destination (or restore source) at `path`, e.g.
 // "spec.destination" or "spec.bootstrap.restore.source"; `obj` is that field.
-// A restore source must name the snapshot itself: s3.key and pvc.subPath
-// (the file) are required.
+// A restore source must name the snapshot object: s3.key is required (aenix
+// admits it empty, then its restore fails). pvc.subPath may be empty, as in
+// aenix: the file is then kDefaultRestoreSnapshotFile at the claim's root.
 std::vector<FieldError> ValidateBackupDestination(const nlohmann::json* obj,
                                                   const std::string& path,
                                                   bool restore_source = false);

@@ -86,10 +86,6 @@ std::vector<FieldError> ValidateBackupDestination(const Json* obj, const std::st
   if (restore_source && s3 != nullptr && Str(s3, "key").empty()) {
     out.push_back({path + ".s3.key", "name the snapshot object to restore"});
   }
-  if (restore_source && pvc != nullptr && Str(pvc, "subPath").empty()) {
-    out.push_back({path + ".pvc.subPath",
-                   "name the snapshot file inside the claim (e.g. etcd/main-nightly.db)"});
-  }
   if (pvc != nullptr) {
     if (!IsDnsLabelish(Str(pvc, "claimName"), 253)) {
       out.push_back({path + ".pvc.claimName", "name a PersistentVolumeClaim in this namespace"});

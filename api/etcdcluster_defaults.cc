@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/etcdcluster.h"
+#include "api/quantity.h"
 
 namespace quorum::api {
 namespace {
@@ -13,6 +14,11 @@ using Json = nlohmann::json;
 bool Missing(const Json& o, const char* key) {
   auto it = o.find(key);
   return it == o.end() || it->is_null();
+}
+
+bool IsZeroQuantity(const Json& q) {
+  absl::StatusOr<Quantity> parsed = QuantityFromJson(q);
+  return parsed.ok() && parsed->IsZero();
 }
 
 // The object at o[key], created when missing; null when it holds a
@@ -56,7 +62,10 @@ void DefaultEtcdCluster(Json& obj) {
   if (resources == nullptr) return;
   Json* requests = ObjectAt(*resources, "requests");
   if (requests == nullptr) return;
-  if (Missing(*requests, "storage")) (*requests)["storage"] = std::string(kDefaultStorageSize);
+  // A zero size is the default too, as aenix's webhook reads it.
+  if (Missing(*requests, "storage") || IsZeroQuantity((*requests)["storage"])) {
+    (*requests)["storage"] = std::string(kDefaultStorageSize);
+  }
 }
 
 }  // namespace quorum::api

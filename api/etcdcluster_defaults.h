@@ -1,7 +1,8 @@
 // Defaulting of an EtcdCluster, as the mutating admission webhook applies it
 // (API.md "spec"): replicas 3, and storage — when spec.storage has no
 // emptyDir — a PVC template with accessModes [ReadWriteOnce] and a 4Gi
-// storage request wherever those are missing. Only adds what is missing;
+// storage request wherever those are missing (a zero request counts as
+// missing, as in the aenix operator). Only adds what is missing;
 // never changes a value the user set. An empty podDisruptionBudgetTemplate
 // spec is left empty on purpose: it means "minAvailable = quorum", which the
 // reconciler computes from the current replicas.

@@ -69,9 +69,10 @@ Json TemplateMetadata(const char* what, bool with_name) {
 // NOLINTNEXTLINE(readability-function-size): one declarative schema literal.
 Json Spec() {
   Json storage = Object(
-      "Where each member keeps its data. Set exactly one of emptyDir and volumeClaimTemplate; "
-      "when storage is omitted every member gets a 4Gi ReadWriteOnce PersistentVolumeClaim. The "
-      "choice cannot be changed after creation, and the claim's size can only grow.",
+      "Where each member keeps its data: emptyDir, or volumeClaimTemplate (when both are set, "
+      "emptyDir is used, as in the aenix operator). When storage is omitted or empty every "
+      "member gets a 4Gi ReadWriteOnce PersistentVolumeClaim. The choice cannot be changed "
+      "after creation, and the claim's size can only grow.",
       {
           {"emptyDir",
            Ref(std::string(kCore) + "EmptyDirVolumeSource",
@@ -89,11 +90,9 @@ Json Spec() {
                                    "[ReadWriteOnce]), resources.requests.storage (default 4Gi).")},
                   })},
       });
+  // No "exactly one" rule: aenix admits both (emptyDir wins, the webhook
+  // warns) and `storage: {}` (the parser defaults it as the webhook would).
   storage["default"] = DefaultEtcdStorage();
-  storage["x-kubernetes-validations"] = Json::array({{
-      {"rule", "has(self.emptyDir) != has(self.volumeClaimTemplate)"},
-      {"message", "set exactly one of emptyDir and volumeClaimTemplate"},
-  }});
 
   Json pod_spec = Ref(std::string(kCore) + "PodSpec",
                       "Merged over the pod Quorum generates: containers and volumes are merged by "
@@ -118,7 +117,8 @@ Json Spec() {
                                       "must cover the members' peer addresses.")},
           {"serverTrustedCASecret",
            secret_field("Secret with the CA (ca.crt) that signs serverSecret; Quorum uses it to "
-                        "verify the members when it talks to them.")},
+                        "verify the members when it talks to them. Unset: the ca.crt of "
+                        "serverSecret (as cert-manager writes it), as in the aenix operator.")},
           {"serverSecret",
            secret_field("Secret with the certificate and key (tls.crt, tls.key) the members "
                         "serve clients with on port 2379. Without it clients use plain HTTP.")},
@@ -152,12 +152,15 @@ Json Spec() {
       "(replicas/2+1), recomputed when the cluster scales.",
       {
           {"minAvailable",
-           IntOrString("Members that must stay available during voluntary disruptions: a count "
-                       "from 0 to replicas or a percentage such as \"60%\" (rounded up). Less "
-                       "than the quorum lets an eviction stop the cluster.")},
+           IntOrString(
+               "Members that must stay available during voluntary disruptions: a count "
+               "from 0 to replicas (a string of digits such as \"2\" counts too) or a percentage "
+               "such as \"60%\" (rounded up). Less "
+               "than the quorum lets an eviction stop the cluster.")},
           {"maxUnavailable",
            IntOrString("Members that may be unavailable during voluntary disruptions: a count "
-                       "from 0 to replicas or a percentage (rounded up).")},
+                       "from 0 to replicas (also as a string, e.g. \"0\") or a percentage (rounded "
+                       "up).")},
       });
   pdb_spec["x-kubernetes-validations"] = Json::array({{
       {"rule", "!(has(self.minAvailable) && has(self.maxUnavailable))"},
@@ -239,9 +242,11 @@ Json Spec() {
                   {{"restore",
                     Object("Start from an etcd snapshot (an EtcdBackup's) instead of empty: the "
                            "first member restores it with a new cluster ID, the others join it.",
-                           {{"source", BackupDestinationSchema(
-                                           "Where the snapshot is: s3 (key: the object) or pvc "
-                                           "(subPath: the snapshot file inside the claim).")}})}})},
+                           {{"source",
+                             BackupDestinationSchema(
+                                 "Where the snapshot is: s3 (key: the object) or pvc "
+                                 "(subPath: the snapshot file inside the claim; empty: snapshot.db "
+                                 "at its root).")}})}})},
           {"security",
            Object("Transport security and authentication.",
                   {
@@ -250,8 +255,7 @@ Json Spec() {
                        Bool("Turn on etcd's role-based access control: Quorum creates the root "
                             "user and role and enables auth, then authenticates with its client "
                             "certificate. Requires client and server TLS: tls.managed, or "
-                            "clientSecret, clientTrustedCASecret, serverSecret and "
-                            "serverTrustedCASecret.")},
+                            "clientSecret, clientTrustedCASecret and serverSecret.")},
                   })},
           {"networkPolicy", network_policy},
       });
@@ -259,25 +263,24 @@ Json Spec() {
   // Transition rules sit on spec, not on storage: a rule runs only when the
   // old object had the field it is placed on (REFERENCE.md section 2).
   spec["x-kubernetes-validations"] = Json::array({
-      {{"rule",
-        "self.?storage.?emptyDir.hasValue() == oldSelf.?storage.?emptyDir.hasValue() && "
-        "self.?storage.?volumeClaimTemplate.hasValue() == "
-        "oldSelf.?storage.?volumeClaimTemplate.hasValue()"},
+      {{"rule", "self.?storage.?emptyDir.hasValue() == oldSelf.?storage.?emptyDir.hasValue()"},
        {"message",
         "storage cannot switch between emptyDir and volumeClaimTemplate after creation (the "
         "members' data lives there); create a new EtcdCluster to change the storage type"},
        {"fieldPath", ".storage"},
        {"reason", "FieldValueForbidden"}},
+      // An absent request is the default size, as the webhook and the parser
+      // fill it in.
       {{"rule",
-        "!oldSelf.?storage.?volumeClaimTemplate.?spec.?resources.?requests[?'storage']"
-        ".hasValue() || !self.?storage.?volumeClaimTemplate.hasValue() || "
-        "(self.?storage.?volumeClaimTemplate.?spec.?resources.?requests[?'storage'].hasValue() && "
-        "quantity(string(self.storage.volumeClaimTemplate.spec.resources.requests['storage']))"
-        ".compareTo(quantity(string("
-        "oldSelf.storage.volumeClaimTemplate.spec.resources.requests['storage']))) >= 0)"},
+        "self.?storage.?emptyDir.hasValue() || oldSelf.?storage.?emptyDir.hasValue() || "
+        "quantity(self.?storage.?volumeClaimTemplate.?spec.?resources.?requests[?'storage']"
+        ".hasValue() ? string(self.storage.volumeClaimTemplate.spec.resources.requests["
+        "'storage']) : '4Gi').compareTo(quantity(oldSelf.?storage.?volumeClaimTemplate.?spec."
+        "?resources.?requests[?'storage'].hasValue() ? string(oldSelf.storage."
+        "volumeClaimTemplate.spec.resources.requests['storage']) : '4Gi')) >= 0"},
        {"message",
-        "the storage request cannot shrink (or be removed): a PersistentVolumeClaim can only "
-        "grow; keep the previous size or more"},
+        "the storage request cannot shrink: a PersistentVolumeClaim can only grow; keep the "
+        "previous size or more (an absent request means 4Gi)"},
        {"fieldPath", ".storage.volumeClaimTemplate.spec.resources.requests['storage']"},
        {"reason", "FieldValueForbidden"}},
       // Security settings a running cluster cannot change in place (issue 33,

@@ -50,6 +50,14 @@ void DecodeStorage(Decoder& d, const Json* spec, EtcdStorageSpec& out) {
   DecodeTemplate(d, vct, "spec.storage.volumeClaimTemplate", out.volume_claim_template);
 }
 
+// A budget as the PodDisruptionBudget takes it: aenix admits counts written
+// as strings ("0"), which policy/v1 refuses, so they become integers.
+Json Budget(const Json& v) {
+  if (!v.is_string()) return v;
+  std::optional<int> count = CountString(v.get_ref<const std::string&>());
+  return count.has_value() ? Json(*count) : v;
+}
+
 void DecodePdb(Decoder& d, const Json* spec, std::optional<EtcdPdbTemplate>& out) {
   const Json* pdb = d.Member(spec, "spec", "podDisruptionBudgetTemplate");
   if (pdb == nullptr) return;
@@ -57,8 +65,12 @@ void DecodePdb(Decoder& d, const Json* spec, std::optional<EtcdPdbTemplate>& out
   out.emplace();
   DecodeTemplateMeta(d, pdb, at, out->metadata);
   const Json* pspec = d.Member(pdb, at, "spec");
-  if (const Json* v = d.Member(pspec, at + ".spec", "minAvailable")) out->min_available = *v;
-  if (const Json* v = d.Member(pspec, at + ".spec", "maxUnavailable")) out->max_unavailable = *v;
+  if (const Json* v = d.Member(pspec, at + ".spec", "minAvailable")) {
+    out->min_available = Budget(*v);
+  }
+  if (const Json* v = d.Member(pspec, at + ".spec", "maxUnavailable")) {
+    out->max_unavailable = Budget(*v);
+  }
 }
 
 void DecodeSpec(Decoder& d, const Json* spec, EtcdClusterSpec& out) {

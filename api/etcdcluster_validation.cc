@@ -155,6 +155,9 @@ class Validator {
     }
   }
 
+  // Like aenix, emptyDir wins when both kinds are set (the template is then
+  // ignored, and EtcdClusterWarnings says so); neither cannot reach here, as
+  // defaulting fills in the PVC template.
   void Storage(const Json& spec, const Json* old_spec) {
     const Json* storage = Child(&spec, "storage");
     if (storage == nullptr || !storage->is_object()) {
@@ -164,11 +167,8 @@ class Validator {
       return;
     }
     const Json* empty_dir = Child(storage, "emptyDir");
-    const Json* vct = Child(storage, "volumeClaimTemplate");
-    if (empty_dir != nullptr && vct != nullptr) {
-      Add("spec.storage",
-          "emptyDir and volumeClaimTemplate are mutually exclusive; keep only one of them");
-    } else if (empty_dir == nullptr && vct == nullptr) {
+    const Json* vct = empty_dir == nullptr ? Child(storage, "volumeClaimTemplate") : nullptr;
+    if (empty_dir == nullptr && vct == nullptr) {
       Add("spec.storage", "set either emptyDir: {} or a volumeClaimTemplate");
     }
     if (empty_dir != nullptr) {
@@ -190,13 +190,16 @@ class Validator {
         size = *q;
       }
     }
-    if (old_spec == nullptr) return;
+    if (old_spec != nullptr) {
+      StorageChange(Child(old_spec, "storage"), empty_dir != nullptr, size, request);
+    }
+  }
 
-    const Json* old_storage = Child(old_spec, "storage");
+  // The kind in use (emptyDir or a PVC) is fixed; a PVC's request only grows.
+  void StorageChange(const Json* old_storage, bool empty_dir, std::optional<Quantity> size,
+                     const Json* request) {
     const bool old_empty_dir = Child(old_storage, "emptyDir") != nullptr;
-    const bool old_pvc = Child(old_storage, "volumeClaimTemplate") != nullptr;
-    if ((old_empty_dir && vct != nullptr) || (old_pvc && empty_dir != nullptr) ||
-        (old_empty_dir && empty_dir == nullptr) || (old_pvc && vct == nullptr)) {
+    if (old_empty_dir != empty_dir) {
       Add("spec.storage",
           absl::StrCat("cannot switch between emptyDir and volumeClaimTemplate after creation (the "
                        "members' data lives there); keep ",
@@ -206,7 +209,7 @@ class Validator {
     }
     const Json* old_request =
         Path(old_storage, {"volumeClaimTemplate", "spec", "resources", "requests", "storage"});
-    if (!size.has_value() || old_request == nullptr) return;
+    if (empty_dir || !size.has_value() || old_request == nullptr) return;
     absl::StatusOr<Quantity> old_size = QuantityFromJson(*old_request);
     if (old_size.ok() && *size < *old_size) {
       Add(kStorageRequest,
@@ -278,18 +281,21 @@ class Validator {
     Pair(tls, "peerSecret", "peerTrustedCASecret", "peer TLS");
     Pair(tls, "clientSecret", "clientTrustedCASecret", "client certificate auth");
 
+    // As aenix: auth needs the operator's client certificate (clientSecret,
+    // so clientTrustedCASecret by the pair rule) and server TLS. Without
+    // serverTrustedCASecret the members are verified against serverSecret's
+    // ca.crt, as cert-manager writes it and aenix reads it.
     const Json* auth = Child(security, "enableAuth");
     if (auth != nullptr && auth->is_boolean() && auth->get<bool>()) {
       std::vector<std::string> missing;
-      for (const char* key :
-           {"clientSecret", "clientTrustedCASecret", "serverSecret", "serverTrustedCASecret"}) {
+      for (const char* key : {"clientSecret", "serverSecret"}) {
         if (Str(tls, key).empty()) missing.push_back(key);
       }
       if (!missing.empty()) {
         Add("spec.security.enableAuth",
             absl::StrCat("requires client and server TLS; set security.tls.managed: true (Quorum "
                          "issues the certificates), or security.tls.clientSecret/"
-                         "clientTrustedCASecret and serverSecret/serverTrustedCASecret (missing: ",
+                         "clientTrustedCASecret and serverSecret (missing: ",
                          absl::StrJoin(missing, ", "), ")"));
       }
     }
@@ -325,7 +331,9 @@ class Validator {
   void Budget(const Json& value, const std::string& field, int replicas) {
     int n = 0;
     const bool ok = ResolveIntOrPercent(value, replicas < 0 ? 0 : replicas, n);
-    const bool in_range = value.is_string() || replicas < 0 || (n >= 0 && n <= replicas);
+    const bool percent = value.is_string() && !value.get_ref<const std::string&>().empty() &&
+                         value.get_ref<const std::string&>().back() == '%';
+    const bool in_range = percent || replicas < 0 || (n >= 0 && n <= replicas);
     if (!ok || !in_range) {
       Add(field, absl::StrCat("must be a number of members between 0 and spec.replicas (",
                               replicas < 0 ? 0 : replicas,
@@ -375,6 +383,10 @@ bool ResolveIntOrPercent(const Json& value, int replicas, int& out) {
   }
   if (!value.is_string()) return false;
   const std::string& s = value.get_ref<const std::string&>();
+  if (std::optional<int> count = CountString(s)) {
+    out = *count;
+    return true;
+  }
   if (s.size() < 2 || s.size() > 4 || s.back() != '%') return false;
   int percent = 0;
   for (size_t i = 0; i + 1 < s.size(); ++i) {
@@ -384,6 +396,16 @@ bool ResolveIntOrPercent(const Json& value, int replicas, int& out) {
   if (percent > 100) return false;
   out = static_cast<int>((static_cast<int64_t>(replicas) * percent + 99) / 100);
   return true;
+}
+
+std::optional<int> CountString(const std::string& s) {
+  if (s.empty() || s.size() > 9) return std::nullopt;
+  int n = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
 }
 
 // What a running cluster cannot switch (the CRD's transition rules say the same):

@@ -4,10 +4,13 @@
 // names, a storage size that parses). Each error names the field and says how
 // to fix it. Validation runs on the defaulted object (the mutating webhook
 // comes first), so "neither emptyDir nor volumeClaimTemplate" is an error
-// here.
+// here. Where the aenix operator v0.4.5 admits a spec, so does this (both
+// storage kinds: emptyDir wins, with a warning; budgets written as digit
+// strings; enableAuth without serverTrustedCASecret); docs/aenix-compatibility.md
+// lists the deliberate differences.
 //
-// Updates: storage cannot switch between emptyDir and a PVC, and the PVC
-// storage request cannot shrink; peer TLS and server (client-port) TLS cannot
+// Updates: storage cannot switch between emptyDir and a PVC (whether emptyDir
+// is set decides), and the PVC storage request cannot shrink; peer TLS and server (client-port) TLS cannot
 // be turned on or off, nor authentication off (the messages below, which the
 // CRD's transition rules carry too, so the API server refuses the same edits
 // without the webhook). An update that leaves `spec` unchanged is
@@ -19,6 +22,7 @@
 #define QUORUM_API_ETCDCLUSTER_VALIDATION_H_
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,10 +66,16 @@ std::vector<std::string> EtcdClusterWarnings(const EtcdClusterSpec& spec);
 bool IsDns1035Label(const std::string& s);      // Service names: [a-z]([-a-z0-9]*[a-z0-9])?, <= 63
 bool IsDns1123Subdomain(const std::string& s);  // Secret names: dot-separated labels, <= 253
 
-// A PodDisruptionBudget count: an integer, or a string "N%" with N in
-// 0..100, resolved against `replicas` rounding up as the disruption
-// controller does. Returns false (and leaves `out` alone) when malformed.
+// A PodDisruptionBudget count: an integer, a string of digits (aenix reads
+// "2" as 2, as intstr's IntValue does), or a string "N%" with N in 0..100,
+// resolved against `replicas` rounding up as the disruption controller does.
+// Returns false (and leaves `out` alone) when malformed.
 bool ResolveIntOrPercent(const nlohmann::json& value, int replicas, int& out);
+
+// The count a string of 1 to 9 decimal digits stands for ("0" -> 0); nullopt
+// for anything else. The decoder turns such budget strings into integers,
+// since a PodDisruptionBudget takes only integers and percentages.
+std::optional<int> CountString(const std::string& s);
 
 }  // namespace quorum::api
 

@@ -45,6 +45,16 @@ std::vector<std::string> EtcdClusterWarnings(const EtcdClusterSpec& spec) {
                                " of ", replicas, " members, fewer than the quorum of ", quorum,
                                "; use at most ", replicas - quorum));
   }
+  const ObjectTemplate& vct = spec.storage.volume_claim_template;
+  const bool storage_template_set = !vct.spec.empty() || !vct.metadata.name.empty() ||
+                                    !vct.metadata.labels.empty() ||
+                                    !vct.metadata.annotations.empty();
+  if (spec.storage.empty_dir && storage_template_set) {
+    out.push_back(
+        "spec.storage.volumeClaimTemplate: ignored, because emptyDir is set too (as the aenix "
+        "operator does): the members keep their data in an emptyDir and lose it with their pod; "
+        "remove emptyDir to use PersistentVolumeClaims, or remove volumeClaimTemplate");
+  }
   const EtcdTlsSpec& tls = spec.security.tls;
   if (tls.server_secret.empty()) {
     if (!tls.client_trusted_ca_secret.empty()) {

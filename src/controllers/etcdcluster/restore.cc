@@ -72,7 +72,9 @@ RestorePodParts BuildRestorePodParts(const EtcdCluster& cluster,
          {"persistentVolumeClaim", {{"claimName", src.pvc->claim_name}, {"readOnly", true}}}});
     fetch_mounts.push_back(
         {{"name", kSourceVolume}, {"mountPath", kSourceDir}, {"readOnly", true}});
-    args.push_back(absl::StrCat("--file=", kSourceDir, "/", src.pvc->sub_path));
+    args.push_back(absl::StrCat(
+        "--file=", kSourceDir, "/",
+        src.pvc->sub_path.empty() ? api::kDefaultRestoreSnapshotFile : src.pvc->sub_path));
   }
   parts.init_containers.push_back({{"name", "fetch-snapshot"},
                                    {"image", operator_image},

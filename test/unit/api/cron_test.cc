@@ -93,7 +93,8 @@ TEST(CronTest, RefusesBadSchedulesNamingTheField) {
       {"a * * * *", "minute: \"a\" is not a number"},
       {"1,,2 * * * *", "empty list element"},
       {"-1 * * * *", "minute"},
-      {"* * * JAN *", "month"},
+      {"* * * JANUARY *", "month"},
+      {"* * * * sunday", "day of week"},
       {"@every 1h", "not a cron macro"},
       {"@fortnightly", "not a cron macro"},
       {"0 0 30 2 *", "never fires"},
@@ -115,6 +116,23 @@ TEST(CronTest, MacrosStandForTheirFields) {
       {"@monthly", "2027-01-01T00:00:00Z"}, {"@weekly", "2026-12-06T00:00:00Z"},
       {"@daily", "2026-12-03T00:00:00Z"},   {"@midnight", "2026-12-03T00:00:00Z"},
       {"@hourly", "2026-12-02T11:00:00Z"},  {" @daily ", "2026-12-03T00:00:00Z"}};
+  for (const auto& [spec, next] : cases) {
+    absl::StatusOr<CronSchedule> cron = CronSchedule::Parse(spec);
+    ASSERT_TRUE(cron.ok()) << spec << ": " << cron.status();
+    EXPECT_EQ(Str(cron->Next(At("2026-12-02T10:30:00Z"))), next) << spec;
+  }
+}
+
+// Kubernetes CronJob's parser (and aenix's webhook, issue 35) takes month and
+// weekday names in any case, and "?" for "*".
+TEST(CronTest, NamesAndQuestionMarksAsKubernetesCronJobReadsThem) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"0 3 * * MON-FRI", "2026-12-03T03:00:00Z"},  // 2026-12-02 is a Wednesday
+      {"0 3 * * sat,Sun", "2026-12-05T03:00:00Z"},
+      {"0 0 1 jan ?", "2027-01-01T00:00:00Z"},
+      {"0 0 ? Dec SUN", "2026-12-06T00:00:00Z"},
+      {"30 10 ? * ?", "2026-12-03T10:30:00Z"},
+  };
   for (const auto& [spec, next] : cases) {
     absl::StatusOr<CronSchedule> cron = CronSchedule::Parse(spec);
     ASSERT_TRUE(cron.ok()) << spec << ": " << cron.status();

@@ -52,7 +52,22 @@ TEST(EtcdClusterDefaultsTest, APartialVolumeClaimTemplateIsCompleted) {
   EXPECT_EQ(Defaulted(only_storage)["spec"]["storage"], DefaultEtcdStorage());
 }
 
-TEST(EtcdClusterDefaultsTest, ConflictingStorageIsLeftForValidation) {
+// aenix's webhook gives a zero storage request the default size too.
+TEST(EtcdClusterDefaultsTest, AZeroStorageRequestGetsTheDefaultSize) {
+  for (const Json& zero : {Json("0"), Json(0), Json("0Gi")}) {
+    Json obj = {{"spec",
+                 {{"storage",
+                   {{"volumeClaimTemplate",
+                     {{"spec", {{"resources", {{"requests", {{"storage", zero}}}}}}}}}}}}}};
+    EXPECT_EQ(Defaulted(obj)["spec"]["storage"]["volumeClaimTemplate"]["spec"]["resources"]
+                            ["requests"]["storage"],
+              "4Gi")
+        << zero.dump();
+  }
+}
+
+// Both kinds: emptyDir wins (as in aenix), so the template is not completed.
+TEST(EtcdClusterDefaultsTest, BothStorageKindsAreLeftAsWritten) {
   const Json storage = {{"emptyDir", Json::object()},
                         {"volumeClaimTemplate", {{"spec", Json::object()}}}};
   EXPECT_EQ(Defaulted({{"spec", {{"storage", storage}}}})["spec"]["storage"], storage);

@@ -89,8 +89,6 @@ const InvalidCase kInvalid[] = {
      "spec.security.tls"},
     {"ReservedDiscovery", R"({"spec": {"options": {"discovery-srv": "example.com"}}})",
      "spec.options[discovery-srv]", "set by Quorum"},
-    {"BothStorageKinds", R"({"spec": {"storage": {"emptyDir": {}}}})", "spec.storage",
-     "mutually exclusive"},
     {"NoStorageKind", R"({"spec": {"storage": {"volumeClaimTemplate": null}}})", "spec.storage",
      "either emptyDir"},
     {"StorageNotAnObject", R"({"spec": {"storage": "10Gi"}})", "spec.storage", "required"},
@@ -133,10 +131,10 @@ const InvalidCase kInvalid[] = {
      "spec.security.enableAuth",
      "requires client and server TLS; set security.tls.managed: true (Quorum issues the "
      "certificates), or security.tls.clientSecret/clientTrustedCASecret and "
-     "serverSecret/serverTrustedCASecret"},
+     "serverSecret (missing: clientSecret, serverSecret)"},
     {"AuthWithoutServerTls",
      R"({"spec": {"security": {"enableAuth": true, "tls": {"clientSecret": "c", "clientTrustedCASecret": "ca"}}}})",
-     "spec.security.enableAuth", "missing: serverSecret, serverTrustedCASecret"},
+     "spec.security.enableAuth", "(missing: serverSecret)"},
     {"ManagedWithASecret",
      R"({"spec": {"security": {"tls": {"managed": true, "serverSecret": "server"}}}})",
      "spec.security.tls.serverSecret", "cannot be set with managed: true"},
@@ -233,6 +231,13 @@ const ValidCase kValid[] = {
         "peerTrustedCASecret": "peer-ca", "peerSecret": "peer",
         "serverTrustedCASecret": "server-ca", "serverSecret": "server",
         "clientTrustedCASecret": "client-ca", "clientSecret": "client"}}}})"},
+    // aenix v0.4.5 admits these (docs/aenix-compatibility.md).
+    {"BothStorageKindsEmptyDirWins", R"({"spec": {"storage": {"emptyDir": {}}}})"},
+    {"ZeroBudgetAsAString",
+     R"({"spec": {"podDisruptionBudgetTemplate": {"spec": {"maxUnavailable": "0"}}}})"},
+    {"AuthWithoutServerTrustedCa", R"({"spec": {"security": {"enableAuth": true, "tls": {
+        "serverSecret": "server", "clientTrustedCASecret": "client-ca",
+        "clientSecret": "client"}}}})"},
     {"ManagedTlsAndAuth",
      R"({"spec": {"security": {"enableAuth": true, "tls": {"managed": true}}}})"},
     {"EmptySecretNamesMeanUnset",
@@ -296,8 +301,9 @@ constexpr char kAuth[] =
 const UpdateCase kUpdates[] = {
     {"EmptyDirToPvc", kEmptyDir, "{}", "spec.storage", "cannot switch"},
     {"PvcToEmptyDir", "{}", kEmptyDir, "spec.storage", "keep volumeClaimTemplate"},
-    {"AddingAPvcNextToEmptyDir", kEmptyDir, R"({"spec": {"storage": {"emptyDir": {}}}})",
-     "spec.storage", "cannot switch"},
+    // aenix: emptyDir wins when both are set, so adding a template keeps emptyDir.
+    {"AddingAPvcNextToEmptyDir", kEmptyDir, R"({"spec": {"storage": {"emptyDir": {}}}})", nullptr,
+     nullptr},
     {"Shrinking", "{}",
      R"({"spec": {"storage": {"volumeClaimTemplate": {"spec": {"resources": {"requests": {"storage": "5Gi"}}}}}}})",
      kSize, "cannot shrink from 10Gi to 5Gi"},
@@ -448,8 +454,13 @@ TEST(EtcdClusterNamesTest, ResolvesBudgetsLikeTheDisruptionController) {
   EXPECT_EQ(n, 0);
   EXPECT_TRUE(ResolveIntOrPercent(Json("100%"), 3, n));
   EXPECT_EQ(n, 3);
-  for (const Json& bad :
-       {Json("101%"), Json("%"), Json("5"), Json("-5%"), Json(-1), Json(1.5), Json(nullptr)}) {
+  // A string of digits counts as that number, as aenix's intstr.IntValue reads it.
+  EXPECT_TRUE(ResolveIntOrPercent(Json("0"), 5, n));
+  EXPECT_EQ(n, 0);
+  EXPECT_TRUE(ResolveIntOrPercent(Json("2"), 5, n));
+  EXPECT_EQ(n, 2);
+  for (const Json& bad : {Json("101%"), Json("%"), Json("-5"), Json("2 "), Json("-5%"), Json(-1),
+                          Json(1.5), Json(nullptr)}) {
     EXPECT_FALSE(ResolveIntOrPercent(bad, 5, n)) << bad.dump();
   }
 }

@@ -87,7 +87,7 @@ TEST(ValidateEtcdClusterAdmissionTest, DeniesListingEveryFieldError) {
       r.message,
       "spec.security.enableAuth: requires client and server TLS; set security.tls.managed: "
       "true (Quorum issues the certificates), or security.tls.clientSecret/"
-      "clientTrustedCASecret and serverSecret/serverTrustedCASecret"))
+      "clientTrustedCASecret and serverSecret (missing: clientSecret, serverSecret)"))
       << r.message;
 }
 

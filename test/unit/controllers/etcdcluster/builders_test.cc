@@ -207,6 +207,18 @@ TEST(PdbTest, EmptyTemplateMeansQuorumAndAbsentMeansNone) {
   EXPECT_FALSE(pdb["spec"].contains("minAvailable"));
 }
 
+// aenix admits counts written as strings; policy/v1 takes only integers and
+// percentages, so the budget gets the integer.
+TEST(PdbTest, ACountWrittenAsAStringBecomesAnInteger) {
+  for (const char* count : {"0", "2"}) {
+    EtcdCluster c =
+        Cluster({{"podDisruptionBudgetTemplate", {{"spec", {{"maxUnavailable", count}}}}}});
+    EXPECT_EQ((*BuildPodDisruptionBudget(c, 3))["spec"]["maxUnavailable"], std::stoi(count));
+    c = Cluster({{"podDisruptionBudgetTemplate", {{"spec", {{"minAvailable", count}}}}}});
+    EXPECT_EQ((*BuildPodDisruptionBudget(c, 3))["spec"]["minAvailable"], std::stoi(count));
+  }
+}
+
 TEST(BuildersTest, EveryObjectIsOwnedByTheCluster) {
   const Json all = BuildAll(DesignExample(), 3);
   for (auto it = all.begin(); it != all.end(); ++it) {

@@ -68,5 +68,14 @@ TEST(RestoreTest, PvcSourceMountsTheClaimReadOnly) {
   EXPECT_EQ(parts.volumes[1]["persistentVolumeClaim"]["readOnly"], true);
 }
 
+// aenix v0.4.5 reads snapshot.db at the claim's root when subPath is empty.
+TEST(RestoreTest, PvcSourceWithoutSubPathReadsSnapshotDbAtTheClaimsRoot) {
+  const RestorePodParts parts =
+      BuildRestorePodParts(Cluster(R"({"pvc": {"claimName": "backups"}})"), "operator:test");
+  ASSERT_EQ(parts.init_containers.size(), 2u);
+  const std::string args = Joined(parts.init_containers[0]["args"]);
+  EXPECT_TRUE(absl::StrContains(args, "--file=/restore-source/snapshot.db ")) << args;
+}
+
 }  // namespace
 }  // namespace quorum::etcdcluster
