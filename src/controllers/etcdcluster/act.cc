@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/controllers/etcdcluster/adopt.h"
 #include "src/controllers/etcdcluster/builders.h"
 #include "src/controllers/etcdcluster/network_policy.h"
 #include "src/controllers/etcdcluster/resources.h"
@@ -116,8 +117,10 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
     const std::string name = obj["metadata"]["name"].get<std::string>();
     runtime::ObjectPtr cached = cache.Get(gvr, cluster.metadata.ns, name);
     if (gvr == kStatefulSets) {
+      // The selector is immutable: an adopted StatefulSet keeps its own (adopt.h).
       absl::StatusOr<controllers::ClaimTemplateOutcome> prepared = controllers::PrepareStatefulSet(
-          client, cache, std::move(obj), cached, "spec.storage.volumeClaimTemplate.spec");
+          client, cache, KeepLiveSelector(std::move(obj), cached.get()), cached,
+          "spec.storage.volumeClaimTemplate.spec");
       if (!prepared.ok()) return prepared.status();
       obj = prepared->statefulset;
       const bool apply = prepared->apply;
