@@ -99,20 +99,23 @@ std::vector<int> AckedWriter::Stop() {
   return acknowledged_;
 }
 
-std::string OperatorProcess::log_path() const {
-  return absl::StrCat(testenv::GetControlPlane()->dir, "/operator-", ns_, ".log");
-}
+OperatorProcess::OperatorProcess(std::string ns)
+    : HostProcess(absl::StrCat(testenv::GetControlPlane()->dir, "/operator-", ns, ".log")),
+      ns_(std::move(ns)) {}
 
 void OperatorProcess::Start(const std::vector<std::string>& env) {
   const testenv::ControlPlane* cp = testenv::GetControlPlane();
+  Spawn({OperatorBinary(), "--kubeconfig=" + cp->kubeconfig, "--namespaces=" + ns_,
+         "--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0",
+         "--log-level=debug"},
+        env);
+}
+
+void HostProcess::Spawn(const std::vector<std::string>& command,
+                        const std::vector<std::string>& env) {
   std::vector<std::string> argv = NodeExecPrefix();
-  for (const std::string& a :
-       {OperatorBinary(), "--kubeconfig=" + cp->kubeconfig, "--namespaces=" + ns_,
-        std::string("--leader-elect=false"), std::string("--metrics-bind-address=0"),
-        std::string("--health-probe-bind-address=0"), std::string("--log-level=debug")}) {
-    argv.push_back(a);
-  }
-  const std::string log = log_path();
+  argv.insert(argv.end(), command.begin(), command.end());
+  const std::string log = log_;
   pid_ = fork();
   if (pid_ == 0) {
     setpgid(0, 0);
@@ -132,7 +135,7 @@ void OperatorProcess::Start(const std::vector<std::string>& env) {
   }
 }
 
-int OperatorProcess::WaitExit(absl::Duration timeout) {
+int HostProcess::WaitExit(absl::Duration timeout) {
   if (pid_ <= 0) return -1;
   const absl::Time end = absl::Now() + timeout;
   while (absl::Now() < end) {
@@ -146,7 +149,7 @@ int OperatorProcess::WaitExit(absl::Duration timeout) {
   return -1;
 }
 
-void OperatorProcess::Kill() {
+void HostProcess::Kill() {
   if (pid_ <= 0) return;
   kill(-pid_, SIGKILL);
   kill(pid_, SIGKILL);
@@ -154,7 +157,7 @@ void OperatorProcess::Kill() {
   pid_ = 0;
 }
 
-void OperatorProcess::Stop() {
+void HostProcess::Stop() {
   if (pid_ <= 0) return;
   kill(pid_, SIGTERM);
   for (int i = 0; i < 100; ++i) {

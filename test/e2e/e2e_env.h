@@ -36,24 +36,38 @@ CommandResult NodeExec(const std::vector<std::string>& argv,
 
 std::string OperatorBinary();
 
-// quorum-operator on the host, watching one namespace, log in the build dir.
-class OperatorProcess {
+// A program on the host run with the node's cluster names (hack/node.sh
+// exec), its output appended to a log file; stopped when destroyed.
+class HostProcess {
  public:
-  explicit OperatorProcess(std::string ns) : ns_(std::move(ns)) {}
-  ~OperatorProcess() { Stop(); }
-  // `env`: extra NAME=VALUE entries, e.g. QUORUM_FAILPOINTS=... .
-  void Start(const std::vector<std::string>& env = {});
+  explicit HostProcess(std::string log_path) : log_(std::move(log_path)) {}
+  virtual ~HostProcess() { Stop(); }
+  HostProcess(const HostProcess&) = delete;
+  HostProcess& operator=(const HostProcess&) = delete;
+  // Starts argv (argv[0] an absolute path); `env`: extra NAME=VALUE entries.
+  void Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
   // Waits up to `timeout` for the process to end by itself; its exit status,
   // or -1 if it is still running (or ended by a signal).
   int WaitExit(absl::Duration timeout);
   void Kill();  // SIGKILL, as a crash
   void Stop();  // SIGTERM, then SIGKILL after 10 s
   bool running() const { return pid_ > 0; }
-  std::string log_path() const;
+  const std::string& log_path() const { return log_; }
+
+ private:
+  std::string log_;
+  pid_t pid_ = 0;
+};
+
+// quorum-operator on the host, watching one namespace, log in the build dir.
+class OperatorProcess : public HostProcess {
+ public:
+  explicit OperatorProcess(std::string ns);
+  // `env`: extra NAME=VALUE entries, e.g. QUORUM_FAILPOINTS=... .
+  void Start(const std::vector<std::string>& env = {});
 
  private:
   std::string ns_;
-  pid_t pid_ = 0;
 };
 
 // etcdctl with `args` against the client Service of EtcdCluster `name`

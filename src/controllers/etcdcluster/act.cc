@@ -1,10 +1,12 @@
 #include "src/controllers/etcdcluster/act.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/controllers/etcdcluster/adopt.h"
 #include "src/controllers/etcdcluster/builders.h"
 #include "src/controllers/etcdcluster/network_policy.h"
 #include "src/controllers/etcdcluster/resources.h"
@@ -115,9 +117,18 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
   for (auto& [gvr, obj] : desired) {
     const std::string name = obj["metadata"]["name"].get<std::string>();
     runtime::ObjectPtr cached = cache.Get(gvr, cluster.metadata.ns, name);
+    if (gvr == kStatefulSets && cached == nullptr) {
+      // Not in the cache: not made yet, or made by another operator without
+      // Quorum's label (aenix's carries none). Its immutable fields matter.
+      absl::StatusOr<Json> live = client.Get(gvr, cluster.metadata.ns, name);
+      if (live.ok()) cached = std::make_shared<const Json>(*std::move(live));
+      if (!live.ok() && !absl::IsNotFound(live.status())) return live.status();
+    }
     if (gvr == kStatefulSets) {
+      // The selector is immutable: an adopted StatefulSet keeps its own (adopt.h).
       absl::StatusOr<controllers::ClaimTemplateOutcome> prepared = controllers::PrepareStatefulSet(
-          client, cache, std::move(obj), cached, "spec.storage.volumeClaimTemplate.spec");
+          client, cache, KeepLiveSelector(std::move(obj), cached.get()), cached,
+          "spec.storage.volumeClaimTemplate.spec");
       if (!prepared.ok()) return prepared.status();
       obj = prepared->statefulset;
       const bool apply = prepared->apply;

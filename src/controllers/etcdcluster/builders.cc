@@ -52,7 +52,7 @@ Json Metadata(const EtcdCluster& cluster, const std::string& name, const api::Te
 std::vector<std::string> BuildEtcdArgs(const EtcdCluster& cluster) {
   const Names n = NamesOf(cluster);
   const TlsMode tls = TlsOf(cluster);
-  const std::string peer = tls.peer ? "https" : "http";
+  const std::string peer = PeerScheme(cluster);
   const std::string client = tls.server ? "https" : "http";
   const std::string host = "$(POD_NAME)." + n.headless_service + ".$(POD_NAMESPACE).svc";
   std::vector<std::string> args = {
@@ -64,6 +64,7 @@ std::vector<std::string> BuildEtcdArgs(const EtcdCluster& cluster) {
       "--advertise-client-urls=" + client + "://" + host + ":" + std::to_string(kClientPort),
       "--listen-metrics-urls=http://0.0.0.0:" + std::to_string(kMetricsPort),
   };
+  if (tls.peer_auto) args.push_back("--peer-auto-tls");
   if (tls.peer) {
     args.push_back(std::string("--peer-cert-file=") + kPki + "/peer/tls.crt");
     args.push_back(std::string("--peer-key-file=") + kPki + "/peer/tls.key");

@@ -28,7 +28,7 @@ struct BootstrapState {
 
 // The etcd command line: identity and URLs from the pod's name and
 // namespace ($(POD_NAME) expansion by the kubelet), data dir, metrics
-// listener for probes, TLS file flags, the auto-compaction defaults below
+// listener for probes, TLS file flags (or --peer-auto-tls), the auto-compaction defaults below
 // for what spec.options does not set, then spec.options sorted by key
 // ("--key=value", or "--key" for an empty value).
 std::vector<std::string> BuildEtcdArgs(const EtcdCluster& cluster);

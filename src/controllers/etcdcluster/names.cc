@@ -22,7 +22,11 @@ Names NamesOf(const EtcdCluster& cluster) {
 
 TlsMode TlsOf(const EtcdCluster& cluster) {
   const api::EtcdTlsSpec tls = api::EffectiveTls(cluster);
+  const auto annotation = cluster.metadata.annotations.find(kPeerAutoTlsAnnotation);
+  const bool auto_asked =
+      annotation != cluster.metadata.annotations.end() && annotation->second == "true";
   return {.peer = !tls.peer_secret.empty(),
+          .peer_auto = tls.peer_secret.empty() && auto_asked,
           .server = !tls.server_secret.empty(),
           .client = !tls.client_trusted_ca_secret.empty()};
 }
@@ -31,11 +35,15 @@ std::string MemberName(const EtcdCluster& cluster, int ordinal) {
   return cluster.metadata.name + "-" + std::to_string(ordinal);
 }
 
+std::string PeerScheme(const EtcdCluster& cluster) {
+  const TlsMode tls = TlsOf(cluster);
+  return tls.peer || tls.peer_auto ? "https" : "http";
+}
+
 std::string PeerUrl(const EtcdCluster& cluster, int ordinal) {
   const Names n = NamesOf(cluster);
-  return std::string(TlsOf(cluster).peer ? "https" : "http") + "://" +
-         MemberName(cluster, ordinal) + "." + n.headless_service + "." + n.ns +
-         ".svc:" + std::to_string(kPeerPort);
+  return PeerScheme(cluster) + "://" + MemberName(cluster, ordinal) + "." + n.headless_service +
+         "." + n.ns + ".svc:" + std::to_string(kPeerPort);
 }
 
 std::string MemberClientUrl(const EtcdCluster& cluster, int ordinal) {

@@ -39,16 +39,25 @@ struct Names {
 
 Names NamesOf(const EtcdCluster& cluster);
 
+// On an EtcdCluster, "true": without a peer Secret in the spec, the members
+// still peer over https, with certificates each etcd makes itself
+// (--peer-auto-tls). The aenix operator runs every cluster so; Quorum keeps it
+// for a cluster it adopts (adopt.h), and a user may set it.
+inline constexpr char kPeerAutoTlsAnnotation[] = "etcd.quorum.dev/peer-auto-tls";
+
 // Which TLS the spec asks for (API.md security.tls).
 struct TlsMode {
-  bool peer = false;    // peerSecret + peerTrustedCASecret
-  bool server = false;  // serverSecret
-  bool client = false;  // clientTrustedCASecret (+ operator's clientSecret)
+  bool peer = false;       // peerSecret + peerTrustedCASecret
+  bool peer_auto = false;  // no peer Secret, kPeerAutoTlsAnnotation "true"
+  bool server = false;     // serverSecret
+  bool client = false;     // clientTrustedCASecret (+ operator's clientSecret)
 };
 TlsMode TlsOf(const EtcdCluster& cluster);
 
 std::string MemberName(const EtcdCluster& cluster, int ordinal);  // <cluster>-<ordinal>
-// https://<cluster>-<n>.<cluster>-headless.<ns>.svc:2380 (http without peer TLS)
+// "https" with peer TLS or peer auto TLS, else "http".
+std::string PeerScheme(const EtcdCluster& cluster);
+// https://<cluster>-<n>.<cluster>-headless.<ns>.svc:2380 (PeerScheme)
 std::string PeerUrl(const EtcdCluster& cluster, int ordinal);
 // The client URL of one member, and of the client Service.
 std::string MemberClientUrl(const EtcdCluster& cluster, int ordinal);

@@ -13,6 +13,7 @@
 #include "src/controllers/common/stale_dependents.h"
 #include "src/controllers/etcdcluster/access.h"
 #include "src/controllers/etcdcluster/act.h"
+#include "src/controllers/etcdcluster/adopt.h"
 #include "src/controllers/etcdcluster/auth.h"
 #include "src/controllers/etcdcluster/certificates.h"
 #include "src/controllers/etcdcluster/space.h"
@@ -141,13 +142,16 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   }
   std::optional<absl::Time> renew_at;
   if (auto done = IssueCertificates(req, *stored, *cluster, &renew_at)) return *done;
-  // Observe.
+  // Observe. A cluster another operator ran keeps its peer auto TLS (adopt.h).
+  ObjectPtr live_sts = cache_.Get(kStatefulSets, req.ns, NamesOf(*cluster).statefulset);
+  *cluster = WithInferredPeerAutoTls(*std::move(cluster), live_sts.get(), EtcdView{});
   World world = ObserveWorld(cache_, *cluster, absl::Now());
   etcd::ClientConfig cfg;
   absl::Status access = ResolveAccess(*stored, *cluster, cfg);
   EtcdConnection etcd;
   if (access.ok() && AnyPodHasIp(world)) {
     etcd = ObserveMembers(factory_, cfg, TopologyOf(*cluster), world.statefulset_replicas);
+    *cluster = WithInferredPeerAutoTls(*std::move(cluster), nullptr, etcd.view);
   }
   // Plan (pure), act, status, wait.
   const Plan plan = PlanStep(PlanInputFor(*cluster, world, etcd.view, access));

@@ -84,7 +84,7 @@ RestorePodParts BuildRestorePodParts(const EtcdCluster& cluster,
                                    {"volumeMounts", fetch_mounts},
                                    {"securityContext", RestrictedSecurityContext()}});
 
-  const std::string scheme = TlsOf(cluster).peer ? "https" : "http";
+  const std::string scheme = PeerScheme(cluster);
   parts.init_containers.push_back(
       {{"name", "restore"},
        {"image", kDefaultImage},

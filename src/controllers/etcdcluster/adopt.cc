@@ -1,0 +1,66 @@
+#include "src/controllers/etcdcluster/adopt.h"
+
+#include <string>
+
+#include "absl/strings/match.h"
+
+namespace quorum::etcdcluster {
+namespace {
+
+bool HasPeerAutoTlsFlag(const Json& sts) {
+  const Json* containers = nullptr;
+  if (sts.contains("spec") && sts["spec"].contains("template") &&
+      sts["spec"]["template"].contains("spec")) {
+    const Json& pod = sts["spec"]["template"]["spec"];
+    if (pod.contains("containers")) containers = &pod["containers"];
+  }
+  if (containers == nullptr || !containers->is_array()) return false;
+  for (const Json& c : *containers) {
+    if (c.value("name", "") != kContainerName) continue;
+    for (const char* list : {"command", "args"}) {
+      if (!c.contains(list) || !c[list].is_array()) continue;
+      for (const Json& arg : c[list]) {
+        if (arg == "--peer-auto-tls" || arg == "--peer-auto-tls=true") return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool RunsPeerAutoTls(const EtcdCluster& cluster, const Json* live_sts, const EtcdView& view) {
+  if (TlsOf(cluster).peer) return false;
+  if (live_sts != nullptr && HasPeerAutoTlsFlag(*live_sts)) return true;
+  for (const MemberStatus& m : view.members) {
+    for (const std::string& url : m.member.peer_urls) {
+      if (absl::StartsWith(url, "https://")) return true;
+    }
+  }
+  return false;
+}
+
+EtcdCluster WithInferredPeerAutoTls(EtcdCluster cluster, const Json* live_sts,
+                                    const EtcdView& view) {
+  if (!TlsOf(cluster).peer_auto && RunsPeerAutoTls(cluster, live_sts, view)) {
+    cluster.metadata.annotations[kPeerAutoTlsAnnotation] = "true";
+  }
+  return cluster;
+}
+
+Json KeepLiveSelector(Json desired, const Json* live) {
+  if (live == nullptr || !live->contains("spec") || !(*live)["spec"].contains("selector")) {
+    return desired;
+  }
+  const Json& selector = (*live)["spec"]["selector"];
+  if (desired["spec"]["selector"] == selector) return desired;
+  desired["spec"]["selector"] = selector;
+  Json& labels = desired["spec"]["template"]["metadata"]["labels"];
+  if (!selector.contains("matchLabels") || !selector["matchLabels"].is_object()) return desired;
+  for (auto it = selector["matchLabels"].begin(); it != selector["matchLabels"].end(); ++it) {
+    labels[it.key()] = it.value();
+  }
+  return desired;
+}
+
+}  // namespace quorum::etcdcluster
