@@ -17,6 +17,7 @@ packages=(
   g++ cmake ninja-build make pkg-config git openssl curl iproute2 util-linux
   libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev libzstd-dev
   libabsl-dev libspdlog-dev libcli11-dev libgtest-dev libgmock-dev clang-format
+  libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   postgresql python3-venv libpq-dev jq
   ccache mold
 )

@@ -1,6 +1,6 @@
-// Client: etcd's v3 API over the JSON gateway (POST <endpoint>/v3/...), for
-// what an operator needs: cluster membership, per-member status and
-// maintenance, auth setup, and a little KV for health checks and tests.
+// Client: etcd's v3 gRPC API, for what an operator needs: cluster
+// membership, per-member status and maintenance, auth setup, and a little KV
+// for health checks and tests. (Watches: watch.h; snapshots: snapshot.h.)
 //
 // Endpoints are client URLs (http:// or https://). Calls that are not tied to
 // one member try the configured endpoints in turn, starting with the last one
@@ -8,18 +8,19 @@
 // (connection or TLS failure, etcd "no leader", a learner that cannot serve
 // the call). Reads also move on after a timeout; writes (membership changes,
 // auth changes, puts) do not, because the first member may still apply them.
-// Calls tied to one member (Status, Defragment) never fail over.
+// Calls tied to one member (Status, Defragment) never fail over. Each call
+// has a deadline: the configured timeout per endpoint tried, unless the call
+// says otherwise.
 //
-// With a username, the client authenticates (/v3/auth/authenticate) before
-// the first call and again once when etcd says the token is invalid or stale
-// (tokens expire; enabling auth invalidates the "no token" choice).
-//
-// The token travels as "Authorization: Bearer <token>", the only form
-// kube::Transport sends. etcd releases from mid-2026 on (3.5, 3.6 and 3.7
-// patch lines; 3.6.16 here) accept it; older ones want the bare token and
-// answer "invalid auth token" (Unauthenticated) until kube::HttpRequest can
-// carry a per-request header. With auth on, etcd's JSON gateway also refuses
-// client certificates that have a CommonName (FailedPrecondition).
+// Authentication, as etcd's own client does it:
+//   * With a username, the client authenticates (Auth.Authenticate) before
+//     the first call and again once when etcd says the token is invalid or
+//     stale (tokens expire; enabling auth invalidates the "no token" choice).
+//     The token travels in the "token" metadata of each call.
+//   * Without a username, no token is sent. An etcd running with
+//     --client-cert-auth then authenticates the call by the client
+//     certificate: the user is the certificate's CommonName (CN=root acts as
+//     root; a certificate without CommonName gets UserEmpty once auth is on).
 //
 // Errors (see errors.h for the mapping): Unavailable (no endpoint answered, or
 // etcd cannot serve now: back off), DeadlineExceeded, NotFound (no such
@@ -27,15 +28,13 @@
 // ready", too many learners, peer URL exists, auth not enabled),
 // Unauthenticated (bad credentials or no token when auth is on),
 // PermissionDenied, InvalidArgument (bad input; do not retry), Internal (an
-// answer we cannot parse).
+// answer we cannot use).
 //
 // Thread-safety: all methods may be called concurrently.
 #ifndef QUORUM_SRC_ETCD_CLIENT_H_
 #define QUORUM_SRC_ETCD_CLIENT_H_
 
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,19 +43,22 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "src/base/cancellation.h"
 #include "src/etcd/types.h"
-#include "src/kube/transport.h"
 
 namespace quorum::etcd {
 
+namespace internal {
+class Connection;  // connection.h: the gRPC channels and credentials
+}  // namespace internal
+
 struct ClientConfig {
-  std::vector<std::string> endpoints;         // client URLs, tried in order
-  std::string ca_pem;                         // trust for https endpoints; empty: system store
-  std::string cert_pem, key_pem;              // client certificate (etcd --client-cert-auth)
-  std::string username, password;             // etcd auth; empty username: send no token
+  std::vector<std::string> endpoints;  // client URLs, tried in order
+  std::string ca_pem;                  // trust for https endpoints; empty: system store
+  std::string cert_pem, key_pem;       // client certificate (etcd --client-cert-auth)
+  // etcd auth; empty username: no token (etcd may take the certificate's CN),
+  // and the password is ignored.
+  std::string username, password;
   absl::Duration timeout = absl::Seconds(5);  // per request
 };
 
@@ -124,7 +126,9 @@ class Client {
   absl::StatusOr<bool> DeleteIfValue(std::string_view key, std::string_view value);
 
   // --- Auth ---------------------------------------------------------------
-  // FailedPrecondition when the user/role already exists or is missing.
+  // FailedPrecondition when the user/role already exists or is missing. An
+  // empty password makes a user without one (etcd's --no-password: it can
+  // only authenticate by a client certificate naming it).
   absl::Status UserAdd(std::string_view name, std::string_view password);
   // FailedPrecondition when the user does not exist.
   absl::Status UserChangePassword(std::string_view name, std::string_view password);
@@ -144,59 +148,19 @@ class Client {
   absl::Status AuthDisable();
   absl::StatusOr<AuthStatusResponse> AuthStatus();
 
-  // --- Streams --------------------------------------------------------------
-  // One long POST (a watch, see watch.h) to exactly `endpoint` with the
-  // current token (authenticating first when auth is on): `on_data` gets the
-  // chunks of a 2xx body as they arrive. Ends when etcd closes the stream
-  // (the response: its code, and the body when not 2xx), when `on_data`
-  // returns false, or with Cancelled when `cancel` fires; Unavailable when
-  // the endpoint cannot be reached; authentication errors as above.
-  absl::StatusOr<kube::HttpResponse> Stream(std::string_view endpoint, std::string_view path,
-                                            const std::string& body,
-                                            const std::function<bool(std::string_view)>& on_data,
-                                            Cancellation* cancel);
   // Drops the current token so that the next call authenticates again: etcd
   // cancels a watch whose token went stale instead of failing a request.
   void ForgetToken();
 
   const ClientConfig& config() const { return config_; }
+  // For src/etcd's streams (watch.cc, snapshot.cc); opaque elsewhere.
+  internal::Connection& connection() { return *connection_; }
 
  private:
   explicit Client(ClientConfig config);
 
-  // One POST to exactly `endpoint`, authenticating first when needed and once
-  // more when etcd calls the token stale. Returns the response body.
-  absl::StatusOr<std::string> PostTo(std::string_view endpoint, std::string_view path,
-                                     const std::string& body, std::string_view what,
-                                     std::optional<absl::Duration> timeout = std::nullopt);
-  // PostTo over the configured endpoints with failover.
-  absl::StatusOr<std::string> Post(std::string_view path, const std::string& body,
-                                   std::string_view what, bool idempotent,
-                                   std::optional<absl::Duration> timeout = std::nullopt);
-  // One HTTP exchange with the current token; reports the token generation used.
-  absl::StatusOr<std::string> PostOnce(std::string_view endpoint, std::string_view path,
-                                       const std::string& body, std::string_view what,
-                                       std::optional<absl::Duration> timeout, uint64_t* generation);
-  // Obtains a token (or learns that auth is off) unless another thread already
-  // replaced the one of `stale_generation`.
-  absl::Status Authenticate(uint64_t stale_generation);
-  void InvalidateToken(uint64_t generation);
-  absl::StatusOr<std::shared_ptr<kube::Transport>> TransportFor(std::string_view endpoint,
-                                                                uint64_t* generation);
-  absl::StatusOr<std::unique_ptr<kube::Transport>> NewTransport(std::string_view endpoint,
-                                                                const std::string& token) const;
-
   const ClientConfig config_;
-  absl::Mutex auth_mu_ ABSL_ACQUIRED_BEFORE(mu_);  // one authentication at a time
-  absl::Mutex mu_;
-  // The token travels in each transport's config, so a new token means new
-  // transports; calls in flight keep the old one alive (hence shared_ptr).
-  std::string token_ ABSL_GUARDED_BY(mu_);
-  bool token_known_ ABSL_GUARDED_BY(mu_) = false;  // authenticated, or auth is off
-  uint64_t token_generation_ ABSL_GUARDED_BY(mu_) = 0;
-  std::map<std::string, std::shared_ptr<kube::Transport>, std::less<>> transports_
-      ABSL_GUARDED_BY(mu_);
-  size_t preferred_ ABSL_GUARDED_BY(mu_) = 0;  // index of the last endpoint that answered
+  std::unique_ptr<internal::Connection> connection_;
 };
 
 }  // namespace quorum::etcd

@@ -1,7 +1,6 @@
 #include "src/etcd/errors.h"
 
 #include <array>
-#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "absl/strings/cord.h"
@@ -11,8 +10,6 @@
 
 namespace quorum::etcd {
 namespace {
-
-using nlohmann::json;
 
 constexpr std::string_view kReasonPayload = "type.quorum.dev/etcd.reason";
 
@@ -45,73 +42,9 @@ constexpr std::array kKnownErrors = {
     // FailedPrecondition in etcd, kept; the reason lets deletes be idempotent.
     KnownError{"user name not found", kReasonUserNotFound, std::nullopt},
     KnownError{"role name not found", kReasonRoleNotFound, std::nullopt},
-    // Not etcd's JSON: the gateway's own HTTP 400 once auth is on.
-    KnownError{"CommonName of client sending a request against gateway", kReasonClientCertHasCN,
-               absl::StatusCode::kFailedPrecondition},
 };
 
-absl::StatusCode CodeFromHttp(long http_code) {
-  switch (http_code) {
-    case 400:
-      return absl::StatusCode::kInvalidArgument;
-    case 401:
-      return absl::StatusCode::kUnauthenticated;
-    case 403:
-      return absl::StatusCode::kPermissionDenied;
-    case 404:
-      return absl::StatusCode::kNotFound;
-    case 409:
-      return absl::StatusCode::kAborted;
-    case 412:
-      return absl::StatusCode::kFailedPrecondition;
-    case 429:
-      return absl::StatusCode::kResourceExhausted;
-    case 501:
-      return absl::StatusCode::kUnimplemented;
-    case 502:
-    case 503:
-      return absl::StatusCode::kUnavailable;
-    case 504:
-      return absl::StatusCode::kDeadlineExceeded;
-    default:
-      return http_code >= 500 ? absl::StatusCode::kInternal : absl::StatusCode::kUnknown;
-  }
-}
-
-std::string Excerpt(std::string_view body) {
-  constexpr size_t kMax = 200;
-  std::string s(body.substr(0, kMax));
-  for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  if (body.size() > kMax) s += "...";
-  return s;
-}
-
-}  // namespace
-
-absl::Status StatusFromResponse(long http_code, std::string_view body, std::string_view what) {
-  if (http_code >= 200 && http_code < 300) return absl::OkStatus();
-  absl::StatusCode code = CodeFromHttp(http_code);
-  std::string message;
-  const json j = json::parse(body.begin(), body.end(), nullptr, false);
-  if (!j.is_discarded() && j.is_object()) {
-    const auto c = j.find("code");
-    if (c != j.end() && c->is_number_integer()) {
-      const int64_t grpc = c->get<int64_t>();
-      if (grpc > 0 && grpc <= 16) code = static_cast<absl::StatusCode>(grpc);
-    }
-    for (const char* key : {"message", "error"}) {
-      const auto m = j.find(key);
-      if (m != j.end() && m->is_string() && !m->get_ref<const std::string&>().empty()) {
-        message = m->get<std::string>();
-        break;
-      }
-    }
-  }
-  if (message.empty()) {
-    message = absl::StrCat("HTTP ", http_code, body.empty() ? "" : ": ", Excerpt(body));
-  }
+absl::Status StatusFromEtcd(absl::StatusCode code, std::string message, std::string_view what) {
   std::string_view reason;
   for (const KnownError& e : kKnownErrors) {
     if (absl::StrContains(message, Absl(e.message))) {
@@ -122,14 +55,20 @@ absl::Status StatusFromResponse(long http_code, std::string_view body, std::stri
   }
   if (code == absl::StatusCode::kOk) code = absl::StatusCode::kUnknown;
   if (reason == kReasonLearnerNotReady) message = absl::StrCat("learner not ready: ", message);
-  if (reason == kReasonClientCertHasCN) {
-    absl::StrAppend(&message,
-                    " (with auth on, etcd's JSON gateway refuses client certificates that have a "
-                    "CommonName: use one without)");
-  }
   absl::Status status(code, absl::StrCat(Absl(what), ": ", message));
   if (!reason.empty()) status.SetPayload(Absl(kReasonPayload), absl::Cord(Absl(reason)));
   return status;
+}
+
+}  // namespace
+
+absl::Status StatusFromGrpc(int grpc_code, std::string_view message, std::string_view what) {
+  if (grpc_code == 0) return absl::OkStatus();
+  // gRPC's codes are absl's, number for number.
+  const absl::StatusCode code = grpc_code > 0 && grpc_code <= 16
+                                    ? static_cast<absl::StatusCode>(grpc_code)
+                                    : absl::StatusCode::kUnknown;
+  return StatusFromEtcd(code, message.empty() ? "no message" : std::string(message), what);
 }
 
 std::string Reason(const absl::Status& status) {

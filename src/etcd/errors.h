@@ -1,8 +1,8 @@
-// Typed errors from etcd's v3 JSON gateway. A failed call comes back with a
-// non-2xx HTTP code and a body {"code": <gRPC code>, "message": "..."} (3.5
-// also sends "error"). gRPC codes map one to one onto absl codes; a few etcd
-// errors are refined so that the code tells a caller what to do, and every
-// error from etcd carries a Reason() that names it exactly:
+// Typed errors from etcd's v3 gRPC API. A failed call ends with a gRPC status:
+// a code and etcd's message ("etcdserver: ..."), the same pair etcd's own
+// client (rpctypes) reads. gRPC codes map one to one onto absl codes; a few
+// etcd errors are refined so that the code tells a caller what to do, and
+// every error from etcd carries a Reason() that names it exactly:
 //
 //   etcd says                                     absl code            Reason()
 //   invalid auth token                            kUnauthenticated     InvalidAuthToken
@@ -17,14 +17,10 @@
 //   permission denied                             kPermissionDenied    PermissionDenied
 //   mvcc: required revision has been compacted    kOutOfRange          Compacted
 //   mvcc: database space exceeded (NOSPACE alarm) kResourceExhausted   NoSpace
-//   client certificate has a CommonName (HTTP 400
-//   from the gateway once auth is on)             kFailedPrecondition  ClientCertHasCN
 //   anything else                                 etcd's gRPC code     ""
 //
-// A body that is not etcd's JSON (a proxy's HTML, an empty reply) still gives
-// a status from the HTTP code: 400 InvalidArgument, 401 Unauthenticated,
-// 403 PermissionDenied, 404 NotFound, 429 ResourceExhausted,
-// 502/503 Unavailable, 504 DeadlineExceeded, other 5xx Internal.
+// Failures of the transport (connection refused, TLS handshake, deadline)
+// keep gRPC's code: Unavailable or DeadlineExceeded.
 //
 // All functions are pure and thread-safe.
 #ifndef QUORUM_SRC_ETCD_ERRORS_H_
@@ -47,17 +43,19 @@ inline constexpr std::string_view kReasonNotSupportedForLearner = "NotSupportedF
 inline constexpr std::string_view kReasonMemberNotFound = "MemberNotFound";
 inline constexpr std::string_view kReasonNotLeader = "NotLeader";
 inline constexpr std::string_view kReasonPermissionDenied = "PermissionDenied";
-inline constexpr std::string_view kReasonClientCertHasCN = "ClientCertHasCN";
 inline constexpr std::string_view kReasonCompacted = "Compacted";
 inline constexpr std::string_view kReasonNoSpace = "NoSpace";
 inline constexpr std::string_view kReasonUserNotFound = "UserNotFound";
 inline constexpr std::string_view kReasonRoleNotFound = "RoleNotFound";
 
-// The status for one gateway response; OkStatus for 2xx. `what` names the
-// call for the message, e.g. "member promote on https://10.0.0.1:2379".
-absl::Status StatusFromResponse(long http_code, std::string_view body, std::string_view what);
+// The status for a failed gRPC call to etcd: `grpc_code` is the call's
+// grpc::StatusCode (0, OK, gives OkStatus), `message` its error message.
+// Codes and reasons as in the table above; a failure of the transport itself
+// (connection refused, TLS handshake, deadline) keeps gRPC's code, which is
+// Unavailable or DeadlineExceeded.
+absl::Status StatusFromGrpc(int grpc_code, std::string_view message, std::string_view what);
 
-// The Reason() of a status built by StatusFromResponse; "" otherwise.
+// The Reason() of a status built by StatusFromGrpc; "" otherwise.
 std::string Reason(const absl::Status& status);
 
 // The learner is still catching up with the leader: retry the promotion later.

@@ -2,63 +2,22 @@
 
 #include <openssl/sha.h>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/strings/escaping.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "etcd/api/etcdserverpb/rpc.grpc.pb.h"
 #include "src/base/strings.h"
-#include "src/etcd/errors.h"
-#include "src/etcd/gateway_json.h"
-#include "src/etcd/watch_wire.h"
+#include "src/etcd/connection.h"
 
 namespace quorum::etcd {
 namespace {
 
-using nlohmann::json;
 constexpr size_t kTrailer = SHA256_DIGEST_LENGTH;
-
-using gateway::Field;
-using gateway::U64;
 
 std::string Hex(const unsigned char* d, size_t n) {
   return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(d), n));
 }
 
 }  // namespace
-
-namespace wire {
-
-absl::StatusOr<SnapshotMessage> ParseSnapshotMessage(std::string_view object) {
-  const json j = json::parse(object.begin(), object.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return absl::InternalError("a snapshot message is not a JSON object");
-  }
-  if (const json* error = Field(j, "error"); error != nullptr) {
-    const long http = U64(*error, "http_code") > 0 ? U64(*error, "http_code") : 500;
-    const uint64_t code = U64(*error, "code") > 0 ? U64(*error, "code") : U64(*error, "grpc_code");
-    json body{{"message", (*error).value("message", std::string())}};
-    if (code > 0) body["code"] = code;
-    return StatusFromResponse(http, body.dump(), "snapshot");
-  }
-  const json* result = Field(j, "result");
-  if (result == nullptr || !result->is_object()) {
-    return absl::InternalError("a snapshot message has neither a result nor an error");
-  }
-  SnapshotMessage m;
-  if (const json* header = Field(*result, "header"); header != nullptr) {
-    m.revision = static_cast<int64_t>(U64(*header, "revision"));
-  }
-  m.remaining_bytes = U64(*result, "remaining_bytes");
-  if (const json* blob = Field(*result, "blob"); blob != nullptr) {
-    if (!blob->is_string() || !absl::Base64Unescape(blob->get_ref<const std::string&>(), &m.blob)) {
-      return absl::InternalError("a snapshot message's blob is not base64");
-    }
-  }
-  return m;
-}
-
-}  // namespace wire
 
 SnapshotDigest::SnapshotDigest() : whole_(EVP_MD_CTX_new()), body_(EVP_MD_CTX_new()) {
   EVP_DigestInit_ex(whole_, EVP_sha256(), nullptr);
@@ -104,38 +63,38 @@ absl::StatusOr<SnapshotInfo> StreamSnapshot(
     Client& client, std::string_view endpoint,
     const std::function<absl::Status(std::string_view)>& sink, Cancellation* cancel) {
   const std::string what = absl::StrCat("snapshot from ", Absl(endpoint));
-  WatchFramer framer;  // frames any stream of JSON objects, not only watches
+  internal::Connection& conn = client.connection();
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = conn.ChannelTo(endpoint);
+  if (!channel.ok()) return channel.status();
+  grpc::ClientContext ctx;  // no deadline: a large database takes its time
+  if (absl::StatusOr<internal::Credentials> c = conn.AddCredentials(ctx); !c.ok()) {
+    return c.status();
+  }
+  CancellationRegistration wake(cancel, [&ctx] { ctx.TryCancel(); });
+  etcdserverpb::Maintenance::Stub stub(*channel);
+  std::unique_ptr<grpc::ClientReader<etcdserverpb::SnapshotResponse>> stream =
+      stub.Snapshot(&ctx, etcdserverpb::SnapshotRequest());
   SnapshotDigest digest;
   SnapshotInfo info;
   absl::Status ended;
   bool last_seen = false;
-  auto on_message = [&](std::string_view object) {
-    absl::StatusOr<SnapshotMessage> m = wire::ParseSnapshotMessage(object);
-    if (!m.ok()) {
-      ended = absl::Status(m.status().code(), absl::StrCat(what, ": ", m.status().message()));
-      return false;
-    }
-    if (m->revision > 0 && info.revision == 0) info.revision = m->revision;
-    digest.Feed(m->blob);
-    if (absl::Status s = sink(m->blob); !s.ok()) {
+  etcdserverpb::SnapshotResponse m;
+  while (stream->Read(&m)) {
+    if (m.header().revision() > 0 && info.revision == 0) info.revision = m.header().revision();
+    digest.Feed(m.blob());
+    if (absl::Status s = sink(m.blob()); !s.ok()) {
       ended = s;
-      return false;
+      break;
     }
-    if (m->remaining_bytes == 0) last_seen = true;
-    return true;
-  };
-  absl::StatusOr<kube::HttpResponse> resp = client.Stream(
-      endpoint, "/v3/maintenance/snapshot", "{}",
-      [&](std::string_view chunk) {
-        absl::Status s = framer.Feed(chunk, on_message);
-        if (!s.ok() && ended.ok())
-          ended = absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
-        return ended.ok();
-      },
-      cancel);
+    if (m.remaining_bytes() == 0) last_seen = true;
+  }
+  if (!ended.ok()) ctx.TryCancel();
+  const grpc::Status finished = stream->Finish();
   if (!ended.ok()) return ended;
-  if (!resp.ok()) return resp.status();
-  if (absl::Status s = StatusFromResponse(resp->code, resp->body, what); !s.ok()) return s;
+  if (absl::Status s = internal::StatusOf(finished, what); !s.ok()) {
+    conn.ReleaseIfBroken(endpoint, *channel, s);
+    return s;
+  }
   if (!last_seen) return absl::DataLossError(absl::StrCat(what, ": the stream ended early"));
   absl::StatusOr<SnapshotDigestResult> d = digest.Finish();
   if (!d.ok())

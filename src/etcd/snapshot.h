@@ -1,13 +1,11 @@
-// Snapshot: etcd's Maintenance.Snapshot RPC over the v3 JSON gateway
-// (POST /v3/maintenance/snapshot). The gateway answers with a stream of JSON
-// objects, each {"result": {"header": {...}, "remaining_bytes": "N",
-// "blob": "<base64>"}} (or {"error": {...}}); the blobs, concatenated, are the
-// member's bbolt database followed by a 32-byte SHA-256 of everything before
-// it (etcd appends the digest so that a reader can tell a whole snapshot from
-// a cut one). SnapshotDigest checks that trailer while the bytes go by.
+// Snapshot: etcd's Maintenance.Snapshot gRPC stream. Each message carries a
+// blob and the bytes still to come (remaining_bytes); the blobs, concatenated,
+// are the member's bbolt database followed by a 32-byte SHA-256 of everything
+// before it (etcd appends the digest so that a reader can tell a whole
+// snapshot from a cut one). SnapshotDigest checks that trailer while the bytes
+// go by.
 //
-// ParseSnapshotMessage and SnapshotDigest are pure (table-tested);
-// StreamSnapshot does the I/O.
+// SnapshotDigest is pure (table-tested); StreamSnapshot does the I/O.
 #ifndef QUORUM_SRC_ETCD_SNAPSHOT_H_
 #define QUORUM_SRC_ETCD_SNAPSHOT_H_
 
@@ -26,18 +24,6 @@
 #include "src/etcd/client.h"
 
 namespace quorum::etcd {
-
-struct SnapshotMessage {
-  int64_t revision = 0;          // header.revision (0 when the message has no header)
-  uint64_t remaining_bytes = 0;  // bytes etcd still has to send after this message
-  std::string blob;              // decoded bytes of this message
-};
-
-namespace wire {
-// Errors: Internal for something that is not a snapshot message or a blob
-// that is not base64; the gateway's {"error": ...} maps like any etcd error.
-absl::StatusOr<SnapshotMessage> ParseSnapshotMessage(std::string_view object);
-}  // namespace wire
 
 // What a verified snapshot is.
 struct SnapshotDigestResult {
@@ -74,8 +60,9 @@ struct SnapshotInfo {
 
 // Streams a snapshot from exactly `endpoint` into `sink` (which may refuse a
 // chunk with an error, ending the stream), checking the trailer.
-// Errors: those of Client::Stream, DataLoss for a cut or corrupted stream,
-// the sink's error, Cancelled.
+// Errors: those of a Client call (errors.h; Unavailable when the endpoint
+// cannot be reached), DataLoss for a cut or corrupted stream, the sink's
+// error, Cancelled.
 absl::StatusOr<SnapshotInfo> StreamSnapshot(
     Client& client, std::string_view endpoint,
     const std::function<absl::Status(std::string_view)>& sink, Cancellation* cancel);

@@ -1,7 +1,6 @@
-// KeyWatcher: follows one etcd key, or a range of keys, through a watch on
-// etcd's v3 JSON gateway (a streaming POST /v3/watch, framing in
-// watch_wire.h), so that a change is known the moment etcd applies it,
-// without polling.
+// KeyWatcher: follows one etcd key, or a range of keys, through etcd's
+// Watch gRPC stream (one stream per connection attempt, one watch on it), so
+// that a change is known the moment etcd applies it, without polling.
 //
 //   * Resume: each (re)connection asks for the revision after the last one
 //     seen (events, or progress notifications of an idle watch), so nothing
@@ -15,9 +14,10 @@
 //     etcd cancels for a stale token authenticates again at once.
 //   * Cancellable: Run returns promptly when the Cancellation fires.
 //
-// An idle watch costs nothing but a parked connection (the transport's
-// TCP keepalive notices a vanished peer; etcd's progress notifications,
-// every 10 minutes by default, keep the resume revision fresh).
+// An idle watch costs nothing but a parked stream: the thread in Run sleeps
+// in gRPC's read, gRPC's keepalive pings (every 30 s, see connection.h) notice
+// a vanished peer, and etcd's progress notifications (every 10 minutes by
+// default) keep the resume revision fresh.
 //
 // Thread-safety: one thread calls Run at a time; next_revision() may be read
 // from any thread.
@@ -34,13 +34,14 @@
 #include "absl/time/time.h"
 #include "src/base/cancellation.h"
 #include "src/etcd/client.h"
-#include "src/etcd/watch_wire.h"
+#include "src/etcd/keys.h"
+#include "src/etcd/watch_message.h"
 
 namespace quorum::etcd {
 
 struct WatchOptions {
   std::string key;
-  // "" follows just `key`; wire::PrefixRangeEnd(key) every key under it.
+  // "" follows just `key`; PrefixRangeEnd(key) (keys.h) every key under it.
   std::string range_end;
   int64_t start_revision = 0;  // 0: changes from now on
   absl::Duration initial_backoff = absl::Milliseconds(200);

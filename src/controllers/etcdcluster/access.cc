@@ -23,21 +23,15 @@ std::string SecretKey(const ObjectPtr& secret, const std::string& key) {
   return out;
 }
 
-absl::Status CheckClientCertificate(const std::string& cert_pem) {
-  if (cert_pem.empty()) return absl::OkStatus();
+// The CommonName of the operator's client certificate ("" without one).
+absl::StatusOr<std::string> ClientCommonName(const std::string& cert_pem) {
+  if (cert_pem.empty()) return std::string();
   absl::StatusOr<runtime::CertificateInfo> cert = runtime::InspectCertificate(cert_pem);
   if (!cert.ok()) {
     return absl::FailedPreconditionError(
         "spec.security.tls.clientSecret: tls.crt holds no PEM certificate");
   }
-  if (!cert->common_name.empty()) {
-    return absl::FailedPreconditionError(
-        "spec.security.tls.clientSecret: the certificate's subject has CommonName \"" +
-        cert->common_name +
-        "\"; with enableAuth etcd's JSON gateway refuses such certificates, so issue the "
-        "operator's client certificate with an empty CommonName");
-  }
-  return absl::OkStatus();
+  return cert->common_name;
 }
 
 }  // namespace
@@ -86,7 +80,8 @@ absl::Status ReadTlsMaterial(const runtime::Cache& cache, const EtcdCluster& clu
 
 absl::Status ReadAuthCredentials(kube::Client& client, const runtime::Cache& cache,
                                  const EtcdCluster& cluster, etcd::ClientConfig& cfg) {
-  if (absl::Status s = CheckClientCertificate(cfg.cert_pem); !s.ok()) return s;
+  absl::StatusOr<std::string> common_name = ClientCommonName(cfg.cert_pem);
+  if (!common_name.ok()) return common_name.status();
   const std::string& ns = cluster.metadata.ns;
   const std::string name = AuthSecretName(cluster);
   ObjectPtr secret = cache.Get(kSecrets, ns, name);
@@ -108,6 +103,10 @@ absl::Status ReadAuthCredentials(kube::Client& client, const runtime::Cache& cac
         "Secret " + name +
         " lacks username/password; delete it only together with etcd's root user");
   }
+  // aenix's cert-only root: etcd (--client-cert-auth) takes the user from the
+  // certificate when the client sends no token. The password stays in cfg for
+  // EnsureAuthEnabled; the client ignores it without a username.
+  if (*common_name == kRootUser) cfg.username.clear();
   return absl::OkStatus();
 }
 

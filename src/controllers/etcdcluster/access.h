@@ -32,8 +32,13 @@ absl::Status ReadTlsMaterial(const runtime::Cache& cache, const EtcdCluster& clu
                              etcd::ClientConfig& cfg);
 
 // With enableAuth: fills cfg's username and password, creating the
-// <cluster>-root-auth Secret the first time. Refuses a client certificate
-// with a CommonName (etcd's JSON gateway would lock the operator out).
+// <cluster>-root-auth Secret the first time. When the client certificate's
+// CommonName is "root" (aenix's cert-only root), the username is left empty:
+// the operator then authenticates by its certificate, which etcd maps to the
+// root user; cfg.password still holds the Secret's password, which
+// EnsureAuthEnabled gives the root user for consumers that authenticate by
+// password (a PostgresCluster's clusterRef, Patroni). A certificate with
+// another CommonName is fine too: a token outranks the certificate.
 absl::Status ReadAuthCredentials(kube::Client& client, const runtime::Cache& cache,
                                  const EtcdCluster& cluster, etcd::ClientConfig& cfg);
 

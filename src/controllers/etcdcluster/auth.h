@@ -8,9 +8,10 @@
 // the operator's client certificate (clientSecret). status.authSecretName tells
 // consumers (a PostgresCluster's clusterRef) where the credentials are.
 //
-// etcd's JSON gateway, which the operator and Patroni use, refuses client
-// certificates that carry a CommonName once auth is on; the reconciler refuses
-// such a clientSecret before it would lock itself out.
+// A clientSecret whose certificate has CommonName "root" (aenix's cert-only
+// root) makes the operator authenticate by that certificate instead of the
+// password (access.h); root still gets the Secret's password, so that
+// password-based consumers work the same either way.
 //
 // Thread-safety: pure functions, except EnsureAuthEnabled which calls etcd.
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_AUTH_H_

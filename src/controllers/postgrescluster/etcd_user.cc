@@ -9,7 +9,7 @@
 #include "src/base/json_access.h"
 #include "src/controllers/postgrescluster/leader.h"
 #include "src/controllers/postgrescluster/reconciler.h"
-#include "src/etcd/wire.h"
+#include "src/etcd/keys.h"
 #include "src/runtime/certs.h"
 #include "src/runtime/random.h"
 
@@ -159,7 +159,7 @@ absl::Status EnsurePodEtcdUser(etcd::Client& root, const PodEtcdAccess& access,
   absl::Status s = root.RoleAdd(access.user);
   if (!s.ok() && !absl::IsFailedPrecondition(s)) return s;  // exists already
   s = root.RoleGrantPermission(access.user, access.key_prefix,
-                               etcd::wire::PrefixRangeEnd(access.key_prefix),
+                               etcd::PrefixRangeEnd(access.key_prefix),
                                etcd::Permission::kReadWrite);
   if (!s.ok()) return s;
   // A user left by an earlier attempt (or a Secret made again) may carry

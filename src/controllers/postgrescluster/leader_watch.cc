@@ -168,7 +168,7 @@ void LeaderWatchSource::Follow(const runtime::Request& request,
           const bool narrow = want->first != target->group();
           etcd::WatchOptions options{
               .key = narrow ? target->leader_key : target->prefix,
-              .range_end = narrow ? "" : etcd::wire::PrefixRangeEnd(target->prefix)};
+              .range_end = narrow ? "" : etcd::PrefixRangeEnd(target->prefix)};
           stream = std::make_unique<Stream>(*this, target->group(), *std::move(client),
                                             std::move(options));
           stream->Start();

@@ -242,10 +242,10 @@ TEST_F(ClientTest, AuthOverTlsNeedsAToken) {
   EXPECT_TRUE(absl::IsFailedPrecondition(client_->UserAdd("app", "x")));
   ASSERT_TRUE(client_->AuthEnable().ok());
 
-  // Without a token etcd refuses.
+  // Without a token etcd refuses. Over TLS with --client-cert-auth it looks
+  // the certificate's (empty) CommonName up as the user: no such user.
   absl::StatusOr<int64_t> refused = client_->Put("k", "v");
-  EXPECT_TRUE(absl::IsUnauthenticated(refused.status())) << refused.status();
-  EXPECT_EQ(Reason(refused.status()), kReasonUserEmpty);
+  EXPECT_TRUE(absl::IsPermissionDenied(refused.status())) << refused.status();
 
   ClientConfig root_config = harness_->Config();
   root_config.username = "root";
@@ -273,13 +273,13 @@ TEST_F(ClientTest, AuthOverTlsNeedsAToken) {
   absl::StatusOr<int64_t> outside = app->Put("other", "x");
   EXPECT_TRUE(absl::IsPermissionDenied(outside.status())) << outside.status();
 
-  // With auth on, the gateway refuses client certificates with a CommonName.
-  ClientConfig named = root_config;
+  // A username wins over the certificate: a CN=root certificate with app's
+  // credentials acts as app.
+  ClientConfig named = early;
   named.cert_pem = harness_->tls().named_client_cert_pem;
   named.key_pem = harness_->tls().named_client_key_pem;
-  absl::StatusOr<GetResponse> cn = NewClient(named)->Get("k");
-  EXPECT_TRUE(absl::IsFailedPrecondition(cn.status())) << cn.status();
-  EXPECT_EQ(Reason(cn.status()), kReasonClientCertHasCN);
+  absl::StatusOr<int64_t> as_app = NewClient(named)->Put("other", "x");
+  EXPECT_TRUE(absl::IsPermissionDenied(as_app.status())) << as_app.status();
 
   // A wrong password is the caller's problem, not a retry.
   ClientConfig wrong = harness_->Config();
@@ -288,6 +288,51 @@ TEST_F(ClientTest, AuthOverTlsNeedsAToken) {
   absl::StatusOr<GetResponse> denied = NewClient(wrong)->Get("k");
   EXPECT_TRUE(absl::IsUnauthenticated(denied.status())) << denied.status();
   EXPECT_EQ(Reason(denied.status()), kReasonAuthFailed);
+}
+
+// aenix's cert-only root: with --client-cert-auth and auth on, a client that
+// sends no token is the user its certificate's CommonName names.
+TEST_F(ClientTest, WithoutAUsernameTheCertificatesCommonNameIsTheUser) {
+  StartCluster(1, {.tls = true});
+  ASSERT_TRUE(client_->UserAdd("root", "").ok());  // no password: certificates only
+  ASSERT_TRUE(client_->UserGrantRole("root", "root").ok());
+  ASSERT_TRUE(client_->RoleAdd("app").ok());
+  ASSERT_TRUE(client_->RoleGrantPermission("app", "app/", "app0", Permission::kReadWrite).ok());
+  ASSERT_TRUE(client_->UserAdd("app", "").ok());
+  ASSERT_TRUE(client_->UserGrantRole("app", "app").ok());
+  ASSERT_TRUE(client_->AuthEnable().ok());
+
+  ClientConfig root_config = harness_->Config();
+  root_config.cert_pem = harness_->tls().named_client_cert_pem;  // CN=root
+  root_config.key_pem = harness_->tls().named_client_key_pem;
+  std::unique_ptr<Client> root = NewClient(root_config);
+  absl::StatusOr<MemberListResponse> list = root->MemberList();
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(list->members.size(), 1u);
+  ASSERT_TRUE(root->Put("k", "v").ok());
+  absl::StatusOr<GetResponse> got = root->Get("k");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->value, "v");
+  absl::StatusOr<std::vector<std::string>> users = root->UserList();
+  ASSERT_TRUE(users.ok()) << users.status();
+  EXPECT_EQ(*users, (std::vector<std::string>{"app", "root"}));
+  EXPECT_TRUE(root->Status(harness_->ClientUrl(0)).ok());
+
+  // A user's certificate: its role's keys, nothing else.
+  ClientConfig app_config = harness_->Config();
+  app_config.cert_pem = harness_->tls().app_client_cert_pem;  // CN=app
+  app_config.key_pem = harness_->tls().app_client_key_pem;
+  std::unique_ptr<Client> app = NewClient(app_config);
+  EXPECT_TRUE(app->Put("app/x", "1").ok());
+  absl::StatusOr<int64_t> outside = app->Put("k", "w");
+  EXPECT_TRUE(absl::IsPermissionDenied(outside.status())) << outside.status();
+  absl::StatusOr<GetResponse> read = app->Get("k");
+  EXPECT_TRUE(absl::IsPermissionDenied(read.status())) << read.status();
+  EXPECT_TRUE(absl::IsPermissionDenied(app->UserAdd("x", "y"))) << app->UserAdd("x", "y");
+
+  // No CommonName, no token: no user.
+  absl::StatusOr<GetResponse> anonymous = client_->Get("k");
+  EXPECT_TRUE(absl::IsPermissionDenied(anonymous.status())) << anonymous.status();
 }
 
 TEST_F(ClientTest, AnExpiredTokenIsRenewed) {

@@ -86,10 +86,11 @@ inline std::vector<int> FreePorts(int n) {
 struct TlsMaterial {
   std::string ca_file, cert_file, key_file;  // the members' (server and peer) identity
   std::string ca_pem;
-  // A client certificate without a CommonName: etcd's JSON gateway refuses
-  // client certificates that have one once auth is enabled.
+  // A client certificate without a CommonName: with auth on, etcd knows no
+  // user for it (a call without a token is refused).
   std::string client_cert_pem, client_key_pem;
   std::string named_client_cert_pem, named_client_key_pem;  // CN=root
+  std::string app_client_cert_pem, app_client_key_pem;      // CN=app
 };
 
 inline std::string ReadFile(const std::string& path) {
@@ -100,7 +101,7 @@ inline std::string ReadFile(const std::string& path) {
 }
 
 // A CA, a certificate for 127.0.0.1/localhost usable as server and peer, and
-// two client certificates, written under `dir`.
+// three client certificates, written under `dir`.
 inline absl::StatusOr<TlsMaterial> MakeTls(const std::string& dir) {
   const std::string log = dir + "/openssl.log";
   auto run = [&](const std::string& cmd) -> absl::Status {
@@ -129,6 +130,7 @@ inline absl::StatusOr<TlsMaterial> MakeTls(const std::string& dir) {
   if (s.ok()) s = sign("member", "/CN=etcd-member", "member.ext");
   if (s.ok()) s = sign("client", "/O=quorum", "client.ext");
   if (s.ok()) s = sign("named-client", "/CN=root", "client.ext");
+  if (s.ok()) s = sign("app-client", "/CN=app", "client.ext");
   if (!s.ok()) return s;
   TlsMaterial t;
   t.ca_file = dir + "/ca.crt";
@@ -139,6 +141,8 @@ inline absl::StatusOr<TlsMaterial> MakeTls(const std::string& dir) {
   t.client_key_pem = ReadFile(dir + "/client.key");
   t.named_client_cert_pem = ReadFile(dir + "/named-client.crt");
   t.named_client_key_pem = ReadFile(dir + "/named-client.key");
+  t.app_client_cert_pem = ReadFile(dir + "/app-client.crt");
+  t.app_client_key_pem = ReadFile(dir + "/app-client.key");
   return t;
 }
 

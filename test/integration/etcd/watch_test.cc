@@ -166,7 +166,7 @@ TEST_F(WatchTest, FollowsOneKeyAndResumesFromTheLastRevisionSeen) {
 
 TEST_F(WatchTest, ReconnectsAfterTheMemberRestartsAndMissesNothing) {
   StartCluster();
-  Recorder r(*client_, {.key = "/pg/", .range_end = wire::PrefixRangeEnd("/pg/")});
+  Recorder r(*client_, {.key = "/pg/", .range_end = PrefixRangeEnd("/pg/")});
   r.Start();
   ASSERT_TRUE(r.WaitConnections(1));
   ASSERT_TRUE(client_->Put("/pg/a/leader", "pg-a-0").ok());

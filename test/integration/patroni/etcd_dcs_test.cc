@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "src/etcd/client.h"
-#include "src/etcd/wire.h"
+#include "src/etcd/keys.h"
 #include "src/patroni/config.h"
 #include "src/patroni/dcs_cleanup.h"
 #include "src/patroni/readiness.h"
@@ -97,7 +97,7 @@ TEST_F(EtcdDcsTest, BootstrapsReplicatesFailsOverAndKeepsRoleLabelsTrue) {
   const std::string cluster_prefix = ClusterKeyPrefix(key_prefix, "pg");
   ASSERT_TRUE((*root)
                   ->RoleGrantPermission("patroni", cluster_prefix,
-                                        etcd::wire::PrefixRangeEnd(cluster_prefix),
+                                        etcd::PrefixRangeEnd(cluster_prefix),
                                         etcd::Permission::kReadWrite)
                   .ok());
   ASSERT_TRUE((*root)->UserGrantRole("patroni", "patroni").ok());

@@ -50,26 +50,5 @@ TEST(SnapshotDigestTest, RefusesCutCorruptedAndTooShortStreams) {
   }
 }
 
-TEST(SnapshotWireTest, ParsesResultsAndErrors) {
-  absl::StatusOr<SnapshotMessage> m = wire::ParseSnapshotMessage(
-      R"({"result":{"header":{"revision":"42"},"remaining_bytes":"10","blob":"aGVsbG8="}})");
-  ASSERT_TRUE(m.ok()) << m.status();
-  EXPECT_EQ(m->revision, 42);
-  EXPECT_EQ(m->remaining_bytes, 10u);
-  EXPECT_EQ(m->blob, "hello");
-
-  m = wire::ParseSnapshotMessage(R"({"result":{"blob":"aGk="}})");
-  ASSERT_TRUE(m.ok());
-  EXPECT_EQ(m->remaining_bytes, 0u);
-
-  EXPECT_TRUE(absl::IsInternal(wire::ParseSnapshotMessage("[]").status()));
-  EXPECT_TRUE(
-      absl::IsInternal(wire::ParseSnapshotMessage(R"({"result":{"blob":"***"}})").status()));
-  EXPECT_FALSE(
-      wire::ParseSnapshotMessage(
-          R"({"error":{"grpc_code":7,"http_code":403,"message":"etcdserver: permission denied"}})")
-          .ok());
-}
-
 }  // namespace
 }  // namespace quorum::etcd

@@ -300,25 +300,33 @@ class MembershipTest : public ::testing::Test {
   void SetUp() override { Setup(/*tls=*/false, ""); }
 
   // A harness of up to 5 members; with a username the client authenticates
-  // as that user (with password "pw") once auth is on.
-  void Setup(bool tls, const std::string& username) {
+  // as that user (with password "pw") once auth is on. With root_certificate
+  // (and tls) the clients present the CN=root certificate: etcd takes them
+  // for root without a token.
+  void Setup(bool tls, const std::string& username, bool root_certificate = false) {
     exec_.reset();
     client_.reset();
     harness_ =
         std::make_unique<EtcdHarness>(etcd::testing::HarnessOptions{.max_members = 5, .tls = tls});
     ASSERT_TRUE(harness_->Init().ok());
+    auto configure = [this, username, root_certificate](ClientConfig& config) {
+      config.username = username;
+      config.password = "pw";
+      if (root_certificate) {
+        config.cert_pem = harness_->tls().named_client_cert_pem;
+        config.key_pem = harness_->tls().named_client_key_pem;
+      }
+    };
     ClientConfig config = harness_->Config();
-    config.username = username;
-    config.password = "pw";
+    configure(config);
     absl::StatusOr<std::unique_ptr<Client>> c = Client::Create(config);
     ASSERT_TRUE(c.ok()) << c.status();
     client_ = *std::move(c);
     // The production observe phase gets its clients from this factory: the
     // harness's TLS material and credentials, the endpoints it chose.
-    EtcdClientFactory factory = [this, username](ClientConfig c) {
+    EtcdClientFactory factory = [this, configure](ClientConfig c) {
       ClientConfig config = harness_->Config(c.endpoints);
-      config.username = username;
-      config.password = "pw";
+      configure(config);
       return Client::Create(std::move(config));
     };
     exec_ = std::make_unique<Executor>(*harness_, *client_, std::move(factory));
@@ -516,6 +524,33 @@ TEST_F(MembershipTest, GrowsAndReplacesOverTlsWithAuth) {
   ASSERT_TRUE(client_->UserAdd("root", "pw").ok());
   ASSERT_TRUE(client_->UserGrantRole("root", "root").ok());
   ASSERT_TRUE(client_->AuthEnable().ok());
+
+  ConvergeResult r = exec_->Converge(3);
+  EXPECT_EQ(Kinds(r.steps), (Strings{"AddLearner", "ScaleStatefulSet", "Promote", "AddLearner",
+                                     "ScaleStatefulSet", "Promote"}));
+  ExpectHealthyVoters(3);
+
+  const uint64_t old_id = IdOf(2);
+  harness_->Stop(2);
+  exec_->WipeData(2);
+  ASSERT_TRUE(exec_->StartExisting(2).ok());
+  ASSERT_TRUE(harness_->WaitExited(2, absl::Seconds(20))) << harness_->LogTail(2);
+  r = exec_->Converge(3);
+  EXPECT_EQ(Kinds(r.steps), (Strings{"RemoveMember", "AddLearner", "DeletePod", "Promote"}));
+  ExpectHealthyVoters(3);
+  EXPECT_NE(IdOf(2), old_id);
+}
+
+// aenix's cert-only root: no username, a client certificate with CN=root.
+TEST_F(MembershipTest, GrowsAndReplacesWithAuthAsRootByTheCertificatesCommonName) {
+  Setup(/*tls=*/true, "", /*root_certificate=*/true);
+  exec_->Converge(1);
+  ASSERT_TRUE(client_->UserAdd("root", "").ok());
+  ASSERT_TRUE(client_->UserGrantRole("root", "root").ok());
+  ASSERT_TRUE(client_->AuthEnable().ok());
+  absl::StatusOr<etcd::AuthStatusResponse> auth = client_->AuthStatus();
+  ASSERT_TRUE(auth.ok()) << auth.status();
+  EXPECT_TRUE(auth->enabled);
 
   ConvergeResult r = exec_->Converge(3);
   EXPECT_EQ(Kinds(r.steps), (Strings{"AddLearner", "ScaleStatefulSet", "Promote", "AddLearner",
