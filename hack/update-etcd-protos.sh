@@ -3,12 +3,12 @@
 # (go.etcd.io/etcd/api/v3 at the version below): the .proto files of the gRPC
 # services Quorum's etcd client calls (etcdserverpb/rpc.proto and what it
 # imports: mvccpb/kv.proto, authpb/auth.proto) with the options that only serve
-# Go code generation and the JSON gateway stripped (hack/strip-proto-options.py),
+# Go code generation and the JSON gateway stripped (hack/strip-proto-options.awk),
 # plus etcd's LICENSE. The build (src/etcd/CMakeLists.txt) turns them into C++
 # with protoc and grpc_cpp_plugin; the generated code is not committed.
 #
 # Needs Go (the module comes through `go mod download`, from the module cache
-# when it is there) and python3. Deterministic: run it again and git shows no
+# when it is there) and awk. Deterministic: run it again and git shows no
 # change.
 #
 #   hack/update-etcd-protos.sh
@@ -23,14 +23,14 @@ if ! command -v go >/dev/null && [[ -x /usr/local/go/bin/go ]]; then
   export PATH="$PATH:/usr/local/go/bin"
 fi
 dir="$(cd "$root" && GOFLAGS=-mod=mod go mod download -json "$module@$version" \
-  | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')"
+  | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
 [[ -d "$dir" ]] || { echo "update-etcd-protos: no module directory for $module@$version" >&2; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out/etcd/api"
 for proto in etcdserverpb/rpc.proto mvccpb/kv.proto authpb/auth.proto; do
   mkdir -p "$out/etcd/api/$(dirname "$proto")"
-  python3 "$root/hack/strip-proto-options.py" "$dir/$proto" "$out/etcd/api/$proto"
+  awk -f "$root/hack/strip-proto-options.awk" "$dir/$proto" >"$out/etcd/api/$proto"
 done
 cp "$dir/LICENSE" "$out/LICENSE"
 cat >"$out/README.md" <<README
