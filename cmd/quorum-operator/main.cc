@@ -37,6 +37,7 @@
 #include "src/controllers/etcdcluster/reconciler.h"
 #include "src/controllers/postgresbackup/reconciler.h"
 #include "src/controllers/postgrescluster/reconciler.h"
+#include "src/etcd/process.h"
 #include "src/kube/config.h"
 #include "src/runtime/manager.h"
 #include "src/runtime/webhook_certs.h"
@@ -337,6 +338,7 @@ int Run(const Flags& f) {
 
 // NOLINTNEXTLINE(readability-function-size): flags, one per line, and the subcommands.
 int main(int argc, char** argv) {
+  quorum::etcd::UseNativeNameResolution();  // before any thread starts (process.h)
   quorum::Flags f;
   CLI::App app{"quorum-operator: etcd clusters and Patroni PostgreSQL clusters on Kubernetes"};
   app.set_version_flag("--version", quorum::kVersion);

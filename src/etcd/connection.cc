@@ -6,18 +6,10 @@
 
 #include "etcd/api/etcdserverpb/rpc.grpc.pb.h"
 #include "src/etcd/endpoint.h"
+#include "src/etcd/process.h"
 
 namespace quorum::etcd::internal {
 namespace {
-
-// Name resolution through libc (getaddrinfo), as the HTTP client did: the
-// search domains of /etc/resolv.conf and /etc/hosts apply, so the short
-// in-cluster names (member.headless.ns.svc) resolve. gRPC reads this setting
-// once, when it starts; an explicit setting in the environment wins.
-void UseNativeResolver() {
-  static std::once_flag once;
-  std::call_once(once, [] { setenv("GRPC_DNS_RESOLVER", "native", /*overwrite=*/0); });
-}
 
 grpc::ChannelArguments ChannelArgs() {
   grpc::ChannelArguments args;
@@ -46,7 +38,7 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Create(const ClientConfi
   for (const std::string& e : config.endpoints) {
     if (absl::StatusOr<Endpoint> parsed = ParseEndpoint(e); !parsed.ok()) return parsed.status();
   }
-  UseNativeResolver();
+  UseNativeNameResolution();
   auto conn = std::unique_ptr<Connection>(new Connection(config));
   grpc::SslCredentialsOptions tls;
   tls.pem_root_certs = config.ca_pem;  // empty: gRPC's default roots (the system's)
@@ -156,3 +148,14 @@ absl::Status Connection::Authenticate(uint64_t stale_generation) {
 }
 
 }  // namespace quorum::etcd::internal
+
+namespace quorum::etcd {
+
+// gRPC reads the setting once, when it starts; an explicit one in the
+// environment wins.
+void UseNativeNameResolution() {
+  static std::once_flag once;
+  std::call_once(once, [] { setenv("GRPC_DNS_RESOLVER", "native", /*overwrite=*/0); });
+}
+
+}  // namespace quorum::etcd
