@@ -128,9 +128,18 @@ class AenixExamplesE2E : public E2ETest {
     ASSERT_TRUE(created.ok()) << created.status();
   }
 
-  std::vector<std::string> Tls(const std::string& ca, const std::string& who) {
-    return {"--cacert=" + dir_ + "/" + ca + ".crt", "--cert=" + dir_ + "/" + who + ".crt",
-            "--key=" + dir_ + "/" + who + ".key"};
+  // etcdctl's TLS flags, and the members' own addresses (what Kamaji's
+  // DataStore lists): the examples' server certificates name the members, and
+  // only one names the client Service.
+  std::vector<std::string> Tls(const std::string& cluster, const std::string& ca,
+                               const std::string& who) {
+    std::vector<std::string> members;
+    for (int i = 0; i < 3; ++i) {
+      members.push_back(
+          absl::StrCat("https://", cluster, "-", i, ".", cluster, "-headless.", ns(), ".svc:2379"));
+    }
+    return {"--endpoints=" + absl::StrJoin(members, ","), "--cacert=" + dir_ + "/" + ca + ".crt",
+            "--cert=" + dir_ + "/" + who + ".crt", "--key=" + dir_ + "/" + who + ".key"};
   }
 
   // Ready with three voting members, as the client certificate sees them.
@@ -165,15 +174,15 @@ TEST_F(AenixExamplesE2E, TheKamajiExampleBecomesReadyWithItsOwnSecrets) {
   OperatorProcess op(ns());
   op.Start();
   CreateExample("etcdcluster-kamaji.yaml");
-  ExpectReadyWithThreeVoters("etcd", Tls("etcd-ca", "client"));
+  ExpectReadyWithThreeVoters("etcd", Tls("etcd", "etcd-ca", "client"));
 
   // What Kamaji's DataStore does with it: the members' addresses, the CA
   // and the client pair.
   CommandResult put =
-      Etcdctl(ns(), "etcd", {"put", "/registry/k", "v"}, Tls("etcd-ca", "client"), "https");
+      Etcdctl(ns(), "etcd", {"put", "/registry/k", "v"}, Tls("etcd", "etcd-ca", "client"), "https");
   ASSERT_EQ(put.exit_code, 0) << put.output;
   CommandResult get = Etcdctl(ns(), "etcd", {"get", "/registry/k", "--print-value-only"},
-                              Tls("etcd-ca", "client"), "https");
+                              Tls("etcd", "etcd-ca", "client"), "https");
   ASSERT_EQ(get.exit_code, 0) << get.output;
   EXPECT_TRUE(absl::StrContains(get.output, "v")) << get.output;
 }
@@ -197,22 +206,23 @@ TEST_F(AenixExamplesE2E, TheTlsAndAuthExampleAuthenticatesByItsRootCertificate) 
   OperatorProcess op(ns());
   op.Start();
   CreateExample("etcdcluster-with-external-certificates.yaml");
-  ExpectReadyWithThreeVoters("test", Tls("ca-server", "client"));
+  ExpectReadyWithThreeVoters("test", Tls("test", "ca-server", "client"));
 
   // Auth is on: the root certificate writes; a certificate whose CommonName
   // is no etcd user (and no password) does not.
   ASSERT_TRUE(testenv::Eventually(
       [&] {
-        return Etcdctl(ns(), "test", {"put", "k", "v"}, Tls("ca-server", "stranger"), "https")
+        return Etcdctl(ns(), "test", {"put", "k", "v"}, Tls("test", "ca-server", "stranger"),
+                       "https")
                    .exit_code != 0;
       },
       absl::Minutes(3)))
       << "auth was never enabled: any certificate can write";
   CommandResult root =
-      Etcdctl(ns(), "test", {"put", "k", "v"}, Tls("ca-server", "client"), "https");
+      Etcdctl(ns(), "test", {"put", "k", "v"}, Tls("test", "ca-server", "client"), "https");
   EXPECT_EQ(root.exit_code, 0) << root.output;
   CommandResult users =
-      Etcdctl(ns(), "test", {"user", "list"}, Tls("ca-server", "client"), "https");
+      Etcdctl(ns(), "test", {"user", "list"}, Tls("test", "ca-server", "client"), "https");
   ASSERT_EQ(users.exit_code, 0) << users.output;
   EXPECT_TRUE(absl::StrContains(users.output, "root")) << users.output;
 }

@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -173,10 +175,14 @@ void HostProcess::Stop() {
 CommandResult Etcdctl(const std::string& ns, const std::string& name,
                       const std::vector<std::string>& args, const std::vector<std::string>& flags,
                       const std::string& scheme) {
-  std::vector<std::string> argv = {
-      testenv::GetControlPlane()->bin_dir + "/etcdctl",
-      absl::StrCat("--endpoints=", scheme, "://", name, ".", ns, ".svc:2379"), "--dial-timeout=3s",
-      "--command-timeout=10s"};
+  std::vector<std::string> argv = {testenv::GetControlPlane()->bin_dir + "/etcdctl",
+                                   "--dial-timeout=3s", "--command-timeout=10s"};
+  const bool own_endpoints = std::any_of(flags.begin(), flags.end(), [](const std::string& f) {
+    return absl::StartsWith(f, "--endpoints=");
+  });
+  if (!own_endpoints) {
+    argv.push_back(absl::StrCat("--endpoints=", scheme, "://", name, ".", ns, ".svc:2379"));
+  }
   argv.insert(argv.end(), flags.begin(), flags.end());
   argv.insert(argv.end(), args.begin(), args.end());
   return NodeExec(argv, absl::Seconds(30));

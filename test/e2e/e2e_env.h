@@ -71,7 +71,8 @@ class OperatorProcess : public HostProcess {
 };
 
 // etcdctl with `args` against the client Service of EtcdCluster `name`
-// (plus `flags`, e.g. TLS files and --user).
+// (plus `flags`, e.g. TLS files and --user; an --endpoints= among them
+// replaces the Service).
 CommandResult Etcdctl(const std::string& ns, const std::string& name,
                       const std::vector<std::string>& args,
                       const std::vector<std::string>& flags = {},
