@@ -121,8 +121,15 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
       // Not in the cache: not made yet, or made by another operator without
       // Quorum's label (aenix's carries none). Its immutable fields matter.
       absl::StatusOr<Json> live = client.Get(gvr, cluster.metadata.ns, name);
-      if (live.ok()) cached = std::make_shared<const Json>(*std::move(live));
       if (!live.ok() && !absl::IsNotFound(live.status())) return live.status();
+      if (live.ok() && !MayAdopt(*live, cluster)) {
+        // Refused like a write the API server refuses: evented, in status.
+        return absl::PermissionDeniedError(
+            "StatefulSet " + name +
+            " exists and is not this EtcdCluster's (no owner reference to it): Quorum does not "
+            "take it over; delete or rename it, or rename the EtcdCluster");
+      }
+      if (live.ok()) cached = std::make_shared<const Json>(*std::move(live));
     }
     if (gvr == kStatefulSets) {
       // The selector is immutable: an adopted StatefulSet keeps its own (adopt.h).

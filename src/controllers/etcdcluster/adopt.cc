@@ -1,8 +1,10 @@
 #include "src/controllers/etcdcluster/adopt.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/match.h"
+#include "src/base/json_access.h"
 
 namespace quorum::etcdcluster {
 namespace {
@@ -46,6 +48,15 @@ EtcdCluster WithInferredPeerAutoTls(EtcdCluster cluster, const Json* live_sts,
     cluster.metadata.annotations[kPeerAutoTlsAnnotation] = "true";
   }
   return cluster;
+}
+
+bool MayAdopt(const Json& live, const EtcdCluster& cluster) {
+  const Json* refs = json_access::Path(&live, {"metadata", "ownerReferences"});
+  if (refs == nullptr || !refs->is_array()) return false;
+  return std::any_of(refs->begin(), refs->end(), [&](const Json& ref) {
+    return ref.is_object() && ref.value("uid", "") == cluster.metadata.uid &&
+           !cluster.metadata.uid.empty();
+  });
 }
 
 Json KeepLiveSelector(Json desired, const Json* live) {

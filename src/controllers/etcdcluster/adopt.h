@@ -30,6 +30,12 @@ bool RunsPeerAutoTls(const EtcdCluster& cluster, const Json* live_sts, const Etc
 EtcdCluster WithInferredPeerAutoTls(EtcdCluster cluster, const Json* live_sts,
                                     const EtcdView& view);
 
+// Whether `live` (an object of one of the names Quorum gives this cluster's
+// objects) may be taken over: an owner reference names this EtcdCluster
+// (its uid), as aenix's and Quorum's own objects do. An object of that name
+// made for something else is never taken over.
+bool MayAdopt(const Json& live, const EtcdCluster& cluster);
+
 // `desired` (BuildStatefulSet) with the live StatefulSet's selector when the
 // two differ, each of its matchLabels added to the pod template's labels.
 // Unchanged when `live` is null or has no selector.

@@ -415,6 +415,42 @@ TEST_F(ManagedTlsTest, NeverTakesOverASecretThatIsNotItsOwn) {
       << "no members without their certificates";
 }
 
+// A StatefulSet of the cluster's name that another owner made (no owner
+// reference to this EtcdCluster) is never taken over: the apply is refused
+// with an event naming it, and the StatefulSet stays as it was.
+TEST_F(EtcdClusterControllerTest, NeverTakesOverAStatefulSetThatIsNotItsOwn) {
+  const Json foreign = {
+      {"apiVersion", "apps/v1"},
+      {"kind", "StatefulSet"},
+      {"metadata", {{"name", "taken"}}},
+      {"spec",
+       {{"replicas", 0},
+        {"serviceName", "taken"},
+        {"selector", {{"matchLabels", {{"app", "someone-else"}}}}},
+        {"template",
+         {{"metadata", {{"labels", {{"app", "someone-else"}}}}},
+          {"spec",
+           {{"containers", Json::array({{{"name", "app"}, {"image", "someone/else:1"}}})}}}}}}}};
+  ASSERT_TRUE(client().Create(kStatefulSets, ns(), foreign).ok());
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("taken")).ok());
+  auto refused = [&] {
+    auto events = client().List({"", "v1", "events"}, ns());
+    if (!events.ok()) return false;
+    for (const Json& e : (*events)["items"]) {
+      if (e.value("reason", "") == "ApplyRefused" &&
+          absl::StrContains(e.value("message", ""), "is not this EtcdCluster's")) {
+        return true;
+      }
+    }
+    return false;
+  };
+  ASSERT_TRUE(Eventually(refused, absl::Seconds(30)));
+  auto sts = client().Get(kStatefulSets, ns(), "taken");
+  ASSERT_TRUE(sts.ok());
+  EXPECT_EQ((*sts)["spec"]["template"]["spec"]["containers"][0]["image"], "someone/else:1");
+  EXPECT_FALSE((*sts)["metadata"].contains("ownerReferences"));
+}
+
 TEST_F(EtcdClusterControllerTest, DeletingTheClusterRemovesItsObjects) {
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("doomed")).ok());
   ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "doomed").ok(); },

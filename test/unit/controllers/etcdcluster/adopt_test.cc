@@ -121,6 +121,19 @@ TEST(AdoptTest, TheAnnotationAsksForPeerAutoTlsUnlessPeerSecretsAreGiven) {
   EXPECT_FALSE(HasArg(BuildEtcdArgs(both), "--peer-auto-tls"));
 }
 
+// Only an object owned by this EtcdCluster (aenix's are, by its uid) is taken
+// over; a StatefulSet of the same name made for something else never is.
+TEST(AdoptTest, OnlyAnObjectOwnedByThisEtcdClusterIsTakenOver) {
+  const EtcdCluster c = Plain();
+  auto owned_by = [](Json refs) { return Json{{"metadata", {{"ownerReferences", refs}}}}; };
+  EXPECT_TRUE(
+      MayAdopt(owned_by(Json::array({{{"kind", "EtcdCluster"}, {"uid", "0b9a1c2d-3e4f"}}})), c));
+  EXPECT_FALSE(MayAdopt(owned_by(Json::array({{{"kind", "EtcdCluster"}, {"uid", "another"}}})), c));
+  EXPECT_FALSE(MayAdopt(owned_by(Json::array()), c));
+  EXPECT_FALSE(MayAdopt(Json{{"metadata", Json::object()}}, c));
+  EXPECT_FALSE(MayAdopt(owned_by("not a list"), c));
+}
+
 TEST(AdoptTest, TheLiveSelectorIsKeptAndThePodTemplateCarriesItsLabels) {
   const Json desired = BuildStatefulSet(Plain(), 3);
   const Json aenix = AenixStatefulSet();
