@@ -27,12 +27,13 @@ std::vector<std::string> PostgresClients(const runtime::Cache& cache, const Etcd
   return names;
 }
 
-// spec.networkPolicy.enabled turned off: the policy goes, if it is this
+// An object the spec no longer asks for (spec.networkPolicy.enabled turned
+// off, spec.podDisruptionBudgetTemplate removed) goes, if it is this
 // cluster's (not another resource's of the same name).
-absl::Status DeleteNetworkPolicy(kube::Client& client, const runtime::Cache& cache,
-                                 const EtcdCluster& cluster) {
-  const std::string name = NamesOf(cluster).network_policy;
-  runtime::ObjectPtr cached = cache.Get(kNetworkPolicies, cluster.metadata.ns, name);
+absl::Status DeleteUnwanted(kube::Client& client, const runtime::Cache& cache,
+                            const EtcdCluster& cluster, const kube::GroupVersionResource& gvr,
+                            const std::string& name) {
+  runtime::ObjectPtr cached = cache.Get(gvr, cluster.metadata.ns, name);
   if (cached == nullptr || (*cached)["metadata"].contains("deletionTimestamp")) {
     return absl::OkStatus();
   }
@@ -41,7 +42,7 @@ absl::Status DeleteNetworkPolicy(kube::Client& client, const runtime::Cache& cac
     ours |= ref.value("uid", "") == cluster.metadata.uid;
   }
   if (!ours) return absl::OkStatus();
-  absl::Status s = client.Delete(kNetworkPolicies, cluster.metadata.ns, name);
+  absl::Status s = client.Delete(gvr, cluster.metadata.ns, name);
   return absl::IsNotFound(s) ? absl::OkStatus() : s;
 }
 
@@ -110,7 +111,8 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
       {kConfigMaps, BuildStateConfigMap(cluster, StateAfterStep(cluster, plan, step_done))},
       {kStatefulSets, BuildStatefulSet(cluster, plan.statefulset_replicas, operator_image)}};
   const int voting = std::max(1, DesiredReplicas(cluster));
-  if (auto pdb = BuildPodDisruptionBudget(cluster, voting)) desired.emplace_back(kPdbs, *pdb);
+  const std::optional<Json> pdb = BuildPodDisruptionBudget(cluster, voting);
+  if (pdb.has_value()) desired.emplace_back(kPdbs, *pdb);
   const std::optional<Json> policy =
       BuildNetworkPolicy(cluster, operator_peer, PostgresClients(cache, cluster));
   if (policy.has_value()) desired.emplace_back(kNetworkPolicies, *policy);
@@ -145,7 +147,12 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
     absl::StatusOr<bool> wrote = runtime::ApplyIfChanged(client, gvr, obj, cached, kFieldManager);
     if (!wrote.ok()) return wrote.status();
   }
-  return policy.has_value() ? absl::OkStatus() : DeleteNetworkPolicy(client, cache, cluster);
+  if (!pdb.has_value()) {
+    absl::Status s = DeleteUnwanted(client, cache, cluster, kPdbs, NamesOf(cluster).pdb);
+    if (!s.ok()) return s;
+  }
+  if (policy.has_value()) return absl::OkStatus();
+  return DeleteUnwanted(client, cache, cluster, kNetworkPolicies, NamesOf(cluster).network_policy);
 }
 
 absl::Status WriteStatus(kube::Client& client, const EtcdCluster& cluster,

@@ -451,6 +451,23 @@ TEST_F(EtcdClusterControllerTest, NeverTakesOverAStatefulSetThatIsNotItsOwn) {
   EXPECT_FALSE((*sts)["metadata"].contains("ownerReferences"));
 }
 
+// Removing spec.podDisruptionBudgetTemplate removes the budget (it would
+// otherwise go on holding evictions back with the old numbers).
+TEST_F(EtcdClusterControllerTest, RemovingThePdbTemplateRemovesTheBudget) {
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("budget")).ok());
+  ASSERT_TRUE(
+      Eventually([&] { return client().Get(kPdbs, ns(), "budget").ok(); }, absl::Seconds(30)));
+  ASSERT_TRUE(client()
+                  .Patch(kEtcdClusters, ns(), "budget", kube::PatchType::kMerge,
+                         {{"spec", {{"podDisruptionBudgetTemplate", nullptr}}}})
+                  .ok());
+  EXPECT_TRUE(
+      Eventually([&] { return absl::IsNotFound(client().Get(kPdbs, ns(), "budget").status()); },
+                 absl::Seconds(30)))
+      << "the PodDisruptionBudget outlived its template";
+  EXPECT_TRUE(client().Get(kStatefulSets, ns(), "budget").ok());
+}
+
 TEST_F(EtcdClusterControllerTest, DeletingTheClusterRemovesItsObjects) {
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("doomed")).ok());
   ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "doomed").ok(); },
