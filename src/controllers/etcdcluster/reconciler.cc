@@ -18,6 +18,7 @@
 #include "src/controllers/etcdcluster/certificates.h"
 #include "src/controllers/etcdcluster/space.h"
 #include "src/controllers/etcdcluster/status.h"
+#include "src/controllers/etcdcluster/version_path.h"
 #include "src/runtime/apply.h"
 
 namespace quorum::etcdcluster {
@@ -153,14 +154,15 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
     etcd = ObserveMembers(factory_, cfg, TopologyOf(*cluster), world.statefulset_replicas);
     *cluster = WithInferredPeerAutoTls(*std::move(cluster), nullptr, etcd.view);
   }
+  const HeldImage to_apply = ToApply(*stored, *cluster, etcd.view, live_sts.get());
   // Plan (pure), act, status, wait.
   const Plan plan = PlanStep(PlanInputFor(*cluster, world, etcd.view, access));
   std::optional<absl::Duration> held;  // a failed step whose retry is not due yet
   const absl::Status step =
       TakeStepWhenDue(req, *stored, *cluster, plan, etcd.client.get(), cfg.password, &held);
   controllers::ClaimTemplateOutcome claims;
-  absl::Status applied = ApplyOwnedObjects(client_, cache_, *cluster, plan, step.ok(), &claims,
-                                           operator_image_, operator_peer_);
+  absl::Status applied = ApplyOwnedObjects(client_, cache_, to_apply.cluster, plan, step.ok(),
+                                           &claims, operator_image_, operator_peer_);
   // A refused write is reported in status and evented before it is retried;
   // any other failure (unavailable, a race) is only retried.
   const bool refused = runtime::IsRefusedWrite(applied);
@@ -171,6 +173,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   const SpaceOutcome space = HousekeepSpace(*stored, *cluster, plan, step, etcd);
   StatusInput status_input = StatusInputFor(*cluster, space.view, world, plan, step, space);
   status_input.storage = StorageStateOf(cache_, *cluster, claims);
+  status_input.version_rule = to_apply.rule;
   // TakeStep turns auth on (or finds it on) when nothing else is to be done.
   status_input.auth_on = AuthEnabledInSpec(*cluster) && plan.action.kind == etcd::Action::kNone &&
                          step.ok() && etcd.client != nullptr;
@@ -190,6 +193,16 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   return renew_at ? LookAgainForReady(std::move(next),
                                       std::max(*renew_at - status_input.now, absl::Seconds(1)))
                   : next;
+}
+
+EtcdClusterReconciler::HeldImage EtcdClusterReconciler::ToApply(const Json& stored,
+                                                                const EtcdCluster& cluster,
+                                                                const EtcdView& view,
+                                                                const Json* live_sts) {
+  const VersionGate gate = JudgeVersionPath(cluster, view, live_sts);
+  if (gate.rule.empty()) return {.cluster = cluster};
+  recorder_.Warning(stored, "UnsupportedVersionPath", gate.rule);
+  return {.cluster = WithEtcdImage(cluster, gate.held), .rule = gate.rule};
 }
 
 std::optional<absl::StatusOr<Result>> EtcdClusterReconciler::IssueCertificates(

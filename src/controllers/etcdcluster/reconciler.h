@@ -50,6 +50,16 @@ class EtcdClusterReconciler : public runtime::Reconciler {
   // the manager runs.
   void SetOperatorNamespace(std::string ns) { operator_peer_.ns = std::move(ns); }
 
+  // The cluster as its objects are applied: the spec's, or with the etcd
+  // image the members run (`live_sts`'s) when the spec's breaks an upgrade
+  // rule (version_path.h; evented, the rule in `rule`).
+  struct HeldImage {
+    EtcdCluster cluster;
+    std::string rule;
+  };
+  HeldImage ToApply(const Json& stored, const EtcdCluster& cluster, const EtcdView& view,
+                    const Json* live_sts);
+
  private:
   // Observe: TLS material and credentials into `cfg`; a problem is evented
   // and returned (the plan waits on it).

@@ -38,6 +38,21 @@ std::string PodSelector(const EtcdCluster& cluster) {
   return absl::StrJoin(terms, ",");
 }
 
+// VersionSupported, once an image change was held (version_path.h).
+void AddVersionCondition(const StatusInput& in, api::EtcdClusterStatus& s) {
+  const EtcdCluster& cluster = *in.cluster;
+  if (in.version_rule.empty() &&
+      api::FindCondition(cluster.status, "VersionSupported") == nullptr) {
+    return;
+  }
+  const bool ok = in.version_rule.empty();
+  s.conditions.push_back(
+      MakeCondition(cluster, "VersionSupported", ok, ok ? "Supported" : "UnsupportedVersionPath",
+                    ok ? "The members run the etcd image the spec asks for, or are moving to it"
+                       : in.version_rule + "; the members keep their image",
+                    in.now));
+}
+
 // Ready's reason and message, and whether it is true.
 struct Readiness {
   bool ready = false;
@@ -198,6 +213,7 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
                                   : in.storage.message,
         in.now));
   }
+  AddVersionCondition(in, s);
   s.client_secret_name = api::EffectiveTls(cluster).client_secret;
   if (AuthEnabledInSpec(cluster) && (in.auth_on || !cluster.status.auth_secret_name.empty())) {
     s.auth_secret_name = AuthSecretName(cluster);

@@ -47,6 +47,9 @@ struct StatusInput {
   // enableAuth); status.authSecretName is written from then on, never before,
   // so a client that reads it finds auth enforced.
   bool auth_on = false;
+  // The version rule the spec's etcd image breaks (version_path.h); "" when
+  // none: condition VersionSupported.
+  std::string version_rule;
   absl::Time now;
 };
 

@@ -1,0 +1,124 @@
+#include "src/controllers/etcdcluster/version_path.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "src/base/json_access.h"
+#include "src/base/strings.h"
+
+namespace quorum::etcdcluster {
+namespace {
+
+// The 3.5 patch etcd's guide asks for before 3.6.
+constexpr EtcdVersion kMinimum35For36{3, 5, 26};
+
+std::string Text(EtcdVersion v) { return absl::StrCat(v.major, ".", v.minor, ".", v.patch); }
+
+// The etcd container's object in a pod spec's containers, or null.
+const Json* EtcdContainerIn(const Json* pod_spec) {
+  const Json* containers = json_access::Child(pod_spec, "containers");
+  if (containers == nullptr || !containers->is_array()) return nullptr;
+  for (const Json& c : *containers) {
+    if (c.is_object() && c.value("name", "") == kContainerName) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<EtcdVersion> ParseEtcdVersion(std::string_view text) {
+  if (!text.empty() && text.front() == 'v') text.remove_prefix(1);
+  text = text.substr(0, text.find_first_of("-+"));
+  const std::vector<absl::string_view> parts = absl::StrSplit(Absl(text), '.');
+  if (parts.size() != 3) return std::nullopt;
+  EtcdVersion v;
+  if (!absl::SimpleAtoi(parts[0], &v.major) || !absl::SimpleAtoi(parts[1], &v.minor) ||
+      !absl::SimpleAtoi(parts[2], &v.patch) || v.major < 0 || v.minor < 0 || v.patch < 0) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<EtcdVersion> ImageVersion(std::string_view image) {
+  if (image.find('@') != std::string_view::npos) return std::nullopt;
+  const size_t slash = image.rfind('/');
+  const size_t colon = image.rfind(':');
+  if (colon == std::string_view::npos || (slash != std::string_view::npos && colon < slash)) {
+    return std::nullopt;
+  }
+  return ParseEtcdVersion(image.substr(colon + 1));
+}
+
+std::string UnsupportedVersionPath(const std::vector<EtcdVersion>& running, EtcdVersion target) {
+  if (running.empty()) return "";
+  const EtcdVersion low = *std::min_element(running.begin(), running.end());
+  const EtcdVersion high = *std::max_element(running.begin(), running.end());
+  const std::string from = low == high ? Text(low) : Text(low) + " to " + Text(high);
+  if (target.major != low.major || target.major != high.major) {
+    return "etcd " + from + " cannot become " + Text(target) + ": the major version changes";
+  }
+  if (target.minor > low.minor + 1) {
+    return "etcd " + from + " to " + Text(target) +
+           " skips a minor version: etcd upgrades one minor at a time (e.g. 3.5 to 3.6 to 3.7)";
+  }
+  if (target.minor < high.minor) {
+    return "etcd " + from + " to " + Text(target) +
+           " is a minor downgrade: it needs etcd's downgrade procedure (etcdctl downgrade), "
+           "which Quorum does not run";
+  }
+  if (target.minor == low.minor + 1 && low.major == 3 && low.minor == 5 && low < kMinimum35For36) {
+    return "etcd " + from + " to " + Text(target) + ": etcd upgrades to 3.6 only from " +
+           Text(kMinimum35For36) + " or later; move every member to the newest 3.5 patch first";
+  }
+  return "";
+}
+
+std::string DesiredEtcdImage(const EtcdCluster& cluster) {
+  const Json* c = EtcdContainerIn(&cluster.spec.pod_template.spec);
+  const Json* image = json_access::Child(c, "image");
+  return image != nullptr && image->is_string() && !image->get<std::string>().empty()
+             ? image->get<std::string>()
+             : std::string(kDefaultImage);
+}
+
+std::string LiveEtcdImage(const Json* sts) {
+  const Json* c = EtcdContainerIn(json_access::Path(sts, {"spec", "template", "spec"}));
+  const Json* image = json_access::Child(c, "image");
+  return image != nullptr && image->is_string() ? image->get<std::string>() : "";
+}
+
+VersionGate JudgeVersionPath(const EtcdCluster& cluster, const EtcdView& view, const Json* sts) {
+  const std::string desired = DesiredEtcdImage(cluster);
+  const std::string live = LiveEtcdImage(sts);
+  if (live.empty() || live == desired) return {};
+  const std::optional<EtcdVersion> target = ImageVersion(desired);
+  if (!target) return {};
+  std::vector<EtcdVersion> running;
+  for (const MemberStatus& m : view.members) {
+    if (!m.status) continue;
+    if (std::optional<EtcdVersion> v = ParseEtcdVersion(m.status->version)) running.push_back(*v);
+  }
+  std::string rule = UnsupportedVersionPath(running, *target);
+  if (rule.empty()) return {};
+  return {.rule = "image " + desired + ": " + rule, .held = live};
+}
+
+EtcdCluster WithEtcdImage(EtcdCluster cluster, const std::string& image) {
+  Json& spec = cluster.spec.pod_template.spec;
+  if (!spec.is_object()) spec = Json::object();
+  if (!spec.contains("containers") || !spec["containers"].is_array()) {
+    spec["containers"] = Json::array();
+  }
+  for (Json& c : spec["containers"]) {
+    if (c.is_object() && c.value("name", "") == kContainerName) {
+      c["image"] = image;
+      return cluster;
+    }
+  }
+  spec["containers"].push_back({{"name", kContainerName}, {"image", image}});
+  return cluster;
+}
+
+}  // namespace quorum::etcdcluster

@@ -1,0 +1,63 @@
+// The etcd version path an image change asks for, judged before any member is
+// rolled (issue 36). etcd supports patch changes within a minor and upgrades
+// of one minor at a time; 3.5 → 3.6 only from 3.5.26 on (etcd's upgrade
+// guide: earlier 3.5 patches can leave members that block the upgrade);
+// a minor downgrade only through etcd's own downgrade procedure, which
+// Quorum does not run. The running versions are what the members answered
+// (Status), the target is the version in the etcd image's tag.
+//
+// When the path is unsupported, the members keep the image they run (the
+// live StatefulSet's) and the reconciler reports the rule broken; an image
+// whose tag names no version (a digest, a custom tag) is not judged.
+//
+// Pure functions; thread-safe.
+#ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_VERSION_PATH_H_
+#define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_VERSION_PATH_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/controllers/etcdcluster/names.h"
+#include "src/controllers/etcdcluster/observe.h"
+
+namespace quorum::etcdcluster {
+
+struct EtcdVersion {
+  int major = 0, minor = 0, patch = 0;
+  auto operator<=>(const EtcdVersion&) const = default;
+};
+
+// "3.6.16", "v3.6.16", "3.6.16-rc.0" (the pre-release part is ignored);
+// nullopt for anything else.
+std::optional<EtcdVersion> ParseEtcdVersion(std::string_view text);
+// The version in an image reference's tag (…/etcd:v3.6.16); nullopt for a
+// digest, no tag or a tag that is not a version.
+std::optional<EtcdVersion> ImageVersion(std::string_view image);
+
+// The rule moving members that run `running` to `target` breaks, as a
+// sentence; "" when etcd supports it (or `running` is empty).
+std::string UnsupportedVersionPath(const std::vector<EtcdVersion>& running, EtcdVersion target);
+
+// The etcd container's image the spec asks for (podTemplate, else Quorum's
+// default), and the one `sts` (the live StatefulSet, may be null) runs ("").
+std::string DesiredEtcdImage(const EtcdCluster& cluster);
+std::string LiveEtcdImage(const Json* sts);
+
+struct VersionGate {
+  std::string rule;  // "" when the desired image may be rolled out
+  std::string held;  // with a rule: the image the members keep
+};
+
+// Judges rolling the desired image onto the members `view` saw (their
+// answered versions), given the live StatefulSet.
+VersionGate JudgeVersionPath(const EtcdCluster& cluster, const EtcdView& view, const Json* sts);
+
+// `cluster` with the etcd container's image set to `image` (in its
+// podTemplate, as a user would write it).
+EtcdCluster WithEtcdImage(EtcdCluster cluster, const std::string& image);
+
+}  // namespace quorum::etcdcluster
+
+#endif  // QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_VERSION_PATH_H_

@@ -1,0 +1,123 @@
+// version_path.h: which etcd image changes roll and which hold the members on
+// what they run.
+#include "src/controllers/etcdcluster/version_path.h"
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+#include "api/etcdcluster_defaults.h"
+
+namespace quorum::etcdcluster {
+namespace {
+
+EtcdVersion V(int major, int minor, int patch) { return {major, minor, patch}; }
+
+TEST(VersionPathTest, ParsesVersionsAndImageTags) {
+  EXPECT_EQ(ParseEtcdVersion("3.6.16"), V(3, 6, 16));
+  EXPECT_EQ(ParseEtcdVersion("v3.5.21"), V(3, 5, 21));
+  EXPECT_EQ(ParseEtcdVersion("3.7.0-rc.1"), V(3, 7, 0));
+  EXPECT_FALSE(ParseEtcdVersion("3.6").has_value());
+  EXPECT_FALSE(ParseEtcdVersion("latest").has_value());
+  EXPECT_FALSE(ParseEtcdVersion("").has_value());
+  EXPECT_EQ(ImageVersion("quay.io/coreos/etcd:v3.6.16"), V(3, 6, 16));
+  EXPECT_EQ(ImageVersion("registry:5000/etcd:3.5.26"), V(3, 5, 26));
+  EXPECT_FALSE(ImageVersion("registry:5000/etcd").has_value()) << "a port is no tag";
+  EXPECT_FALSE(ImageVersion("quay.io/coreos/etcd@sha256:abcd").has_value());
+  EXPECT_FALSE(ImageVersion("my/etcd:stable").has_value());
+}
+
+TEST(VersionPathTest, TheRulesEtcdDocuments) {
+  struct Case {
+    const char* name;
+    std::vector<EtcdVersion> running;
+    EtcdVersion target;
+    const char* rule;  // a word of the rule broken; "" when supported
+  } cases[] = {
+      {"patch up", {V(3, 6, 10)}, V(3, 6, 16), ""},
+      {"patch down", {V(3, 6, 16)}, V(3, 6, 10), ""},
+      {"one minor up", {V(3, 6, 16)}, V(3, 7, 0), ""},
+      {"3.5 to 3.6 from a late patch", {V(3, 5, 26)}, V(3, 6, 16), ""},
+      {"mixed mid-upgrade, going on", {V(3, 6, 16), V(3, 7, 0)}, V(3, 7, 0), ""},
+      {"nothing answered", {}, V(4, 0, 0), ""},
+      {"skips a minor", {V(3, 5, 26)}, V(3, 7, 0), "skips a minor"},
+      {"skips from the lowest", {V(3, 5, 26), V(3, 6, 16)}, V(3, 7, 0), "skips a minor"},
+      {"3.5 to 3.6 from an early patch", {V(3, 5, 12)}, V(3, 6, 16), "3.5.26"},
+      {"minor down", {V(3, 6, 16)}, V(3, 5, 26), "downgrade"},
+      {"minor down from a mixed cluster", {V(3, 6, 16), V(3, 7, 0)}, V(3, 6, 16), "downgrade"},
+      {"major", {V(3, 6, 16)}, V(4, 0, 0), "major"},
+  };
+  for (const Case& c : cases) {
+    const std::string rule = UnsupportedVersionPath(c.running, c.target);
+    if (std::string(c.rule).empty()) {
+      EXPECT_EQ(rule, "") << c.name;
+    } else {
+      EXPECT_TRUE(absl::StrContains(rule, c.rule)) << c.name << ": " << rule;
+    }
+  }
+}
+
+EtcdCluster WithImage(const std::string& image) {
+  Json obj = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+              {"kind", "EtcdCluster"},
+              {"metadata", {{"name", "kv"}, {"namespace", "db"}, {"uid", "u"}}},
+              {"spec", {{"replicas", 3}}}};
+  if (!image.empty()) {
+    obj["spec"]["podTemplate"] = {
+        {"spec", {{"containers", Json::array({{{"name", "etcd"}, {"image", image}}})}}}};
+  }
+  api::DefaultEtcdCluster(obj);
+  absl::StatusOr<EtcdCluster> c = api::DecodeEtcdCluster(obj);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *c : EtcdCluster{};
+}
+
+Json LiveStatefulSet(const std::string& image) {
+  return {{"spec",
+           {{"template",
+             {{"spec", {{"containers", Json::array({{{"name", "etcd"}, {"image", image}}})}}}}}}}};
+}
+
+EtcdView Running(const std::vector<std::string>& versions) {
+  EtcdView v;
+  v.members_known = true;
+  uint64_t id = 1;
+  for (const std::string& version : versions) {
+    etcd::StatusResponse s;
+    s.version = version;
+    v.members.push_back({.member = {.id = id++}, .status = s});
+  }
+  return v;
+}
+
+// The members keep what they run when the spec's image breaks a rule;
+// otherwise (or when nothing can be judged) the spec's image rolls.
+TEST(VersionPathTest, AnUnsupportedImageChangeHoldsTheLiveImage) {
+  const Json live = LiveStatefulSet("quay.io/coreos/etcd:v3.5.12");
+  VersionGate g = JudgeVersionPath(WithImage(""), Running({"3.5.12", "3.5.12"}), &live);
+  EXPECT_TRUE(absl::StrContains(g.rule, "3.5.26")) << g.rule;
+  EXPECT_EQ(g.held, "quay.io/coreos/etcd:v3.5.12");
+  EXPECT_TRUE(absl::StrContains(g.rule, kDefaultImage)) << "names the image asked for: " << g.rule;
+
+  g = JudgeVersionPath(WithImage("quay.io/coreos/etcd:v3.5.26"), Running({"3.5.12"}), &live);
+  EXPECT_EQ(g.rule, "") << "a patch upgrade rolls";
+  g = JudgeVersionPath(WithImage("my/etcd:stable"), Running({"3.5.12"}), &live);
+  EXPECT_EQ(g.rule, "") << "a tag without a version is not judged";
+  g = JudgeVersionPath(WithImage("quay.io/coreos/etcd:v3.7.0"), Running({}), &live);
+  EXPECT_EQ(g.rule, "") << "no member answered: nothing to judge by";
+  g = JudgeVersionPath(WithImage("quay.io/coreos/etcd:v3.7.0"), Running({"3.5.12"}), nullptr);
+  EXPECT_EQ(g.rule, "") << "no StatefulSet yet: nothing runs";
+}
+
+TEST(VersionPathTest, WithEtcdImageSetsOnlyTheEtcdContainersImage) {
+  EtcdCluster c = WithImage("");
+  c.spec.pod_template.spec = {
+      {"containers", Json::array({{{"name", "sidecar"}, {"image", "s:1"}}})}};
+  const EtcdCluster held = WithEtcdImage(c, "quay.io/coreos/etcd:v3.5.12");
+  EXPECT_EQ(DesiredEtcdImage(held), "quay.io/coreos/etcd:v3.5.12");
+  EXPECT_EQ(held.spec.pod_template.spec["containers"][0]["image"], "s:1");
+  EXPECT_EQ(DesiredEtcdImage(WithEtcdImage(WithImage("a/etcd:v3.6.1"), "b/etcd:v3.6.2")),
+            "b/etcd:v3.6.2");
+}
+
+}  // namespace
+}  // namespace quorum::etcdcluster
