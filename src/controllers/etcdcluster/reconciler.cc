@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -199,7 +200,19 @@ EtcdClusterReconciler::HeldImage EtcdClusterReconciler::ToApply(const Json& stor
                                                                 const EtcdCluster& cluster,
                                                                 const EtcdView& view,
                                                                 const Json* live_sts) {
-  const VersionGate gate = JudgeVersionPath(cluster, view, live_sts);
+  // Members answer but the cache has no StatefulSet: one made by another
+  // operator (aenix's carries no label the cache selects); its image is what
+  // runs, read once through the API server.
+  std::optional<Json> fetched;
+  const bool answered = std::any_of(view.members.begin(), view.members.end(),
+                                    [](const MemberStatus& m) { return m.status.has_value(); });
+  if (live_sts == nullptr && answered) {
+    absl::StatusOr<Json> got =
+        client_.Get(kStatefulSets, cluster.metadata.ns, NamesOf(cluster).statefulset);
+    if (got.ok()) fetched = *std::move(got);
+  }
+  const VersionGate gate =
+      JudgeVersionPath(cluster, view, fetched.has_value() ? &*fetched : live_sts);
   if (gate.rule.empty()) return {.cluster = cluster};
   recorder_.Warning(stored, "UnsupportedVersionPath", gate.rule);
   return {.cluster = WithEtcdImage(cluster, gate.held), .rule = gate.rule};
