@@ -10,12 +10,11 @@
 // lists the deliberate differences.
 //
 // Updates: storage cannot switch between emptyDir and a PVC (whether emptyDir
-// is set decides), and the PVC storage request cannot shrink; peer TLS and server (client-port) TLS cannot
-// be turned on or off, nor authentication off (the messages below, which the
-// CRD's transition rules carry too, so the API server refuses the same edits
-// without the webhook). An update that leaves `spec` unchanged is
-// never refused (metadata, finalizers and status must stay writable even if
-// an older object would fail a newer rule).
+// is set decides), and the PVC storage request cannot shrink; peer TLS and server (client-port) TLS
+// cannot be turned on or off, nor authentication off (the messages below, which the CRD's
+// transition rules carry too, so the API server refuses the same edits without the webhook). An
+// update that leaves `spec` unchanged is never refused (metadata, finalizers and status must stay
+// writable even if an older object would fail a newer rule).
 //
 // Thread-safety: pure functions. Never throw, whatever the JSON holds.
 #ifndef QUORUM_API_ETCDCLUSTER_VALIDATION_H_

@@ -31,13 +31,6 @@ namespace {
 const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
 const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 class AenixExamplesE2E : public E2ETest {
  protected:
   void SetUp() override {
@@ -90,9 +83,9 @@ class AenixExamplesE2E : public E2ETest {
                               {"metadata", {{"name", secret}}},
                               {"type", "kubernetes.io/tls"},
                               {"data",
-                               {{"ca.crt", absl::Base64Escape(ReadFile(d + ca + ".crt"))},
-                                {"tls.crt", absl::Base64Escape(ReadFile(d + pair + ".crt"))},
-                                {"tls.key", absl::Base64Escape(ReadFile(d + pair + ".key"))}}}});
+                               {{"ca.crt", absl::Base64Escape(FileText(d + ca + ".crt"))},
+                                {"tls.crt", absl::Base64Escape(FileText(d + pair + ".crt"))},
+                                {"tls.key", absl::Base64Escape(FileText(d + pair + ".key"))}}}});
     ASSERT_TRUE(r.ok()) << r.status();
   }
 

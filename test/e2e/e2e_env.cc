@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -170,6 +172,13 @@ void HostProcess::Stop() {
     absl::SleepFor(absl::Milliseconds(100));
   }
   Kill();
+}
+
+std::string FileText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 CommandResult Etcdctl(const std::string& ns, const std::string& name,

@@ -29,7 +29,10 @@ struct CommandResult {
 // Runs argv (argv[0] looked up in PATH) with a timeout.
 CommandResult RunCommand(const std::vector<std::string>& argv,
                          absl::Duration timeout = absl::Seconds(60));
-// The same through `hack/node.sh exec`:
+// The whole file at `path` ("" when it cannot be read).
+std::string FileText(const std::string& path);
+
+// The same as RunCommand through `hack/node.sh exec`:
 // cluster names resolve.
 CommandResult NodeExec(const std::vector<std::string>& argv,
                        absl::Duration timeout = absl::Seconds(60));

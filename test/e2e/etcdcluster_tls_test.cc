@@ -25,13 +25,6 @@ const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
 const kube::GroupVersionResource kEtcdBackups{"etcd.aenix.io", "v1alpha1", "etcdbackups"};
 const kube::GroupVersionResource kPvcs{"", "v1", "persistentvolumeclaims"};
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 class EtcdClusterTlsE2E : public E2ETest {
  protected:
   void SetUp() override {
@@ -86,10 +79,10 @@ class EtcdClusterTlsE2E : public E2ETest {
     Issue("client", "/O=quorum", "extendedKeyUsage=clientAuth\n");
     Issue("stranger", "/O=someone-else", "extendedKeyUsage=clientAuth\n");
     auto secret = [&](const std::string& name, bool with_pair, const std::string& pair) {
-      Json data = {{"ca.crt", absl::Base64Escape(ReadFile(d + "ca.crt"))}};
+      Json data = {{"ca.crt", absl::Base64Escape(FileText(d + "ca.crt"))}};
       if (with_pair) {
-        data["tls.crt"] = absl::Base64Escape(ReadFile(d + pair + ".crt"));
-        data["tls.key"] = absl::Base64Escape(ReadFile(d + pair + ".key"));
+        data["tls.crt"] = absl::Base64Escape(FileText(d + pair + ".crt"));
+        data["tls.key"] = absl::Base64Escape(FileText(d + pair + ".key"));
       }
       auto r = client().Create(kSecrets, ns(),
                                {{"apiVersion", "v1"},

@@ -28,13 +28,6 @@ const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etc
 const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
 const kube::GroupVersionResource kPods{"", "v1", "pods"};
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 class TenantApiServerE2E : public E2ETest {
  protected:
   void SetUp() override {
@@ -158,7 +151,7 @@ TEST_F(TenantApiServerE2E, AKubeApiServerKeepsItsStorageThroughAMemberReplacemen
       },
       absl::Minutes(2)))
       << "the tenant kube-apiserver did not become ready on the EtcdCluster; its log: "
-      << ReadFile(d + "kube-apiserver.log").substr(0, 4000);
+      << FileText(d + "kube-apiserver.log").substr(0, 4000);
 
   // Create and list.
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(Create(absl::StrCat("before-", i)));
@@ -170,9 +163,9 @@ TEST_F(TenantApiServerE2E, AKubeApiServerKeepsItsStorageThroughAMemberReplacemen
                  "--certificate-authority=" + d + "serving-ca.crt", "-n", "default", "get",
                  "configmaps", "--watch", "--output-watch-events", "-o", "name"});
   ASSERT_TRUE(testenv::Eventually(
-      [&] { return absl::StrContains(ReadFile(d + "watch.log"), "configmap/before-4"); },
+      [&] { return absl::StrContains(FileText(d + "watch.log"), "configmap/before-4"); },
       absl::Seconds(30)))
-      << ReadFile(d + "watch.log");
+      << FileText(d + "watch.log");
 
   // Replace member kdb-1: its pod (and emptyDir data) is deleted; Quorum
   // removes the old member and adds a new one, one safe step at a time.
@@ -205,10 +198,10 @@ TEST_F(TenantApiServerE2E, AKubeApiServerKeepsItsStorageThroughAMemberReplacemen
   EXPECT_EQ(Listed("during-").size(), static_cast<size_t>(created_during));
   EXPECT_EQ(Listed("after-").size(), 5u);
   EXPECT_TRUE(testenv::Eventually(
-      [&] { return absl::StrContains(ReadFile(d + "watch.log"), "configmap/after-4"); },
+      [&] { return absl::StrContains(FileText(d + "watch.log"), "configmap/after-4"); },
       absl::Seconds(30)))
       << "the watch opened before the replacement did not deliver what came after: "
-      << ReadFile(d + "watch.log");
+      << FileText(d + "watch.log");
 }
 
 }  // namespace

@@ -128,10 +128,8 @@ TEST(CronTest, MacrosStandForTheirFields) {
 TEST(CronTest, NamesAndQuestionMarksAsKubernetesCronJobReadsThem) {
   const std::pair<const char*, const char*> cases[] = {
       {"0 3 * * MON-FRI", "2026-12-03T03:00:00Z"},  // 2026-12-02 is a Wednesday
-      {"0 3 * * sat,Sun", "2026-12-05T03:00:00Z"},
-      {"0 0 1 jan ?", "2027-01-01T00:00:00Z"},
-      {"0 0 ? Dec SUN", "2026-12-06T00:00:00Z"},
-      {"30 10 ? * ?", "2026-12-03T10:30:00Z"},
+      {"0 3 * * sat,Sun", "2026-12-05T03:00:00Z"}, {"0 0 1 jan ?", "2027-01-01T00:00:00Z"},
+      {"0 0 ? Dec SUN", "2026-12-06T00:00:00Z"},   {"30 10 ? * ?", "2026-12-03T10:30:00Z"},
   };
   for (const auto& [spec, next] : cases) {
     absl::StatusOr<CronSchedule> cron = CronSchedule::Parse(spec);
