@@ -65,9 +65,14 @@ deps:
 build:
 	$(cmake_build)
 
-# CTest runs JOBS tests at a time; the e2e tests (one node) and the hidden-home
-# demo run alone (RUN_SERIAL), unit and integration tests side by side.
-CTEST := ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error --parallel $(JOBS)
+# CTest runs TEST_JOBS tests at a time (most tests wait on processes, not on
+# the CPU): unit and integration tests side by side, the hidden-home demo
+# before the node starts, then two e2e tests at a time on the node (resource
+# `node` in test/ctest-resources.json); the e2e tests that touch cluster-wide
+# objects run alone (RUN_SERIAL).
+TEST_JOBS ?= 3
+CTEST := ctest --test-dir $(BUILD_DIR) --output-on-failure --no-tests=error --parallel $(TEST_JOBS) \
+	--resource-spec-file $(CURDIR)/test/ctest-resources.json
 
 test: deps
 	$(cmake_build)

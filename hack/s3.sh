@@ -72,14 +72,17 @@ stop_one() {  # stop_one NAME: SIGTERM its process group, SIGKILL after 10 s
   rm -f "$dir/pids/$1.pid"
 }
 
-free_ports() {  # free_ports N: N distinct free loopback ports
-  python3 - "$1" <<'EOF'
-import socket, sys
-socks = []
-for _ in range(int(sys.argv[1])):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in socks))
-EOF
+# N distinct loopback ports nothing listens on, from 11000-19999: below the
+# kernel's ephemeral range (32768-), where the tests' own free ports come
+# from (bind to port 0), and below the ports tests pick by number (20000-).
+free_ports() {
+  local want="$1" port used picked=" "
+  used=" $(ss -Htln | awk '{n = split($4, a, ":"); printf "%s ", a[n]}') "
+  while (($(wc -w <<<"$picked") < want)); do
+    port=$((11000 + RANDOM % 9000))
+    [[ "$used" == *" $port "* || "$picked" == *" $port "* ]] || picked+="$port "
+  done
+  echo $picked
 }
 
 healthy() {  # the gateway answers a signed-less request with S3's XML (403 is fine)
@@ -121,14 +124,10 @@ make_credentials() {
      openssl rand -hex 20 >"$c/secret-key")
   fi
   (umask 077
-   python3 - "$c/access-key" "$c/secret-key" >"$dir/s3.json" <<'EOF'
-import json, sys
-key = open(sys.argv[1]).read().strip()
-secret = open(sys.argv[2]).read().strip()
-print(json.dumps({"identities": [{"name": "quorum-tests",
-                                  "credentials": [{"accessKey": key, "secretKey": secret}],
-                                  "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}))
-EOF
+   jq -n --rawfile key "$c/access-key" --rawfile secret "$c/secret-key" '{identities: [{
+       name: "quorum-tests",
+       credentials: [{accessKey: ($key | rtrimstr("\n")), secretKey: ($secret | rtrimstr("\n"))}],
+       actions: ["Admin", "Read", "Write", "List", "Tagging"]}]}' >"$dir/s3.json"
   )
 }
 
