@@ -13,6 +13,7 @@
 #                              holds the control plane's binaries too.
 #   hack/build-tools.sh etcd35 etcd 3.5 (tools/etcd35) for the version-matrix etcd image;
 #                              prints its folder.
+#   hack/build-tools.sh etcd37 etcd 3.7 with etcdctl and etcdutl (tools/etcd37), likewise.
 #   hack/build-tools.sh s3     SeaweedFS's `weed` (tools/seaweedfs), the S3-compatible
 #                              object store of the backup tests (hack/s3.sh); prints its folder.
 #   hack/build-tools.sh etcdutl  etcdutl (tools/etcdutl, etcd's release) for snapshot
@@ -22,7 +23,7 @@
 set -euo pipefail
 
 mode="${1:-controlplane}"
-[[ "$mode" == controlplane || "$mode" == node || "$mode" == etcd35 || "$mode" == s3 || "$mode" == etcdutl ]] || { echo "usage: $0 [node|etcd35|s3|etcdutl]" >&2; exit 2; }
+[[ "$mode" =~ ^(controlplane|node|etcd35|etcd37|s3|etcdutl)$ ]] || { echo "usage: $0 [node|etcd35|etcd37|s3|etcdutl]" >&2; exit 2; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${QUORUM_CACHE:-$HOME/.cache/quorum}"
@@ -72,6 +73,17 @@ if [[ "$mode" == etcd35 ]]; then
     etcd=go.etcd.io/etcd/server/v3 \
     etcdctl=go.etcd.io/etcd/etcdctl/v3
   echo "$etcd35_dir"
+  exit 0
+fi
+
+if [[ "$mode" == etcd37 ]]; then
+  etcd37_version="$(modversion "$here/tools/etcd37/go.mod" go.etcd.io/etcd/server/v3)"
+  etcd37_dir="$cache/bin/etcd-$etcd37_version-$(key "$here/tools/etcd37")"
+  build "$here/tools/etcd37" "$etcd37_dir" "" \
+    etcd=go.etcd.io/etcd/server/v3 \
+    etcdctl=go.etcd.io/etcd/etcdctl/v3 \
+    etcdutl=go.etcd.io/etcd/etcdutl/v3
+  echo "$etcd37_dir"
   exit 0
 fi
 

@@ -14,6 +14,7 @@
 #   pause:      localhost/quorum/pause:catatonit          the pod sandbox (Debian's catatonit -P)
 #   etcd-3.6:   quay.io/coreos/etcd:v<3.6 of tools/etcd>  etcd, etcdctl, etcdutl from hack/build-tools.sh
 #   etcd-3.5:   quay.io/coreos/etcd:v<3.5 of tools/etcd35>
+#   etcd-3.7:   quay.io/coreos/etcd:v<3.7 of tools/etcd37>
 #   postgres-15: ghcr.io/quorum-dev/postgres:15-patroni4   images/postgres on bookworm, PG from Debian
 #   postgres-17: ghcr.io/quorum-dev/postgres:17-patroni4   images/postgres on trixie, PG from Debian
 #   operator:   ghcr.io/quorum-dev/quorum-operator:0.1.0   images/operator on bookworm. With
@@ -31,10 +32,10 @@ self="$here/$(basename "${BASH_SOURCE[0]}")"
 cache="${QUORUM_CACHE:-$HOME/.cache/quorum}"
 images="${QUORUM_IMAGES_DIR:-$cache/images}"
 mirror="${QUORUM_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-all=(pause etcd-3.6 etcd-3.5 postgres-15 postgres-17 operator)
+all=(pause etcd-3.6 etcd-3.5 etcd-3.7 postgres-15 postgres-17 operator)
 # What `build` with no names and `import` make: the operator image only from a
 # program the caller built (QUORUM_OPERATOR_BIN), never a compile inside the build.
-default=("${all[@]:0:5}")
+default=("${all[@]:0:6}")
 [[ -z "${QUORUM_OPERATOR_BIN:-}" ]] || default+=(operator)
 
 log() { echo "images: $*" >&2; }
@@ -44,12 +45,14 @@ usage() { sed -n '8,11s/^# \{0,1\}//p' "$self" >&2; exit 2; }
 modversion() { sed -nE "s#^(require)?[[:space:]]*$2[[:space:]]+(v[^[:space:]]+).*#\\2#p" "$1" | head -1; }
 etcd36="$(modversion "$here/tools/etcd/go.mod" go.etcd.io/etcd/server/v3)"
 etcd35="$(modversion "$here/tools/etcd35/go.mod" go.etcd.io/etcd/server/v3)"
+etcd37="$(modversion "$here/tools/etcd37/go.mod" go.etcd.io/etcd/server/v3)"
 
 ref() {
   case "$1" in
     pause) echo "localhost/quorum/pause:catatonit" ;;
     etcd-3.6) echo "quay.io/coreos/etcd:$etcd36" ;;
     etcd-3.5) echo "quay.io/coreos/etcd:$etcd35" ;;
+    etcd-3.7) echo "quay.io/coreos/etcd:$etcd37" ;;
     postgres-15) echo "ghcr.io/quorum-dev/postgres:15-patroni4" ;;
     postgres-17) echo "ghcr.io/quorum-dev/postgres:17-patroni4" ;;
     operator) echo "ghcr.io/quorum-dev/quorum-operator:0.1.0" ;;
@@ -128,12 +131,17 @@ build_one() {  # build_one NAME: prints its archive
     etcd-3.*)
       local bkey
       bkey="$(base bookworm)"
-      if [[ "$name" == etcd-3.6 ]]; then bin="$("$here/build-tools.sh")"; else bin="$("$here/build-tools.sh" etcd35)"; fi
+      case "$name" in
+        etcd-3.6) bin="$("$here/build-tools.sh")" ;;
+        etcd-3.5) bin="$("$here/build-tools.sh" etcd35)" ;;
+        *) bin="$("$here/build-tools.sh" etcd37)" ;;
+      esac
       ctx="$(mktemp -d)"
       mkdir "$ctx/bin"
       cp -L "$bin/etcd" "$bin/etcdctl" "$ctx/bin/"
-      # etcdutl restores snapshots (spec.bootstrap.restore); 3.6 only.
+      # etcdutl restores snapshots (spec.bootstrap.restore); 3.6 and 3.7.
       if [[ "$name" == etcd-3.6 ]]; then cp -L "$("$here/build-tools.sh" etcdutl)/etcdutl" "$ctx/bin/"; fi
+      if [[ "$name" == etcd-3.7 ]]; then cp -L "$bin/etcdutl" "$ctx/bin/"; fi
       key="$( (cat "$root/images/etcd/Dockerfile" "$ctx"/bin/*; echo "$bkey") | sha256sum | cut -c1-12)"
       out="$(archive "$name" "$key")"
       if [[ -f "$out" ]]; then rm -rf "$ctx"; echo "$out"; return; fi

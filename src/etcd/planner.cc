@@ -356,6 +356,10 @@ std::string_view KindName(Action::Kind kind) {
       return "RemoveMember";
     case Action::kDeletePod:
       return "DeletePod";
+    case Action::kRollPod:
+      return "RollPod";
+    case Action::kReplaceMember:
+      return "ReplaceMember";
   }
   return "Unknown";
 }

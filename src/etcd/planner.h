@@ -140,13 +140,21 @@ struct Action {
     // at most what a failed start wrote, which would make etcd come up as the
     // removed member (seen with real etcd 3.6) instead of the new learner.
     kDeletePod,
+    // Roll steps (src/controllers/etcdcluster/roll.h), never returned by
+    // NextAction: delete pod `ordinal` only, so that it comes back with the
+    // StatefulSet's current template as the same member, its data kept.
+    kRollPod,
+    // MemberRemove(member_id) of `ordinal`, then delete its pod: an emptyDir
+    // member rolled through the membership path (it comes back as a learner).
+    kReplaceMember,
   };
   Kind kind = kNone;
   uint64_t member_id = 0;
   int ordinal = -1;
   int replicas = -1;
   std::string peer_url;
-  std::string reason;  // one human sentence for events and logs
+  std::string pod_uid;  // kRollPod, kReplaceMember: the pod deleted (as observed)
+  std::string reason;   // one human sentence for events and logs
   // kWait: the plan may change by itself after this long (a clock runs out,
   // no event will say so); zero when only an event or etcd can change it.
   absl::Duration recheck_after = absl::ZeroDuration();

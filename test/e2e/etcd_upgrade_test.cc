@@ -1,15 +1,19 @@
-// Issue 36 (first part): an etcd image change is judged before it rolls. A
-// 3-member PVC cluster on etcd 3.5 (the node's 3.5 image, a late 3.5 patch)
-// asked for 3.7 keeps its image (a skipped minor: condition VersionSupported
-// False naming the rule, no pod restarted); asked for 3.6.16 it rolls, the
-// members answer 3.6.16, and every write a client had acknowledged
-// throughout is still there.
+// Issue 36: an etcd image change is judged before it rolls, and rolls one
+// member at a time, followers first and the leader last after leadership
+// moved (src/controllers/etcdcluster/roll.h). A 3-member PVC cluster on etcd
+// 3.5 (the node's 3.5 image, a late 3.5 patch) asked for 3.7 keeps its image
+// (a skipped minor: condition VersionSupported False naming the rule, no pod
+// restarted); asked for 3.6.16 it rolls, the members answer 3.6.16, then on
+// to 3.7.3, and every write a client had acknowledged throughout is still
+// there. An emptyDir cluster upgrades the same way by replacing each member.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "test/e2e/e2e_env.h"
@@ -20,9 +24,11 @@ namespace {
 const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
 const kube::GroupVersionResource kStatefulSets{"apps", "v1", "statefulsets"};
 const kube::GroupVersionResource kPods{"", "v1", "pods"};
-// hack/images.sh etcd-3.5 and etcd-3.6.
+const kube::GroupVersionResource kEvents{"", "v1", "events"};
+// hack/images.sh etcd-3.5, etcd-3.6 and etcd-3.7.
 constexpr char kEtcd35[] = "quay.io/coreos/etcd:v3.5.35";
 constexpr char kEtcd36[] = "quay.io/coreos/etcd:v3.6.16";
+constexpr char kEtcd37[] = "quay.io/coreos/etcd:v3.7.3";
 
 class EtcdUpgradeE2E : public E2ETest {
  protected:
@@ -61,6 +67,72 @@ class EtcdUpgradeE2E : public E2ETest {
     }
     return "";
   }
+  std::string Leader(const std::string& name) {
+    auto c = GetEtcdCluster(name);
+    return c.ok() ? c->value("status", Json::object()).value("leader", "") : "";
+  }
+  // The EtcdCluster's events of these reasons, oldest first: "Reason: message".
+  std::vector<std::string> Steps(const std::string& name, const std::set<std::string>& reasons) {
+    std::vector<std::pair<std::pair<std::string, uint64_t>, std::string>> found;
+    auto events = client().List(kEvents, ns());
+    if (!events.ok()) return {};
+    for (const Json& e : events->value("items", Json::array())) {
+      const std::string reason = e.value("reason", "");
+      if (e["involvedObject"].value("name", "") != name || !reasons.contains(reason)) continue;
+      uint64_t rv = 0;
+      (void)absl::SimpleAtoi(e["metadata"].value("resourceVersion", "0"), &rv);
+      found.push_back({{e["metadata"].value("creationTimestamp", ""), rv},
+                       reason + ": " + e.value("message", "")});
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> out;
+    for (auto& [at, text] : found) out.push_back(text);
+    return out;
+  }
+  // Followers first, the leader last after leadership moved away from it:
+  // `steps` (Steps of RollPod/ReplaceMember/MoveLeader) roll every pod of
+  // `pods` once, `leader`'s last and after a MoveLeader away from it.
+  void ExpectLeaderLast(const std::vector<std::string>& steps, const std::vector<std::string>& pods,
+                        const std::string& leader, const std::string& roll_reason) {
+    std::string all;
+    for (const std::string& st : steps) all += "\n  " + st;
+    std::vector<std::string> rolled;
+    bool moved_before_leader_rolled = false;
+    for (const std::string& st : steps) {
+      if (absl::StartsWith(st, "MoveLeader: ") && absl::StrContains(st, "from " + leader + " ")) {
+        moved_before_leader_rolled = true;
+      }
+      if (!absl::StartsWith(st, roll_reason + ": ")) continue;
+      for (const std::string& pod : pods) {
+        if (absl::StrContains(st, " " + pod + " ")) rolled.push_back(pod);
+      }
+      if (!rolled.empty() && rolled.back() == leader) {
+        EXPECT_TRUE(moved_before_leader_rolled) << "the leader rolled while leading:" << all;
+      }
+    }
+    ASSERT_EQ(rolled.size(), pods.size()) << "each pod rolls once:" << all;
+    EXPECT_EQ(rolled.back(), leader) << "the leader rolls last:" << all;
+  }
+  void ExpectEveryAcknowledgedWrite(const std::string& name, const std::vector<int>& acknowledged) {
+    ASSERT_GT(acknowledged.size(), 10u) << "the writer barely wrote";
+    CommandResult keys;
+    ASSERT_TRUE(testenv::Eventually(
+        [&] {
+          keys = Etcdctl(ns(), name, {"get", "w/", "--prefix", "--keys-only"});
+          return keys.exit_code == 0;
+        },
+        absl::Minutes(1)))
+        << keys.output;
+    std::set<std::string> stored;
+    for (absl::string_view line : absl::StrSplit(keys.output, '\n', absl::SkipWhitespace())) {
+      stored.insert(std::string(line));
+    }
+    std::vector<int> lost;
+    for (int i : acknowledged) {
+      if (!stored.contains(absl::StrCat("w/", i))) lost.push_back(i);
+    }
+    EXPECT_TRUE(lost.empty()) << lost.size() << " acknowledged writes lost";
+  }
   std::map<std::string, std::string> PodUids(const std::string& name) {
     std::map<std::string, std::string> out;
     for (const auto& [pod, uid] : EtcdPods(name)) out[pod] = uid;
@@ -68,7 +140,7 @@ class EtcdUpgradeE2E : public E2ETest {
   }
 };
 
-TEST_F(EtcdUpgradeE2E, ASkippedMinorIsRefusedAndOneMinorUpRollsKeepingEveryWrite) {
+TEST_F(EtcdUpgradeE2E, ASkippedMinorIsRefusedAndEachMinorUpRollsKeepingEveryWrite) {
   OperatorProcess op(ns());
   op.Start();
   const Json cluster = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
@@ -96,7 +168,7 @@ TEST_F(EtcdUpgradeE2E, ASkippedMinorIsRefusedAndOneMinorUpRollsKeepingEveryWrite
 
   // 3.5 → 3.7 skips a minor: refused, nothing rolls.
   const std::map<std::string, std::string> before = PodUids("up");
-  SetImage("up", "quay.io/coreos/etcd:v3.7.0");
+  SetImage("up", kEtcd37);
   ASSERT_TRUE(testenv::Eventually(
       [&] { return Condition("up", "VersionSupported").value("status", "") == "False"; },
       absl::Minutes(1)))
@@ -109,7 +181,10 @@ TEST_F(EtcdUpgradeE2E, ASkippedMinorIsRefusedAndOneMinorUpRollsKeepingEveryWrite
   EXPECT_EQ(StatefulSetImage("up"), kEtcd35);
   EXPECT_EQ(PodUids("up"), before) << "a member was restarted for a refused image";
 
-  // 3.5.35 → 3.6.16: one minor up from a late 3.5 patch rolls.
+  // 3.5.35 → 3.6.16: one minor up from a late 3.5 patch rolls, followers
+  // first, the leader last after leadership moved.
+  const std::string leader = Leader("up");
+  ASSERT_FALSE(leader.empty());
   SetImage("up", kEtcd36);
   const absl::Time t0 = absl::Now();
   ASSERT_TRUE(testenv::Eventually(
@@ -122,26 +197,77 @@ TEST_F(EtcdUpgradeE2E, ASkippedMinorIsRefusedAndOneMinorUpRollsKeepingEveryWrite
   std::printf("upgrade 3.5.35 -> 3.6.16 of 3 members: %.1f s\n",
               absl::ToDoubleSeconds(absl::Now() - t0));
   EXPECT_EQ(Condition("up", "VersionSupported").value("status", ""), "True");
-  absl::SleepFor(absl::Seconds(2));
-  const std::vector<int> acknowledged = writer.Stop();
-  ASSERT_GT(acknowledged.size(), 10u) << "the writer barely wrote";
-  CommandResult keys;
+  const std::vector<std::string> to36 = Steps("up", {"RollPod", "MoveLeader"});
+  ExpectLeaderLast(to36, {"up-0", "up-1", "up-2"}, leader, "RollPod");
+
+  // 3.6.16 → 3.7.3, the same way.
+  const std::string leader36 = Leader("up");
+  ASSERT_FALSE(leader36.empty());
+  SetImage("up", kEtcd37);
+  const absl::Time t1 = absl::Now();
   ASSERT_TRUE(testenv::Eventually(
       [&] {
-        keys = Etcdctl(ns(), "up", {"get", "w/", "--prefix", "--keys-only"});
-        return keys.exit_code == 0;
+        return StatefulSetImage("up") == kEtcd37 && EtcdClusterReady("up") &&
+               Versions("up") == std::set<std::string>{"3.7.3"};
       },
-      absl::Minutes(1)))
-      << keys.output;
-  std::set<std::string> stored;
-  for (absl::string_view line : absl::StrSplit(keys.output, '\n', absl::SkipWhitespace())) {
-    stored.insert(std::string(line));
+      absl::Minutes(8)))
+      << "the upgrade to 3.7.3 did not finish";
+  std::printf("upgrade 3.6.16 -> 3.7.3 of 3 members: %.1f s\n",
+              absl::ToDoubleSeconds(absl::Now() - t1));
+  std::vector<std::string> to37 = Steps("up", {"RollPod", "MoveLeader"});
+  to37.erase(to37.begin(), to37.begin() + static_cast<std::ptrdiff_t>(to36.size()));
+  ExpectLeaderLast(to37, {"up-0", "up-1", "up-2"}, leader36, "RollPod");
+  absl::SleepFor(absl::Seconds(2));
+  ExpectEveryAcknowledgedWrite("up", writer.Stop());
+}
+
+// An emptyDir member has no data to keep: each is removed and comes back
+// with the new image as a new member (learner, promoted), one at a time,
+// followers first and the leader last, and no acknowledged write is lost.
+TEST_F(EtcdUpgradeE2E, AnEmptyDirClusterUpgradesByReplacingOneMemberAtATime) {
+  OperatorProcess op(ns());
+  op.Start();
+  const Json cluster = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                        {"kind", "EtcdCluster"},
+                        {"metadata", {{"name", "em"}, {"namespace", ns()}}},
+                        {"spec",
+                         {{"replicas", 3},
+                          {"podTemplate", PodTemplate(kEtcd35)},
+                          {"storage", {{"emptyDir", Json::object()}}}}}};
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
+  ASSERT_TRUE(testenv::Eventually(
+      [&] { return EtcdClusterReady("em") && Versions("em") == std::set<std::string>{"3.5.35"}; },
+      absl::Minutes(6)))
+      << "the 3.5 cluster did not become Ready";
+  std::set<uint64_t> ids_before;
+  for (const Member& m : MemberList(ns(), "em")) ids_before.insert(m.id);
+  ASSERT_EQ(ids_before.size(), 3u);
+  AckedWriter writer(
+      [&](int i) {
+        return Etcdctl(ns(), "em", {"put", absl::StrCat("w/", i), "v"}).exit_code == 0;
+      },
+      absl::Milliseconds(200));
+  absl::SleepFor(absl::Seconds(2));
+  const std::string leader = Leader("em");
+  ASSERT_FALSE(leader.empty());
+  SetImage("em", kEtcd36);
+  const absl::Time t0 = absl::Now();
+  ASSERT_TRUE(testenv::Eventually(
+      [&] { return EtcdClusterReady("em") && Versions("em") == std::set<std::string>{"3.6.16"}; },
+      absl::Minutes(10)))
+      << "the upgrade to 3.6.16 did not finish";
+  std::printf("emptyDir upgrade 3.5.35 -> 3.6.16 of 3 members: %.1f s\n",
+              absl::ToDoubleSeconds(absl::Now() - t0));
+  ExpectLeaderLast(Steps("em", {"ReplaceMember", "MoveLeader"}), {"em-0", "em-1", "em-2"}, leader,
+                   "ReplaceMember");
+  std::vector<Member> after = MemberList(ns(), "em");
+  ASSERT_EQ(after.size(), 3u);
+  for (const Member& m : after) {
+    EXPECT_FALSE(ids_before.contains(m.id)) << m.name << " kept its member ID: not replaced";
+    EXPECT_FALSE(m.learner) << m.name;
   }
-  std::vector<int> lost;
-  for (int i : acknowledged) {
-    if (!stored.contains(absl::StrCat("w/", i))) lost.push_back(i);
-  }
-  EXPECT_TRUE(lost.empty()) << lost.size() << " acknowledged writes lost";
+  absl::SleepFor(absl::Seconds(2));
+  ExpectEveryAcknowledgedWrite("em", writer.Stop());
 }
 
 }  // namespace

@@ -23,6 +23,9 @@ const nlohmann::json& ClaimTemplatesOf(const nlohmann::json& sts);
 void SetClaimTemplates(nlohmann::json& sts, const nlohmann::json& templates);
 // StatefulSet: spec.replicas, or `absent` when unset or not an integer.
 int StatefulSetReplicas(const nlohmann::json& sts, int absent);
+// StatefulSet: status.updateRevision, the revision of its current template;
+// "" before the StatefulSet controller has written it.
+std::string StatefulSetUpdateRevision(const nlohmann::json& sts);
 // StatefulSet: spec.selector.matchLabels (null when absent).
 const nlohmann::json& StatefulSetSelector(const nlohmann::json& sts);
 

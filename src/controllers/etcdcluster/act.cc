@@ -54,6 +54,7 @@ absl::Status ActOnEtcd(etcd::Client* client, const etcd::Action& action) {
     case etcd::Action::kPromote:
     case etcd::Action::kMoveLeader:
     case etcd::Action::kRemoveMember:
+    case etcd::Action::kReplaceMember:
       if (client == nullptr) return absl::FailedPreconditionError("no etcd client");
       break;
     default:
@@ -69,6 +70,16 @@ absl::Status ActOnEtcd(etcd::Client* client, const etcd::Action& action) {
     default:
       return client->MemberRemove(action.member_id);
   }
+}
+
+absl::Status RollMemberPod(kube::Client& client, const EtcdCluster& cluster,
+                           const etcd::Action& action) {
+  // Only the pod observed: one the StatefulSet already replaced (a stale
+  // cache) is left alone.
+  absl::Status s = client.Delete(kPods, cluster.metadata.ns, MemberName(cluster, action.ordinal),
+                                 {.precondition_uid = action.pod_uid});
+  // NotFound: gone already; Aborted (409, the UID precondition): replaced.
+  return absl::IsNotFound(s) || absl::IsAborted(s) ? absl::OkStatus() : s;
 }
 
 bool IsSettling(const absl::Status& step) {

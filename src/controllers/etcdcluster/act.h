@@ -4,6 +4,7 @@
 //   ActOnEtcd         the membership step on etcd (add learner, promote,
 //                     move leader, remove member); other steps are no-ops
 //   DeleteMemberPod   the kDeletePod step: the pod and its data volume
+//   RollMemberPod     the roll steps' pod deletion (roll.h)
 //   ApplyOwnedObjects the Services, state ConfigMap, StatefulSet, PDB and
 //                     NetworkPolicy for the plan, each applied only when it
 //                     differs from the cache; the policy deleted when turned off
@@ -34,6 +35,12 @@ absl::Status ActOnEtcd(etcd::Client* client, const etcd::Action& action);
 bool IsSettling(const absl::Status& step);
 
 absl::Status DeleteMemberPod(kube::Client& client, const EtcdCluster& cluster, int ordinal);
+
+// The kRollPod step, and kReplaceMember's second half: deletes the pod of
+// `action.ordinal` if it is still the one observed (`action.pod_uid`), so the
+// StatefulSet (OnDelete) makes it again from its current template.
+absl::Status RollMemberPod(kube::Client& client, const EtcdCluster& cluster,
+                           const etcd::Action& action);
 
 // The bootstrap state to apply after the step: with a learner just added,
 // new pods must be told about it.

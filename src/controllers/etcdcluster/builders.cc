@@ -240,6 +240,8 @@ Json BuildStatefulSet(const EtcdCluster& cluster, int replicas, const std::strin
       // Members join one at a time under the planner's control;
       // ordered start would block behind a learner that is not ready.
       {"podManagementPolicy", "Parallel"},
+      // The operator rolls the members one at a time, leader last (roll.h).
+      {"updateStrategy", {{"type", "OnDelete"}}},
       {"selector", {{"matchLabels", Selector(cluster)}}},
       {"template", {{"metadata", pod_template_meta}, {"spec", PodSpec(cluster, operator_image)}}}};
   if (!cluster.spec.storage.empty_dir) {

@@ -18,7 +18,8 @@ PodInfo PodInfoOf(const Json& pod, const std::string& cluster, absl::Time now) {
   PodInfo p{.name = meta.value("name", ""),
             .uid = meta.value("uid", ""),
             .has_ip = status.contains("podIP"),
-            .deleting = meta.contains("deletionTimestamp")};
+            .deleting = meta.contains("deletionTimestamp"),
+            .revision = meta.value("labels", Json::object()).value("controller-revision-hash", "")};
   p.ordinal = PodOrdinal(cluster, p.name);
   for (const Json& c : status.value("conditions", Json::array())) {
     if (c.value("type", "") == "Ready") p.ready = c.value("status", "") == "True";
@@ -77,6 +78,7 @@ World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster, absl
   World w;
   if (runtime::ObjectPtr sts = cache.Get(kStatefulSets, n.ns, n.statefulset)) {
     w.statefulset_replicas = controllers::StatefulSetReplicas(*sts, 0);
+    w.update_revision = controllers::StatefulSetUpdateRevision(*sts);
   }
   for (const runtime::ObjectPtr& pod : cache.ByInstance(kPods, n.ns, n.cluster)) {
     const Json labels = (*pod)["metadata"].value("labels", Json::object());

@@ -35,6 +35,7 @@ struct PodInfo {
   bool ready = false;
   bool crash_looping = false;  // CrashLoopBackOff or >= 3 restarts
   bool deleting = false;
+  std::string revision;  // label controller-revision-hash: the template it runs
   // How long the etcd container has been running, as of the look; zero when
   // it is not running.
   absl::Duration running_for = absl::ZeroDuration();
@@ -43,6 +44,7 @@ struct PodInfo {
 // The Kubernetes side of one cluster.
 struct World {
   int statefulset_replicas = 0;                   // 0 when the StatefulSet does not exist
+  std::string update_revision;                    // its status.updateRevision ("" unknown)
   std::vector<PodInfo> pods;                      // the cluster's member pods
   std::map<int, std::string> storage_uids;        // ordinal → PVC UID (pod UID for emptyDir)
   std::optional<BootstrapState> state_configmap;  // as last applied; nullopt when absent

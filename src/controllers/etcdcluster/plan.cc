@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "src/controllers/etcdcluster/roll.h"
 #include "src/controllers/etcdcluster/status.h"
 
 namespace quorum::etcdcluster {
@@ -22,6 +23,8 @@ WaitFor WaitForAfter(const etcd::Action& action, const PlanInput& in) {
     case etcd::Action::kBootstrap:
     case etcd::Action::kScaleStatefulSet:
     case etcd::Action::kDeletePod:
+    case etcd::Action::kRollPod:
+    case etcd::Action::kReplaceMember:
       return WaitFor::kEvent;
     case etcd::Action::kWait:
       // A Secret to fix: a user's Secret is read through the API server, not
@@ -35,6 +38,54 @@ WaitFor WaitForAfter(const etcd::Action& action, const PlanInput& in) {
     default:
       return WaitFor::kEtcd;
   }
+}
+
+// The ordinal whose pod runs member `m`, or -1.
+int OrdinalOf(const PlanInput& in, const etcd::Member& m) {
+  for (const PodInfo& p : in.world.pods) {
+    if (p.ordinal < 0) continue;
+    if ((!m.peer_urls.empty() && m.peer_urls.front() == in.topology.peer_url(p.ordinal)) ||
+        (!m.name.empty() && m.name == in.topology.member_name(p.ordinal))) {
+      return p.ordinal;
+    }
+  }
+  return -1;
+}
+
+// The roll's view (roll.h): the pods, their revisions and their members.
+RollInput RollInputFor(const PlanInput& in) {
+  RollInput r{.empty_dir = in.empty_dir,
+              .revision = in.world.update_revision,
+              .leader_id = in.view.leader_id};
+  std::map<int, RollOrdinal> by_ordinal;
+  for (const PodInfo& p : in.world.pods) {
+    if (p.ordinal < 0) continue;
+    by_ordinal[p.ordinal] = {
+        .ordinal = p.ordinal,
+        .pod = p.name,
+        .pod_uid = p.uid,
+        .outdated = !in.world.update_revision.empty() && p.revision != in.world.update_revision,
+        .pod_ready = p.ready,
+        .deleting = p.deleting};
+  }
+  for (const MemberStatus& ms : in.view.members) {
+    if (!ms.member.is_learner) ++r.voting_members;
+    const int k = OrdinalOf(in, ms.member);
+    if (ms.status.has_value() && ms.member.id == in.view.leader_id) {
+      r.leader_raft_index = ms.status->raft_index;
+    }
+    auto it = by_ordinal.find(k);
+    if (it == by_ordinal.end()) continue;
+    RollOrdinal& o = it->second;
+    o.member_id = ms.member.id;
+    o.learner = ms.member.is_learner;
+    if (ms.status.has_value()) {
+      o.healthy = ms.status->leader != 0 && ms.status->errors.empty();
+      o.applied_index = ms.status->raft_applied_index;
+    }
+  }
+  for (auto& [k, o] : by_ordinal) r.ordinals.push_back(o);
+  return r;
 }
 
 }  // namespace
@@ -52,13 +103,14 @@ std::string LeftoverClaimsProblem(const std::vector<std::string>& claims) {
 
 PlanInput PlanInputFor(const EtcdCluster& cluster, World world, EtcdView view,
                        absl::Status access) {
+  std::map<int, std::string> recorded = RecordedStorageUids(cluster, view);
   return {.desired_replicas = DesiredReplicas(cluster),
           .empty_dir = cluster.spec.storage.empty_dir.has_value(),
           .initialized = StatusInitialized(cluster),
           .topology = TopologyOf(cluster),
           .world = std::move(world),
           .view = std::move(view),
-          .recorded_uids = RecordedStorageUids(cluster),
+          .recorded_uids = std::move(recorded),
           .access = std::move(access)};
 }
 
@@ -105,6 +157,10 @@ Plan PlanStep(const PlanInput& in) {
   if (!in.access.ok()) plan.problem = std::string(in.access.message());
   plan.action = in.access.ok() ? etcd::NextAction(obs)
                                : etcd::Action{.kind = etcd::Action::kWait, .reason = plan.problem};
+  // Membership first; a roll only when it has nothing to do (roll.h).
+  if (plan.action.kind == etcd::Action::kNone && in.view.members_known) {
+    plan.action = PlanRoll(RollInputFor(in));
+  }
   if (plan.action.kind == etcd::Action::kBootstrap) {
     plan.statefulset_replicas = 1;
     plan.state = {.state = "new",

@@ -282,6 +282,13 @@ absl::Status EtcdClusterReconciler::TakeStep(const Json& stored, const EtcdClust
   if (plan.action.kind == etcd::Action::kDeletePod) {
     return DeleteMemberPod(client_, cluster, plan.action.ordinal);
   }
+  if (plan.action.kind == etcd::Action::kRollPod) {
+    return RollMemberPod(client_, cluster, plan.action);
+  }
+  if (plan.action.kind == etcd::Action::kReplaceMember) {
+    absl::Status removed = ActOnEtcd(etcd_client, plan.action);
+    return removed.ok() ? RollMemberPod(client_, cluster, plan.action) : removed;
+  }
   if (plan.action.kind != etcd::Action::kNone) return ActOnEtcd(etcd_client, plan.action);
   if (etcd_client == nullptr || !AuthEnabledInSpec(cluster)) return absl::OkStatus();
   absl::StatusOr<bool> enabled = EnsureAuthEnabled(*etcd_client, root_password);

@@ -1,6 +1,7 @@
 #include "src/controllers/etcdcluster/status.h"
 
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -130,11 +131,15 @@ absl::Duration RecheckReadyAfter(const api::EtcdClusterStatus& status, absl::Tim
   return std::max(absl::Seconds(1), kQuorumSettle - (now - TransitionTime(*ready)));
 }
 
-std::map<int, std::string> RecordedStorageUids(const EtcdCluster& cluster) {
+std::map<int, std::string> RecordedStorageUids(const EtcdCluster& cluster, const EtcdView& view) {
+  std::set<std::string> listed;
+  for (const MemberStatus& ms : view.members) listed.insert(Hex(ms.member.id));
   std::map<int, std::string> out;
   for (const api::EtcdMemberStatus& m : cluster.status.members) {
     const int k = PodOrdinal(cluster.metadata.name, m.name);
-    if (k >= 0 && !m.data_uid.empty()) out[k] = m.data_uid;
+    if (k < 0 || m.data_uid.empty()) continue;
+    if (view.members_known && !listed.contains(m.id)) continue;
+    out[k] = m.data_uid;
   }
   return out;
 }
@@ -146,7 +151,7 @@ bool StatusInitialized(const EtcdCluster& cluster) {
 
 api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
   const EtcdCluster& cluster = *in.cluster;
-  const std::map<int, std::string> recorded = RecordedStorageUids(cluster);
+  const std::map<int, std::string> recorded = RecordedStorageUids(cluster, *in.etcd);
   api::EtcdClusterStatus s{.observed_generation = cluster.metadata.generation,
                            .ready_replicas = in.ready_pods,
                            .replicas = in.statefulset_replicas,

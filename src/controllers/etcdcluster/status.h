@@ -61,8 +61,11 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in);
 // kQuorumSettle (at least a second), or zero when Ready is not waiting for it.
 absl::Duration RecheckReadyAfter(const api::EtcdClusterStatus& status, absl::Time now);
 
-// Storage identities recorded in status.members[].dataUID by ordinal.
-std::map<int, std::string> RecordedStorageUids(const EtcdCluster& cluster);
+// Storage identities recorded in status.members[].dataUID by ordinal, of the
+// members `view` still lists under the recorded ID: a member replaced at the
+// same ordinal (a new ID) starts clean. All of them when the member list is
+// unknown (quorum lost): they are the evidence then.
+std::map<int, std::string> RecordedStorageUids(const EtcdCluster& cluster, const EtcdView& view);
 
 // Whether status says the cluster was initialized.
 bool StatusInitialized(const EtcdCluster& cluster);

@@ -400,6 +400,10 @@ class Model {
         ASSERT_TRUE(HasQuorum()) << "a removal lost quorum";
         break;
       }
+      case Action::kRollPod:  // roll steps: never from NextAction
+      case Action::kReplaceMember:
+        ADD_FAILURE() << "NextAction returned a roll step";
+        break;
       case Action::kDeletePod:
       case Action::kNone:
       case Action::kWait:

@@ -183,7 +183,7 @@ TEST(StatusTest, AnUnreadableMemberListKeepsTheMembersStorageIdentity) {
   EXPECT_FALSE(s.members[0].healthy || s.members[0].is_leader) << "nothing is known of them now";
   EXPECT_EQ(s.leader, "");
   c.status = s;
-  EXPECT_EQ(RecordedStorageUids(c), (std::map<int, std::string>{{0, "pvc-0"}, {1, "pvc-1"}}));
+  EXPECT_EQ(RecordedStorageUids(c, down), (std::map<int, std::string>{{0, "pvc-0"}, {1, "pvc-1"}}));
 
   // Read again: a listed member keeps its record even when another volume
   // is offered now (a recreated claim is data loss, not a new identity).
@@ -198,6 +198,31 @@ TEST(StatusTest, AnUnreadableMemberListKeepsTheMembersStorageIdentity) {
   ASSERT_EQ(again.members.size(), 3u);
   EXPECT_EQ(again.members[0].data_uid, "pvc-0");
   EXPECT_EQ(again.members[2].data_uid, "pvc-2");
+}
+
+// A member replaced at its ordinal (an emptyDir roll: removed, then a new
+// member joins from the new pod) has a new ID: it records the storage it
+// started on, never the one of the member it replaced, even when a pass that
+// could not read the member list kept the old record.
+TEST(StatusTest, AMemberReplacedAtItsOrdinalStartsACleanRecord) {
+  EtcdCluster c = Cluster(true);
+  c.status.members = {{.name = "kv-0", .id = "1", .healthy = true, .data_uid = "pod-0-old"},
+                      {.name = "kv-1", .id = "2", .healthy = true, .data_uid = "pod-1"},
+                      {.name = "kv-2", .id = "3", .healthy = true, .data_uid = "pod-2"}};
+  EtcdView replaced = View(c, 3);
+  replaced.members[0].member.id = 9;  // kv-0 is a new member now
+  replaced.leader_id = 2;
+  for (MemberStatus& m : replaced.members) m.status->leader = 2;
+  EXPECT_EQ(RecordedStorageUids(c, replaced),
+            (std::map<int, std::string>{{1, "pod-1"}, {2, "pod-2"}}));
+  const api::EtcdClusterStatus s = BuildStatus({.cluster = &c,
+                                                .etcd = &replaced,
+                                                .ready_pods = 3,
+                                                .converged = true,
+                                                .storage_uids = {{0, "pod-0-new"}},
+                                                .now = absl::Now()});
+  ASSERT_EQ(s.members.size(), 3u);
+  EXPECT_EQ(s.members[0].data_uid, "pod-0-new");
 }
 
 }  // namespace
