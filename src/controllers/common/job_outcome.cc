@@ -1,5 +1,9 @@
 #include "src/controllers/common/job_outcome.h"
 
+#include <openssl/sha.h>
+
+#include "absl/strings/escaping.h"
+
 namespace quorum::controllers {
 
 using Json = nlohmann::json;
@@ -29,6 +33,38 @@ JobOutcome OutcomeOf(const Json& job, const Json& pods) {
   }
   if (out.message.empty()) out.message = condition_message;
   return out;
+}
+
+std::string OneShotJobName(const std::string& owner, const std::string& suffix) {
+  const std::string name = owner + "-" + suffix;
+  if (name.size() <= 63) return name;
+  unsigned char d[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(owner.data()), owner.size(), d);
+  const std::string hash =
+      absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(d), 4));
+  return owner.substr(0, 63 - hash.size() - 1 - suffix.size() - 1) + "-" + hash + "-" + suffix;
+}
+
+Json RestrictedContainerSecurity() {
+  return {{"allowPrivilegeEscalation", false},
+          {"readOnlyRootFilesystem", true},
+          {"capabilities", {{"drop", Json::array({"ALL"})}}}};
+}
+
+Json OneShotPodSpec(const Json& container, const Json& volumes, int64_t uid) {
+  return {
+      {"restartPolicy", "Never"},
+      {"automountServiceAccountToken", false},
+      {"enableServiceLinks", false},
+      {"securityContext",
+       {{"runAsNonRoot", true},
+        {"runAsUser", uid},
+        {"runAsGroup", uid},
+        {"fsGroup", uid},
+        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
+      {"containers", Json::array({container})},
+      {"volumes", volumes},
+  };
 }
 
 Json BuildOneShotJob(const std::string& name, const std::string& ns, const Json& labels,

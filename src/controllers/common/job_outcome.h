@@ -30,6 +30,20 @@ struct JobOwner {
   std::string api_version, kind, name, uid;
 };
 
+// "<owner>-<suffix>"; longer than 63 characters (a Job name's and a label
+// value's limit), the owner's name is cut and followed by 8 hex digits of its
+// SHA-256: "<cut>-<hash>-<suffix>". Deterministic.
+std::string OneShotJobName(const std::string& owner, const std::string& suffix);
+
+// The pod spec of a backup Job: `container` run once (restartPolicy Never),
+// with no API token and no service links, as user, group and fsGroup `uid`
+// (non-root, RuntimeDefault seccomp), with `volumes`.
+nlohmann::json OneShotPodSpec(const nlohmann::json& container, const nlohmann::json& volumes,
+                              int64_t uid);
+// A backup Job container's securityContext: no privilege escalation, a
+// read-only root filesystem, every capability dropped.
+nlohmann::json RestrictedContainerSecurity();
+
 // A Job that runs `pod_spec` once (backoffLimit 0: a failure is final) for
 // at most `deadline_seconds`, labelled `labels` (its pods too), owned by
 // `owner`.

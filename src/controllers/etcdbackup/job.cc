@@ -1,8 +1,5 @@
 #include "src/controllers/etcdbackup/job.h"
 
-#include <openssl/sha.h>
-
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "src/controllers/common/job_outcome.h"
@@ -16,12 +13,6 @@ constexpr char kTlsDir[] = "/etc/quorum/etcd-tls";
 constexpr char kCaDir[] = "/etc/quorum/etcd-ca";
 constexpr char kClaimDir[] = "/backup";
 constexpr char kWorkDir[] = "/work";
-
-std::string ShortHash(const std::string& s) {
-  unsigned char d[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), d);
-  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(d), 4));
-}
 
 Json SecretEnv(const std::string& name, const std::string& secret, const std::string& key) {
   return {{"name", name}, {"valueFrom", {{"secretKeyRef", {{"name", secret}, {"key", key}}}}}};
@@ -40,10 +31,7 @@ Json Labels(const api::EtcdBackup& b) {
 }  // namespace
 
 std::string JobName(const api::EtcdBackup& backup) {
-  const std::string name = backup.metadata.name + "-snapshot";
-  if (name.size() <= 63) return name;
-  return backup.metadata.name.substr(0, 63 - 9 - 9) + "-" + ShortHash(backup.metadata.name) +
-         "-snapshot";
+  return controllers::OneShotJobName(backup.metadata.name, "snapshot");
 }
 
 std::string DefaultS3Key(const api::EtcdBackup& b) {
@@ -54,7 +42,6 @@ std::string SnapshotFileName(const api::EtcdBackup& b) {
   return absl::StrCat(b.spec.cluster_ref, "-", b.metadata.name, ".db");
 }
 
-// NOLINTNEXTLINE(readability-function-size): one declarative Job literal
 Json BuildSnapshotJob(const api::EtcdBackup& b, const api::EtcdCluster& cluster,
                       const std::string& image) {
   const etcdcluster::TlsMode tls = etcdcluster::TlsOf(cluster);
@@ -119,24 +106,9 @@ Json BuildSnapshotJob(const api::EtcdBackup& b, const api::EtcdCluster& cluster,
       {"volumeMounts", mounts},
       {"terminationMessagePolicy", "File"},
       {"resources", {{"requests", {{"cpu", "50m"}, {"memory", "64Mi"}}}}},
-      {"securityContext",
-       {{"allowPrivilegeEscalation", false},
-        {"readOnlyRootFilesystem", true},
-        {"capabilities", {{"drop", Json::array({"ALL"})}}}}},
+      {"securityContext", controllers::RestrictedContainerSecurity()},
   };
-  Json pod_spec = {
-      {"restartPolicy", "Never"},
-      {"automountServiceAccountToken", false},
-      {"enableServiceLinks", false},
-      {"securityContext",
-       {{"runAsNonRoot", true},
-        {"runAsUser", 65532},
-        {"runAsGroup", 65532},
-        {"fsGroup", 65532},
-        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
-      {"containers", Json::array({container})},
-      {"volumes", volumes},
-  };
+  const Json pod_spec = controllers::OneShotPodSpec(container, volumes, 65532);
   return controllers::BuildOneShotJob(JobName(b), b.metadata.ns, Labels(b),
                                       {.api_version = "etcd.aenix.io/v1alpha1",
                                        .kind = "EtcdBackup",

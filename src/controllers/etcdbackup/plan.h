@@ -1,6 +1,7 @@
 // The EtcdBackup phase planner (pure): from the backup, its cluster and its
 // Job (as the cache shows them) to the one action to take and the status to
-// write. Phases: Pending (no cluster, or no quorum yet — a member down does
+// write; the lifecycle is common/backup_phase.h's, this file says what is
+// EtcdBackup's own. Phases: Pending (no cluster, or no quorum yet — a member down does
 // not hold a backup back: api::HasQuorum; the cluster's watch wakes the
 // backup), Started (the Job exists), Complete (the Job succeeded and reported
 // a verified snapshot), Failed (the Job failed, with its error, or it could
@@ -18,6 +19,7 @@
 #include "absl/time/time.h"
 #include "api/etcdbackup_types.h"
 #include "api/etcdcluster_types.h"
+#include "src/controllers/common/backup_phase.h"
 #include "src/controllers/common/job_outcome.h"
 
 namespace quorum::etcdbackup {
@@ -34,12 +36,8 @@ struct BackupObservation {
   absl::Duration age;                         // since the backup's creation
 };
 
-struct BackupPlan {
-  bool create_job = false;
-  api::EtcdBackupStatus status;
-  // Pending: look again then (the start timeout), whatever the watches say.
-  std::optional<absl::Duration> recheck_after;
-};
+// create_job, the status to write, and when to look again while Pending.
+using BackupPlan = controllers::BackupPhasePlan<api::EtcdBackupStatus>;
 
 BackupPlan PlanBackup(const BackupObservation& o);
 

@@ -1,20 +1,20 @@
 // EtcdBackupReconciler: one EtcdBackup to one snapshot Job and a final
-// status. Each reconcile, in order:
-//   parse    api::ParseEtcdBackup (the admission rules; a bad object is Failed)
-//   observe  the cache: the backup, its EtcdCluster, its Job; the Job's pods
-//            (one uncached List) only once the Job has finished
-//   plan     plan.h PlanBackup: pure, the phase and whether to create the Job
-//   act      create the Job (job.h BuildSnapshotJob) when planned
-//   status   server-side apply of status, only when it changed
-// Nothing polls: the Job's watch (owner) and the EtcdCluster's watch (an
-// index of backups by clusterRef) wake a backup. A Complete or Failed backup
-// costs zero API writes.
+// status; the reconcile is common/backup_reconciler.h's, this is EtcdBackup's
+// part of it:
+//   parse    api::ParseEtcdBackup
+//   plan     its EtcdCluster from the cache, plan.h PlanBackup (a quorum is
+//            enough to start), job.h BuildSnapshotJob
+// The EtcdCluster's watch (an index of backups by clusterRef) and the Job's
+// wake a backup. A Complete or Failed backup costs zero API writes.
 // Thread-safety: Reconcile may run concurrently for different backups.
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDBACKUP_RECONCILER_H_
 #define QUORUM_SRC_CONTROLLERS_ETCDBACKUP_RECONCILER_H_
 
 #include <string>
 
+#include "api/etcdbackup_types.h"
+#include "src/base/clock.h"
+#include "src/controllers/common/backup_reconciler.h"
 #include "src/controllers/common/resources.h"
 #include "src/kube/client.h"
 #include "src/kube/resource.h"
@@ -22,7 +22,6 @@
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
 #include "src/runtime/manager.h"
-#include "src/runtime/reconciler.h"
 
 namespace quorum::etcdbackup {
 
@@ -31,17 +30,21 @@ using kube::kJobs;
 // Index on the EtcdBackup informer: "<ns>/<clusterRef>".
 inline constexpr char kClusterIndex[] = "etcdbackup-cluster";
 
-class EtcdBackupReconciler : public runtime::Reconciler {
+class EtcdBackupReconciler : public controllers::BackupReconciler<api::EtcdBackup> {
  public:
-  // `image`: the operator's own image, which the Job runs.
+  // `image`: the operator's own image, which the Job runs. `clock`: the time
+  // of conditions and of the start bound (tests advance a FakeClock).
   EtcdBackupReconciler(kube::Client& client, runtime::Cache& cache,
-                       runtime::EventRecorder& recorder, std::string image);
-  absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
+                       runtime::EventRecorder& recorder, std::string image,
+                       Clock& clock = RealClock());
 
  private:
-  kube::Client& client_;
-  runtime::Cache& cache_;
-  runtime::EventRecorder& recorder_;
+  absl::StatusOr<api::EtcdBackup> Parse(const kube::Json& stored) const override;
+  std::string JobName(const api::EtcdBackup& backup) const override;
+  controllers::BackupStep<api::EtcdBackupStatus> Plan(
+      const api::EtcdBackup& backup, const std::optional<controllers::JobOutcome>& job,
+      const controllers::BackupMoment& at) const override;
+
   const std::string image_;
 };
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "src/controllers/common/job_outcome.h"
 
 namespace quorum::etcdbackupschedule {
 namespace {
@@ -40,10 +41,7 @@ Json PruneContainer(const std::vector<std::string>& paths, const std::string& im
       {"volumeMounts", Json::array({{{"name", "backup"}, {"mountPath", kClaimDir}}})},
       {"terminationMessagePolicy", "FallbackToLogsOnError"},
       {"resources", {{"requests", {{"cpu", "10m"}, {"memory", "16Mi"}}}}},
-      {"securityContext",
-       {{"allowPrivilegeEscalation", false},
-        {"readOnlyRootFilesystem", true},
-        {"capabilities", {{"drop", Json::array({"ALL"})}}}}},
+      {"securityContext", controllers::RestrictedContainerSecurity()},
   };
 }
 
@@ -85,21 +83,10 @@ Json BuildPruneJob(const api::EtcdBackupSchedule& s, const std::vector<std::stri
   const Json labels = {{"app.kubernetes.io/name", "etcd-backup-prune"},
                        {"app.kubernetes.io/managed-by", "quorum-operator"},
                        {"app.kubernetes.io/part-of", s.spec.cluster_ref}};
-  const Json pod_spec = {
-      {"restartPolicy", "Never"},
-      {"automountServiceAccountToken", false},
-      {"enableServiceLinks", false},
-      {"securityContext",
-       {{"runAsNonRoot", true},
-        {"runAsUser", 65532},
-        {"runAsGroup", 65532},
-        {"fsGroup", 65532},
-        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
-      {"containers", Json::array({PruneContainer(paths, image)})},
-      {"volumes", Json::array({{{"name", "backup"},
-                                {"persistentVolumeClaim",
-                                 {{"claimName", s.spec.destination.pvc->claim_name}}}}})},
-  };
+  const Json volumes = Json::array(
+      {{{"name", "backup"},
+        {"persistentVolumeClaim", {{"claimName", s.spec.destination.pvc->claim_name}}}}});
+  const Json pod_spec = controllers::OneShotPodSpec(PruneContainer(paths, image), volumes, 65532);
   return {
       {"apiVersion", "batch/v1"},
       {"kind", "Job"},

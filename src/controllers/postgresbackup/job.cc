@@ -1,8 +1,5 @@
 #include "src/controllers/postgresbackup/job.h"
 
-#include <openssl/sha.h>
-
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "src/controllers/common/job_outcome.h"
 #include "src/controllers/postgrescluster/builders.h"
@@ -17,12 +14,6 @@ namespace pg = postgrescluster;
 
 constexpr char kServerCaDir[] = "/etc/pgbackrest/server-ca";
 constexpr const char* kClientTlsDir = pg::kPgBackRestClientTlsDir;
-
-std::string ShortHash(const std::string& s) {
-  unsigned char d[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), d);
-  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(d), 4));
-}
 
 Json Env(const std::string& name, const std::string& value) {
   return {{"name", name}, {"value", value}};
@@ -87,10 +78,7 @@ void MountVolumeRepo(const api::PostgresCluster& cluster, const api::PgBackRestR
 }  // namespace
 
 std::string JobName(const api::PostgresBackup& backup) {
-  const std::string name = backup.metadata.name + "-backup";
-  if (name.size() <= 63) return name;
-  return backup.metadata.name.substr(0, 63 - 9 - 7) + "-" + ShortHash(backup.metadata.name) +
-         "-backup";
+  return controllers::OneShotJobName(backup.metadata.name, "backup");
 }
 
 std::vector<std::string> MemberPods(const api::PostgresCluster& cluster) {
@@ -102,7 +90,6 @@ std::vector<std::string> MemberPods(const api::PostgresCluster& cluster) {
   return out;
 }
 
-// NOLINTNEXTLINE(readability-function-size): one declarative Job literal
 Json BuildBackupJob(const api::PostgresBackup& b, const api::PostgresCluster& cluster,
                     const std::vector<std::string>& pods, bool from_standby) {
   const pg::Names n = pg::NamesOf(cluster);
@@ -167,24 +154,9 @@ Json BuildBackupJob(const api::PostgresBackup& b, const api::PostgresCluster& cl
       {"volumeMounts", mounts},
       {"terminationMessagePolicy", "File"},
       {"resources", {{"requests", {{"cpu", "100m"}, {"memory", "64Mi"}}}}},
-      {"securityContext",
-       {{"allowPrivilegeEscalation", false},
-        {"readOnlyRootFilesystem", true},
-        {"capabilities", {{"drop", Json::array({"ALL"})}}}}},
+      {"securityContext", controllers::RestrictedContainerSecurity()},
   };
-  Json pod_spec = {
-      {"restartPolicy", "Never"},
-      {"automountServiceAccountToken", false},
-      {"enableServiceLinks", false},
-      {"securityContext",
-       {{"runAsNonRoot", true},
-        {"runAsUser", pg::kPostgresUid},
-        {"runAsGroup", pg::kPostgresUid},
-        {"fsGroup", pg::kPostgresUid},
-        {"seccompProfile", {{"type", "RuntimeDefault"}}}}},
-      {"containers", Json::array({container})},
-      {"volumes", volumes},
-  };
+  Json pod_spec = controllers::OneShotPodSpec(container, volumes, pg::kPostgresUid);
   if (const api::PgBackRestRepo* repo = VolumeRepo(b, cluster)) {
     MountVolumeRepo(cluster, *repo, pod_spec);
   }

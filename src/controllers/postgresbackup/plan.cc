@@ -4,15 +4,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/backup_phase.h"
+#include "src/controllers/common/backup_phase.h"
 #include "src/controllers/postgresbackup/info.h"
 #include "src/controllers/postgresbackup/job.h"
 
 namespace quorum::postgresbackup {
 namespace {
-
-bool IsFinal(const std::string& phase) {
-  return phase == api::kBackupComplete || phase == api::kBackupFailed;
-}
 
 bool HasRepo(const api::PostgresCluster& cluster, const std::string& repo) {
   if (!cluster.spec.backups.pgbackrest.has_value()) return false;
@@ -49,10 +46,7 @@ std::string MembersBehind(const api::PostgresCluster& cluster) {
 }
 
 // Why the Job cannot be created yet (an empty reason: it can).
-struct Wait {
-  std::string reason, message;
-};
-Wait WhyWait(const BackupObservation& o) {
+controllers::BackupWait WhyWait(const BackupObservation& o) {
   const std::string& name = o.backup->spec.cluster_ref;
   const std::string& repo = o.backup->spec.repo_name;
   if (o.cluster == nullptr) {
@@ -72,6 +66,22 @@ Wait WhyWait(const BackupObservation& o) {
   return {};
 }
 
+// The backup the Job reports, into status.backup.
+controllers::BackupReport ReadReport(const api::PostgresBackup& b, const std::string& report,
+                                     api::PostgresBackupStatus& s) {
+  absl::StatusOr<api::PgBackRestBackupInfo> info = ParseBackupInfo(report);
+  if (!info.ok()) {
+    return {.message = "the Job succeeded but its report does not parse (" +
+                       std::string(info.status().message()) + "): " + report.substr(0, 512)};
+  }
+  if (info->repo.empty()) info->repo = b.spec.repo_name;
+  s.backup = *info;
+  return {.readable = true,
+          .message = absl::StrCat(info->type, " backup ", info->label, " in ", info->repo, ": ",
+                                  info->size, " bytes of database, ", info->repo_size,
+                                  " bytes stored, WAL ", info->wal_start, " to ", info->wal_stop)};
+}
+
 }  // namespace
 
 bool ClusterReady(const api::PostgresCluster& cluster) {
@@ -81,34 +91,20 @@ bool ClusterReady(const api::PostgresCluster& cluster) {
 
 BackupPlan PlanBackup(const BackupObservation& o) {
   const api::PostgresBackup& b = *o.backup;
-  const api::PostgresBackupStatus& old = b.status;
-  const int64_t gen = b.metadata.generation;
+  const std::string job = JobName(b);
+  controllers::BackupPhaseKind<api::PostgresBackupStatus> kind{
+      .job_name = job,
+      .wait = WhyWait(o),
+      .running_message = "Job " + job + " takes the backup",
+      .complete_reason = "BackupComplete",
+      .failed_reason = "BackupFailed",
+      .failed_message_limit = 2048,
+      .read_report = [&b](const std::string& report, api::PostgresBackupStatus& s) {
+        return ReadReport(b, report, s);
+      }};
   BackupPlan plan;
-  if (IsFinal(old.phase)) {
-    plan.status = old;
-    return plan;
-  }
-  api::PostgresBackupStatus& s = plan.status;
-  s.observed_generation = gen;
-  s.job_name = old.job_name;
-  auto set = [&](const std::string& phase, bool complete, bool failed, const std::string& reason,
-                 const std::string& message) {
-    s.phase = phase;
-    controllers::AppendBackupCondition(s, old, "Complete", complete, reason, message, gen, o.now);
-    controllers::AppendBackupCondition(s, old, "Failed", failed, reason, message, gen, o.now);
-  };
-  if (!o.job.has_value()) {
-    if (const Wait w = WhyWait(o); !w.reason.empty() && o.age >= api::kBackupStartTimeout) {
-      set(std::string(api::kBackupFailed), false, true, "StartTimeout",
-          absl::StrCat("not started within ", absl::FormatDuration(api::kBackupStartTimeout), ": ",
-                       w.message));
-      return plan;
-    } else if (!w.reason.empty()) {
-      set(std::string(api::kBackupPending), false, false, w.reason, w.message);
-      plan.recheck_after = api::kBackupStartTimeout - o.age;
-      return plan;
-    }
-    plan.create_job = true;
+  if (!o.job.has_value() && kind.wait.reason.empty() &&
+      !controllers::IsFinalBackupPhase(b.status.phase)) {
     for (const std::string& pod : MemberPods(*o.cluster)) {
       if (std::find(o.ready_pods.begin(), o.ready_pods.end(), pod) != o.ready_pods.end()) {
         plan.hosts.push_back(pod);
@@ -116,37 +112,13 @@ BackupPlan PlanBackup(const BackupObservation& o) {
     }
     plan.from_standby = plan.hosts.size() >= 2;
     if (plan.hosts.empty()) plan.hosts = MemberPods(*o.cluster);
-    s.job_name = JobName(b);
-    set(std::string(api::kBackupStarted), false, false, "JobCreated",
-        absl::StrCat("Job ", s.job_name, " takes a ", b.spec.type, " backup into ",
-                     b.spec.repo_name,
-                     plan.from_standby ? " from a replica" : " from the primary"));
-    return plan;
+    kind.created_message =
+        absl::StrCat("Job ", job, " takes a ", b.spec.type, " backup into ", b.spec.repo_name,
+                     plan.from_standby ? " from a replica" : " from the primary");
   }
-  s.job_name = JobName(b);
-  if (o.job->complete) {
-    absl::StatusOr<api::PgBackRestBackupInfo> info = ParseBackupInfo(o.job->message);
-    if (!info.ok()) {
-      set(std::string(api::kBackupFailed), false, true, "ResultUnreadable",
-          "the Job succeeded but its report does not parse (" +
-              std::string(info.status().message()) + "): " + o.job->message.substr(0, 512));
-      return plan;
-    }
-    if (info->repo.empty()) info->repo = b.spec.repo_name;
-    s.backup = *info;
-    set(std::string(api::kBackupComplete), true, false, "BackupComplete",
-        absl::StrCat(info->type, " backup ", info->label, " in ", info->repo, ": ", info->size,
-                     " bytes of database, ", info->repo_size, " bytes stored, WAL ",
-                     info->wal_start, " to ", info->wal_stop));
-    return plan;
-  }
-  if (o.job->failed) {
-    set(std::string(api::kBackupFailed), false, true, "BackupFailed",
-        o.job->message.empty() ? "the Job failed" : o.job->message.substr(0, 2048));
-    return plan;
-  }
-  set(std::string(api::kBackupStarted), false, false, "JobRunning",
-      "Job " + s.job_name + " takes the backup");
+  static_cast<controllers::BackupPhasePlan<api::PostgresBackupStatus>&>(plan) =
+      controllers::PlanBackupPhase(b.status, b.metadata.generation, o.job,
+                                   {.now = o.now, .age = o.age}, kind);
   return plan;
 }
 

@@ -1,6 +1,7 @@
 // The PostgresBackup phase planner (pure): from the backup, its cluster and
 // its Job (as the cache shows them) to the one action to take and the status
-// to write. Phases as EtcdBackup's: Pending (no cluster, the cluster has no
+// to write; the lifecycle is common/backup_phase.h's, this file says what is
+// PostgresBackup's own. Phases as EtcdBackup's: Pending (no cluster, the cluster has no
 // such repository, it is not Ready, or its members do not all run its
 // current spec yet: a
 // repository just added is not archived into before they do; the cluster's
@@ -22,6 +23,7 @@
 #include "absl/time/time.h"
 #include "api/postgresbackup_types.h"
 #include "api/postgrescluster_types.h"
+#include "src/controllers/common/backup_phase.h"
 #include "src/controllers/common/job_outcome.h"
 
 namespace quorum::postgresbackup {
@@ -35,16 +37,14 @@ struct BackupObservation {
   absl::Duration age;                             // since the backup's creation
 };
 
-struct BackupPlan {
-  bool create_job = false;
-  // With create_job: the members the Job talks to (the ready ones; every
-  // member when none is known to be: pgBackRest waits minutes for each host
-  // that refuses), and whether a replica is ready to copy from.
+// create_job, the status to write and when to look again while Pending
+// (common/backup_phase.h), and with create_job: the members the Job talks to
+// (the ready ones; every member when none is known to be: pgBackRest waits
+// minutes for each host that refuses), and whether a replica is ready to
+// copy from.
+struct BackupPlan : controllers::BackupPhasePlan<api::PostgresBackupStatus> {
   std::vector<std::string> hosts;
   bool from_standby = false;
-  api::PostgresBackupStatus status;
-  // Pending: look again then (the start timeout), whatever the watches say.
-  std::optional<absl::Duration> recheck_after;
 };
 
 // The cluster's Ready condition is True. (Not yet "a ready primary": Ready

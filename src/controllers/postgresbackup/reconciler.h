@@ -1,18 +1,18 @@
 // PostgresBackupReconciler: one PostgresBackup to one backup Job and a final
-// status. Each reconcile, in order:
-//   parse    api::ParsePostgresBackup (the admission rules; a bad object is Failed)
-//   observe  the cache: the backup, its PostgresCluster, its Job; the Job's
-//            pods (one uncached List) only once the Job has finished
-//   plan     plan.h PlanBackup: pure, the phase and whether to create the Job
-//   act      create the Job (job.h BuildBackupJob) when planned
-//   status   server-side apply of status, only when it changed
-// Nothing polls: the Job's watch (owner) and the PostgresCluster's watch (an
-// index of backups by clusterRef) wake a backup. A Complete or Failed backup
-// costs zero API writes.
+// status; the reconcile is common/backup_reconciler.h's, this is
+// PostgresBackup's part of it:
+//   parse    api::ParsePostgresBackup
+//   plan     its PostgresCluster and the cluster's ready member pods from the
+//            cache, plan.h PlanBackup, job.h BuildBackupJob
+// The PostgresCluster's watch (an index of backups by clusterRef) and the
+// Job's wake a backup. A Complete or Failed backup costs zero API writes.
 // Thread-safety: Reconcile may run concurrently for different backups.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_RECONCILER_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_RECONCILER_H_
 
+#include "api/postgresbackup_types.h"
+#include "src/base/clock.h"
+#include "src/controllers/common/backup_reconciler.h"
 #include "src/controllers/common/resources.h"
 #include "src/kube/client.h"
 #include "src/kube/resource.h"
@@ -20,7 +20,6 @@
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
 #include "src/runtime/manager.h"
-#include "src/runtime/reconciler.h"
 
 namespace quorum::postgresbackup {
 
@@ -29,16 +28,19 @@ using kube::kJobs;
 // Index on the PostgresBackup informer: "<ns>/<clusterRef>".
 inline constexpr char kClusterIndex[] = "postgresbackup-cluster";
 
-class PostgresBackupReconciler : public runtime::Reconciler {
+class PostgresBackupReconciler : public controllers::BackupReconciler<api::PostgresBackup> {
  public:
+  // `clock`: the time of conditions and of the start bound (tests advance a
+  // FakeClock).
   PostgresBackupReconciler(kube::Client& client, runtime::Cache& cache,
-                           runtime::EventRecorder& recorder);
-  absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
+                           runtime::EventRecorder& recorder, Clock& clock = RealClock());
 
  private:
-  kube::Client& client_;
-  runtime::Cache& cache_;
-  runtime::EventRecorder& recorder_;
+  absl::StatusOr<api::PostgresBackup> Parse(const kube::Json& stored) const override;
+  std::string JobName(const api::PostgresBackup& backup) const override;
+  controllers::BackupStep<api::PostgresBackupStatus> Plan(
+      const api::PostgresBackup& backup, const std::optional<controllers::JobOutcome>& job,
+      const controllers::BackupMoment& at) const override;
 };
 
 // Registers the informers, the controller and its watches on `manager`.
