@@ -838,7 +838,15 @@ TEST_F(PostgresClusterControllerTest, AnUnreachableDcsIsGivenUpAtTheDeadlineOnTh
   EXPECT_TRUE(client().Get(kPostgresClusters, ns(), "gone").ok()) << "kept while it retries";
   EXPECT_FALSE(HasWarning("DCSCleanupAbandoned", "gone"));
 
-  clock_.Advance(kDcsCleanupDeadline);
+  // To the deadline, counted from the API server's deletionTimestamp.
+  absl::StatusOr<Json> deleting = client().Get(kPostgresClusters, ns(), "gone");
+  ASSERT_TRUE(deleting.ok());
+  absl::Time deleted;
+  std::string err;
+  ASSERT_TRUE(absl::ParseTime(
+      absl::RFC3339_full, (*deleting)["metadata"].value("deletionTimestamp", ""), &deleted, &err))
+      << err;
+  clock_.Advance(deleted + kDcsCleanupDeadline - clock_.Now());
   // Woken at once rather than at the end of the retry's backoff.
   ASSERT_TRUE(client()
                   .Patch(kPostgresClusters, ns(), "gone", kube::PatchType::kMerge,
