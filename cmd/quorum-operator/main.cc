@@ -29,6 +29,7 @@
 #include "cmd/quorum-operator/embedded.h"
 #include "cmd/quorum-operator/snapshot_commands.h"
 #include "src/base/cancellation.h"
+#include "src/base/clock.h"
 #include "src/base/logging.h"
 #include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/common/resources.h"
@@ -236,7 +237,8 @@ int Run(const Flags& f) {
         return Fail(absl::InvalidArgumentError(
             "--webhook-self-managed-certs needs --webhook-service (the webhook Service's name)"));
       }
-      if (absl::Status s = runtime::EnsureWebhookCertificates(**client, certs); !s.ok()) {
+      if (absl::Status s = runtime::EnsureWebhookCertificates(**client, certs, RealClock().Now());
+          !s.ok()) {
         return Fail(s);
       }
     }

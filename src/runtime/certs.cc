@@ -22,6 +22,10 @@
 namespace quorum::runtime {
 namespace {
 
+// Certificates start an hour before they are issued: a peer whose clock is a
+// little behind still accepts them.
+constexpr absl::Duration kSkew = absl::Hours(1);
+
 using openssl::BignumPtr;
 using openssl::BioPtr;
 using openssl::ExtPtr;
@@ -108,7 +112,7 @@ absl::StatusOr<KeyPtr> NewKey() {
 // A certificate with a random positive 127-bit serial, the subject CN (none when empty), the
 // public key of `key`, valid from an hour ago until `not_after`.
 absl::StatusOr<X509Ptr> NewCert(const std::string& common_name, EVP_PKEY* key,
-                                absl::Time not_after) {
+                                absl::Time not_before, absl::Time not_after) {
   X509Ptr cert(X509_new());
   if (!cert) return Internal("allocating a certificate");
   unsigned char serial[16];
@@ -119,7 +123,7 @@ absl::StatusOr<X509Ptr> NewCert(const std::string& common_name, EVP_PKEY* key,
   X509_NAME* name = X509_get_subject_name(cert.get());
   if (!bn || X509_set_version(cert.get(), X509_VERSION_3) != 1 ||
       BN_to_ASN1_INTEGER(bn.get(), X509_get_serialNumber(cert.get())) == nullptr ||
-      X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600) == nullptr ||
+      ASN1_TIME_set(X509_getm_notBefore(cert.get()), absl::ToTimeT(not_before)) == nullptr ||
       ASN1_TIME_set(X509_getm_notAfter(cert.get()), absl::ToTimeT(not_after)) == nullptr ||
       (!common_name.empty() &&
        X509_NAME_add_entry_by_NID(name, NID_commonName, MBSTRING_UTF8,
@@ -201,14 +205,15 @@ absl::StatusOr<CertKeyPair> SignAndEncode(X509* cert, EVP_PKEY* signer, EVP_PKEY
 
 }  // namespace
 
-absl::StatusOr<CertKeyPair> GenerateCA(std::string common_name, absl::Duration validity) {
+absl::StatusOr<CertKeyPair> GenerateCA(std::string common_name, absl::Duration validity,
+                                       absl::Time now) {
   if (common_name.empty()) return absl::InvalidArgumentError("CA common name is empty");
   if (validity <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("CA validity must be positive");
   }
   absl::StatusOr<KeyPtr> key = NewKey();
   if (!key.ok()) return key.status();
-  absl::StatusOr<X509Ptr> cert = NewCert(common_name, key->get(), absl::Now() + validity);
+  absl::StatusOr<X509Ptr> cert = NewCert(common_name, key->get(), now - kSkew, now + validity);
   if (!cert.ok()) return cert.status();
   X509* x = cert->get();
   if (X509_set_issuer_name(x, X509_get_subject_name(x)) != 1) return Internal("setting issuer");
@@ -229,7 +234,7 @@ absl::StatusOr<CertKeyPair> IssueLeaf(const CertKeyPair& ca, const std::string& 
                                       const std::string& organization, const char* eku,
                                       const std::vector<std::string>& dns_names,
                                       const std::vector<std::string>& ip_addresses,
-                                      absl::Duration validity) {
+                                      absl::Duration validity, absl::Time now) {
   if (validity <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError("certificate validity must be positive");
   }
@@ -244,8 +249,8 @@ absl::StatusOr<CertKeyPair> IssueLeaf(const CertKeyPair& ca, const std::string& 
   absl::StatusOr<KeyPtr> key = NewKey();
   if (!key.ok()) return key.status();
   const absl::Time not_after =
-      std::min(absl::Now() + validity, FromAsn1(X509_get0_notAfter(ca_cert->get())));
-  absl::StatusOr<X509Ptr> cert = NewCert(common_name, key->get(), not_after);
+      std::min(now + validity, FromAsn1(X509_get0_notAfter(ca_cert->get())));
+  absl::StatusOr<X509Ptr> cert = NewCert(common_name, key->get(), now - kSkew, not_after);
   if (!cert.ok()) return cert.status();
   X509* x = cert->get();
   if (!organization.empty() &&
@@ -275,35 +280,35 @@ absl::StatusOr<CertKeyPair> IssueLeaf(const CertKeyPair& ca, const std::string& 
 absl::StatusOr<CertKeyPair> GenerateServingCert(const CertKeyPair& ca, std::string common_name,
                                                 std::vector<std::string> dns_names,
                                                 std::vector<std::string> ip_addresses,
-                                                absl::Duration validity) {
+                                                absl::Duration validity, absl::Time now) {
   if (dns_names.empty() && ip_addresses.empty()) {
     return absl::InvalidArgumentError("a serving certificate needs at least one DNS name or IP");
   }
   if (common_name.empty()) {
     common_name = dns_names.empty() ? ip_addresses.front() : dns_names.front();
   }
-  return IssueLeaf(ca, common_name, "", "serverAuth", dns_names, ip_addresses, validity);
+  return IssueLeaf(ca, common_name, "", "serverAuth", dns_names, ip_addresses, validity, now);
 }
 
 absl::StatusOr<CertKeyPair> GenerateMemberCert(const CertKeyPair& ca,
                                                const std::string& organization,
                                                const std::vector<std::string>& dns_names,
                                                const std::vector<std::string>& ip_addresses,
-                                               absl::Duration validity) {
+                                               absl::Duration validity, absl::Time now) {
   if (dns_names.empty() && ip_addresses.empty()) {
     return absl::InvalidArgumentError("a member certificate needs at least one DNS name or IP");
   }
   if (organization.empty()) return absl::InvalidArgumentError("member organization is empty");
-  return IssueLeaf(ca, "", organization, "serverAuth,clientAuth", dns_names, ip_addresses,
-                   validity);
+  return IssueLeaf(ca, "", organization, "serverAuth,clientAuth", dns_names, ip_addresses, validity,
+                   now);
 }
 
 absl::StatusOr<CertKeyPair> GenerateClientCert(const CertKeyPair& ca,
                                                const std::string& organization,
-                                               absl::Duration validity,
+                                               absl::Duration validity, absl::Time now,
                                                const std::string& common_name) {
   if (organization.empty()) return absl::InvalidArgumentError("client organization is empty");
-  return IssueLeaf(ca, common_name, organization, "clientAuth", {}, {}, validity);
+  return IssueLeaf(ca, common_name, organization, "clientAuth", {}, {}, validity, now);
 }
 
 absl::StatusOr<CertificateInfo> InspectCertificate(std::string_view pem) {

@@ -24,11 +24,15 @@ struct CertKeyPair {
   std::string key_pem;  // PKCS#8 PEM
 };
 
-// A self-signed CA certificate (CA:TRUE, keyCertSign) valid from one hour ago
-// (tolerates clock skew) for `validity`.
+// Every certificate below is valid from an hour before `now` (tolerates
+// clock skew) until `now` + `validity`: the caller's clock decides, so a test
+// can issue certificates at any time it advances to.
+
+// A self-signed CA certificate (CA:TRUE, keyCertSign).
 // Errors: InvalidArgument for an empty name or non-positive validity,
 // Internal when OpenSSL fails.
-absl::StatusOr<CertKeyPair> GenerateCA(std::string common_name, absl::Duration validity);
+absl::StatusOr<CertKeyPair> GenerateCA(std::string common_name, absl::Duration validity,
+                                       absl::Time now);
 
 // A serving certificate (serverAuth, CA:FALSE) signed by `ca` with the given
 // subject alternative names; at least one is required. Its validity ends no
@@ -39,7 +43,7 @@ absl::StatusOr<CertKeyPair> GenerateCA(std::string common_name, absl::Duration v
 absl::StatusOr<CertKeyPair> GenerateServingCert(const CertKeyPair& ca, std::string common_name,
                                                 std::vector<std::string> dns_names,
                                                 std::vector<std::string> ip_addresses,
-                                                absl::Duration validity);
+                                                absl::Duration validity, absl::Time now);
 
 // A certificate for a server that is also a client with the same identity
 // (serverAuth and clientAuth, CA:FALSE): etcd members use theirs towards
@@ -53,7 +57,7 @@ absl::StatusOr<CertKeyPair> GenerateMemberCert(const CertKeyPair& ca,
                                                const std::string& organization,
                                                const std::vector<std::string>& dns_names,
                                                const std::vector<std::string>& ip_addresses,
-                                               absl::Duration validity);
+                                               absl::Duration validity, absl::Time now);
 
 // A client certificate (clientAuth, CA:FALSE) signed by `ca` whose subject
 // is O=`organization`, plus CN=`common_name` when one is given. etcd's
@@ -65,7 +69,7 @@ absl::StatusOr<CertKeyPair> GenerateMemberCert(const CertKeyPair& ca,
 // non-positive validity; Internal when OpenSSL fails.
 absl::StatusOr<CertKeyPair> GenerateClientCert(const CertKeyPair& ca,
                                                const std::string& organization,
-                                               absl::Duration validity,
+                                               absl::Duration validity, absl::Time now,
                                                const std::string& common_name = "");
 
 // What a certificate says about itself.

@@ -17,7 +17,6 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "src/kube/errors.h"
 #include "src/kube/resources.h"
 #include "src/runtime/certs.h"
@@ -109,11 +108,11 @@ absl::Status CheckBundle(const Bundle& b, const SelfManagedCertOptions& o, absl:
   return absl::OkStatus();
 }
 
-absl::StatusOr<Bundle> Generate(const SelfManagedCertOptions& o) {
-  absl::StatusOr<CertKeyPair> ca = GenerateCA("quorum-webhook-ca", o.validity);
+absl::StatusOr<Bundle> Generate(const SelfManagedCertOptions& o, absl::Time now) {
+  absl::StatusOr<CertKeyPair> ca = GenerateCA("quorum-webhook-ca", o.validity, now);
   if (!ca.ok()) return ca.status();
   absl::StatusOr<CertKeyPair> serving =
-      GenerateServingCert(*ca, "", o.dns_names, o.ip_addresses, o.validity);
+      GenerateServingCert(*ca, "", o.dns_names, o.ip_addresses, o.validity, now);
   if (!serving.ok()) return serving.status();
   return Bundle{ca->cert_pem, serving->cert_pem, serving->key_pem};
 }
@@ -128,20 +127,21 @@ void PutData(Json& secret, const Bundle& b) {
 
 // The Secret's bundle after making it usable, creating or replacing it as
 // needed. Races between replicas end with everyone using the winner's.
-absl::StatusOr<Bundle> EnsureSecret(kube::Client& client, const SelfManagedCertOptions& o) {
+absl::StatusOr<Bundle> EnsureSecret(kube::Client& client, const SelfManagedCertOptions& o,
+                                    absl::Time now) {
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     absl::StatusOr<Json> got = client.Get(kSecrets, o.secret_namespace, o.secret_name);
     if (!got.ok() && !absl::IsNotFound(got.status())) return got.status();
     if (got.ok()) {
       std::optional<Bundle> stored = DecodeSecret(*got);
       absl::Status usable = stored.has_value()
-                                ? CheckBundle(*stored, o, absl::Now())
+                                ? CheckBundle(*stored, o, now)
                                 : absl::FailedPreconditionError("missing or undecodable data");
       if (usable.ok()) return *stored;
       spdlog::info("regenerating webhook certificates in Secret {}/{}: {}", o.secret_namespace,
                    o.secret_name, std::string(usable.message()));
     }
-    absl::StatusOr<Bundle> fresh = Generate(o);
+    absl::StatusOr<Bundle> fresh = Generate(o, now);
     if (!fresh.ok()) return fresh.status();
     absl::Status written;
     if (got.ok()) {
@@ -251,9 +251,10 @@ absl::Status PatchCaBundle(kube::Client& client, const kube::GroupVersionResourc
 
 }  // namespace
 
-absl::Status EnsureWebhookCertificates(kube::Client& client, const SelfManagedCertOptions& o) {
+absl::Status EnsureWebhookCertificates(kube::Client& client, const SelfManagedCertOptions& o,
+                                       absl::Time now) {
   if (absl::Status s = Validate(o); !s.ok()) return s;
-  absl::StatusOr<Bundle> bundle = EnsureSecret(client, o);
+  absl::StatusOr<Bundle> bundle = EnsureSecret(client, o, now);
   if (!bundle.ok()) return bundle.status();
   if (absl::Status s = WriteFiles(o.cert_dir, *bundle); !s.ok()) return s;
   const std::string ca_bundle = absl::Base64Escape(bundle->ca_crt);

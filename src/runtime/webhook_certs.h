@@ -33,13 +33,15 @@ struct SelfManagedCertOptions {
 // Makes the Secret hold a usable CA and serving certificate (generating both
 // when it is missing, unparsable, not chaining, expiring within renew_before
 // or lacking one of the SANs), writes the files, and patches the caBundle of
-// every named configuration. Idempotent: when all is already right it writes
+// every named configuration. `now` is the time expiry is judged at and new
+// certificates are issued from. Idempotent: when all is already right it writes
 // nothing to the API (resourceVersions stay) and leaves the files untouched.
 // Errors: InvalidArgument for unusable options; NotFound naming a
 // configuration that does not exist (the others are still patched);
 // Aborted when replicas kept racing; Internal for file-system failures; other
 // API errors as the client returns them (errors.h).
-absl::Status EnsureWebhookCertificates(kube::Client& client, const SelfManagedCertOptions& o);
+absl::Status EnsureWebhookCertificates(kube::Client& client, const SelfManagedCertOptions& o,
+                                       absl::Time now);
 
 }  // namespace quorum::runtime
 

@@ -2,7 +2,6 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/time/clock.h"
 #include "api/etcdbackup_types.h"
 #include "src/backup/s3.h"
 #include "src/controllers/etcdbackup/plan.h"
@@ -71,8 +70,10 @@ std::vector<api::ScheduledSnapshot> EtcdBackupScheduleReconciler::PruneS3(
       continue;
     }
     at->ca_file = s3_ca_file_;
-    // The request's signing time: the store checks it against its own clock.
-    absl::Status s = backup::DeleteObject(*at, *creds, absl::Now());
+    // The request's signing time, not a decision: the store refuses a
+    // signature far from its own clock, so this is the wall clock's time and
+    // never the reconciler's (a test's FakeClock may stand a day ahead).
+    absl::Status s = backup::DeleteObject(*at, *creds, RealClock().Now());
     if (!s.ok()) {
       error = s;
       recorder_.Warning(stored, "SnapshotDeleteFailed", std::string(s.message()));

@@ -77,7 +77,7 @@ class Issuer {
     }
     absl::StatusOr<runtime::CertKeyPair> ca = runtime::GenerateCA(
         absl::StrCat("quorum-etcd ", what, " ", cluster_.metadata.name).substr(0, 64),
-        kEtcdCaValidity);
+        kEtcdCaValidity, now_);
     if (!ca.ok()) return ca.status();
     absl::StatusOr<Json> made = client_.Create(
         kSecrets, cluster_.metadata.ns, BuildCaSecret(cluster_, name, ca->cert_pem, ca->key_pem));
@@ -114,8 +114,8 @@ class Issuer {
     }
     absl::StatusOr<runtime::CertKeyPair> cert =
         dns.empty()
-            ? runtime::GenerateClientCert(ca, kOperatorClientOrganization, kEtcdCertValidity)
-            : runtime::GenerateMemberCert(ca, "quorum-etcd", dns, ips, kEtcdCertValidity);
+            ? runtime::GenerateClientCert(ca, kOperatorClientOrganization, kEtcdCertValidity, now_)
+            : runtime::GenerateMemberCert(ca, "quorum-etcd", dns, ips, kEtcdCertValidity, now_);
     if (!cert.ok()) return cert.status();
     Json secret = BuildTlsSecret(cluster_, name, ca.cert_pem, cert->cert_pem, cert->key_pem);
     absl::StatusOr<Json> wrote;

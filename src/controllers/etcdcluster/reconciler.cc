@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "api/etcdcluster_types.h"
 #include "src/base/failpoint.h"
 #include "src/base/json_access.h"
@@ -86,7 +85,8 @@ std::string StepWaitFor(const Plan& plan, const absl::Status& step) {
 }
 
 StatusInput StatusInputFor(const EtcdCluster& cluster, const EtcdView& view, const World& world,
-                           const Plan& plan, const absl::Status& step, const SpaceOutcome& space) {
+                           const Plan& plan, const absl::Status& step, const SpaceOutcome& space,
+                           absl::Time now) {
   return {.cluster = &cluster,
           .etcd = &view,
           .ready_pods = plan.ready_pods,
@@ -99,31 +99,41 @@ StatusInput StatusInputFor(const EtcdCluster& cluster, const EtcdView& view, con
           .storage_uids = world.storage_uids,
           .space_alarm = space.alarm,
           .space_message = space.message,
-          .now = absl::Now()};
+          .now = now};
 }
 
 }  // namespace
 
 EtcdClusterReconciler::EtcdClusterReconciler(kube::Client& client, runtime::Cache& cache,
                                              runtime::EventRecorder& recorder,
-                                             EtcdClientFactory factory, std::string operator_image)
+                                             EtcdClientFactory factory, std::string operator_image,
+                                             Clock& clock)
     : client_(client),
       cache_(cache),
       recorder_(recorder),
+      clock_(clock),
       factory_(std::move(factory)),
-      operator_image_(std::move(operator_image)) {
+      operator_image_(std::move(operator_image)),
+      backoff_(clock),
+      retry_(clock) {
   if (!factory_) factory_ = [](etcd::ClientConfig c) { return etcd::Client::Create(std::move(c)); };
+}
+
+void EtcdClusterReconciler::Forget(const runtime::Request& req) {
+  backoff_.Reset(req.Key());
+  retry_.Reset(req.Key());
+  const api::ManagedTlsNames tls = api::ManagedTlsNamesOf(req.name);
+  for (const std::string& s : {tls.peer, tls.server, tls.client}) {
+    cert_memo_.Forget(req.ns + "/" + s);
+  }
 }
 
 absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& req) {
   controllers::ReconcileLogScope log("etcdcluster", req);
+  const absl::Time now = clock_.Now();  // once: every decision below is made at this time
   ObjectPtr stored = cache_.Get(kEtcdClusters, req.ns, req.name);
   if (stored == nullptr || (*stored)["metadata"].contains("deletionTimestamp")) {
-    backoff_.Reset(req.Key());
-    retry_.Reset(req.Key());
-    const api::ManagedTlsNames tls = api::ManagedTlsNamesOf(req.name);
-    for (const std::string& s : {tls.peer, tls.server, tls.client})
-      cert_memo_.Forget(req.ns + "/" + s);
+    Forget(req);
     return Result{};
   }
   absl::StatusOr<EtcdCluster> cluster = api::ParseEtcdCluster(*stored);  // parse
@@ -143,11 +153,11 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
     return Result{.requeue_after = backoff_.Next(req.Key(), "earlier objects: " + stale)};
   }
   std::optional<absl::Time> renew_at;
-  if (auto done = IssueCertificates(req, *stored, *cluster, &renew_at)) return *done;
+  if (auto done = IssueCertificates(req, *stored, *cluster, now, &renew_at)) return *done;
   // Observe. A cluster another operator ran keeps its peer auto TLS (adopt.h).
   ObjectPtr live_sts = cache_.Get(kStatefulSets, req.ns, NamesOf(*cluster).statefulset);
   *cluster = WithInferredPeerAutoTls(*std::move(cluster), live_sts.get(), EtcdView{});
-  World world = ObserveWorld(cache_, *cluster, absl::Now());
+  World world = ObserveWorld(cache_, *cluster, now);
   etcd::ClientConfig cfg;
   absl::Status access = ResolveAccess(*stored, *cluster, cfg);
   EtcdConnection etcd;
@@ -172,7 +182,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   RecordClaims(*stored, claims);
   if (!plan.problem_reason.empty()) recorder_.Warning(*stored, plan.problem_reason, plan.problem);
   const SpaceOutcome space = HousekeepSpace(*stored, *cluster, plan, step, etcd);
-  StatusInput status_input = StatusInputFor(*cluster, space.view, world, plan, step, space);
+  StatusInput status_input = StatusInputFor(*cluster, space.view, world, plan, step, space, now);
   status_input.storage = StorageStateOf(cache_, *cluster, claims);
   status_input.version_rule = to_apply.rule;
   // TakeStep turns auth on (or finds it on) when nothing else is to be done.
@@ -219,10 +229,10 @@ EtcdClusterReconciler::HeldImage EtcdClusterReconciler::ToApply(const Json& stor
 }
 
 std::optional<absl::StatusOr<Result>> EtcdClusterReconciler::IssueCertificates(
-    const runtime::Request& req, const Json& stored, const EtcdCluster& cluster,
+    const runtime::Request& req, const Json& stored, const EtcdCluster& cluster, absl::Time now,
     std::optional<absl::Time>* renew_at) {
   absl::StatusOr<CertificatesOutcome> certs =
-      EnsureCertificates(client_, cache_, recorder_, stored, cluster, absl::Now(), cert_memo_);
+      EnsureCertificates(client_, cache_, recorder_, stored, cluster, now, cert_memo_);
   if (!certs.ok()) {
     recorder_.Warning(stored, "CertificatesNotReady", std::string(certs.status().message()));
     if (!absl::IsFailedPrecondition(certs.status())) return certs.status();
@@ -236,7 +246,7 @@ std::optional<absl::StatusOr<Result>> EtcdClusterReconciler::IssueCertificates(
         return Result{.requeue_after = again};
       }
     }
-    *renew_at = absl::Now() + again;
+    *renew_at = now + again;
     return std::nullopt;
   }
   if (certs->wrote) return Result{};  // the owned Secrets' events come next

@@ -17,6 +17,7 @@
 #ifndef QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_RECONCILER_H_
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_RECONCILER_H_
 
+#include "src/base/clock.h"
 #include "src/controllers/common/cert_renewal.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/operator_peer.h"
@@ -41,9 +42,12 @@ inline constexpr absl::Duration kHealthRefresh = absl::Seconds(60);
 
 class EtcdClusterReconciler : public runtime::Reconciler {
  public:
+  // `clock`: the time of every decision (certificate renewal, the step
+  // retry gate, backoffs, how long quorum has held); tests advance a
+  // FakeClock instead of waiting. It must outlive the reconciler.
   EtcdClusterReconciler(kube::Client& client, runtime::Cache& cache,
                         runtime::EventRecorder& recorder, EtcdClientFactory factory = nullptr,
-                        std::string operator_image = "");
+                        std::string operator_image = "", Clock& clock = RealClock());
   absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
   // The operator's own namespace, for the NetworkPolicy's operator peer
   // ("" when it runs outside a pod: its label in any namespace). Call before
@@ -61,6 +65,8 @@ class EtcdClusterReconciler : public runtime::Reconciler {
                     const Json* live_sts);
 
  private:
+  // Drops what is kept for a cluster that is gone or going.
+  void Forget(const runtime::Request& req);
   // Observe: TLS material and credentials into `cfg`; a problem is evented
   // and returned (the plan waits on it).
   absl::Status ResolveAccess(const Json& stored, const EtcdCluster& cluster,
@@ -84,7 +90,7 @@ class EtcdClusterReconciler : public runtime::Reconciler {
   // keep what they have); else what to return now: after a write (the owned
   // Secrets' events bring the next reconcile) or an API error.
   std::optional<absl::StatusOr<runtime::Result>> IssueCertificates(
-      const runtime::Request& req, const Json& stored, const EtcdCluster& cluster,
+      const runtime::Request& req, const Json& stored, const EtcdCluster& cluster, absl::Time now,
       std::optional<absl::Time>* renew_at);
   // Logs and events the step's outcome.
   void RecordStep(const Json& stored, const Plan& plan, const absl::Status& step);
@@ -97,6 +103,7 @@ class EtcdClusterReconciler : public runtime::Reconciler {
   kube::Client& client_;
   runtime::Cache& cache_;
   runtime::EventRecorder& recorder_;
+  Clock& clock_;
   EtcdClientFactory factory_;
   // The image of the restore init containers (spec.bootstrap.restore).
   const std::string operator_image_;

@@ -10,7 +10,8 @@ using runtime::Result;
 
 // A deleting cluster: the finalizer's cleanup (finalizer.h), then forget it.
 absl::StatusOr<Result> PostgresClusterReconciler::ReconcileDeletion(const runtime::Request& req,
-                                                                    const Json& stored) {
+                                                                    const Json& stored,
+                                                                    absl::Time now) {
   // Decoded leniently: a spec the current rules refuse must still go.
   Json defaulted = stored;
   api::DefaultPostgresCluster(defaulted);
@@ -20,7 +21,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::ReconcileDeletion(const runtim
     return runtime::TerminalError(going.status());
   }
   absl::StatusOr<absl::Duration> wait =
-      ReconcileFinalizer(client_, cache_, recorder_, stored, *going,
+      ReconcileFinalizer(client_, cache_, recorder_, stored, *going, now,
                          [&] { return backoff_.Next(req.Key(), "removing the DCS keys"); });
   if (!wait.ok()) return wait.status();
   if (*wait > absl::ZeroDuration()) return Result{.requeue_after = *wait};

@@ -51,7 +51,7 @@ absl::StatusOr<runtime::CertKeyPair> IssuingCa(const Phase& p) {
     return runtime::CertKeyPair{Decoded(*own, "ca.crt"), Decoded(*own, "ca.key")};
   }
   absl::StatusOr<runtime::CertKeyPair> ca =
-      runtime::GenerateCA(CaCommonName(p.cluster), kClusterCaValidity);
+      runtime::GenerateCA(CaCommonName(p.cluster), kClusterCaValidity, p.now);
   if (!ca.ok()) return ca.status();
   absl::StatusOr<Json> made =
       p.client.Create(kSecrets, p.n.ns, BuildCaSecret(p.cluster, ca->cert_pem, ca->key_pem));
@@ -84,8 +84,9 @@ absl::StatusOr<TlsState> CustomTls(const Phase& p) {
 
 }  // namespace
 
-absl::StatusOr<TlsState> EnsureTls(const Phase& p, absl::Time now, ServerCertMemo& memo,
+absl::StatusOr<TlsState> EnsureTls(const Phase& p, ServerCertMemo& memo,
                                    OperatorClientCerts& client_certs) {
+  const absl::Time now = p.now;
   if (!p.cluster.spec.tls.custom_secret.empty()) return CustomTls(p);
   absl::StatusOr<runtime::CertKeyPair> ca = IssuingCa(p);
   if (!ca.ok()) return ca.status();
@@ -112,8 +113,8 @@ absl::StatusOr<TlsState> EnsureTls(const Phase& p, absl::Time now, ServerCertMem
   }
   // serverAuth and clientAuth: the members present it to each other's REST
   // API (Patroni's ctl certfile), which demands one for unsafe calls.
-  absl::StatusOr<runtime::CertKeyPair> cert =
-      runtime::GenerateMemberCert(*ca, "quorum-postgres", dns, {"127.0.0.1"}, kServerCertValidity);
+  absl::StatusOr<runtime::CertKeyPair> cert = runtime::GenerateMemberCert(
+      *ca, "quorum-postgres", dns, {"127.0.0.1"}, kServerCertValidity, now);
   if (!cert.ok()) {
     return absl::FailedPreconditionError(
         absl::StrCat("cannot issue the members' certificate: ", cert.status().message()));
@@ -146,10 +147,11 @@ absl::Status EnsurePgBackRestClient(const Phase& p) {
   }
   std::string ca_name = p.n.cluster + " pgbackrest clients";
   if (ca_name.size() > 64) ca_name = ca_name.substr(ca_name.size() - 64);
-  absl::StatusOr<runtime::CertKeyPair> ca = runtime::GenerateCA(ca_name, kPgBackRestClientValidity);
+  absl::StatusOr<runtime::CertKeyPair> ca =
+      runtime::GenerateCA(ca_name, kPgBackRestClientValidity, p.now);
   if (!ca.ok()) return ca.status();
-  absl::StatusOr<runtime::CertKeyPair> client =
-      runtime::GenerateClientCert(*ca, "quorum", kPgBackRestClientValidity, kPgBackRestClientCn);
+  absl::StatusOr<runtime::CertKeyPair> client = runtime::GenerateClientCert(
+      *ca, "quorum", kPgBackRestClientValidity, p.now, kPgBackRestClientCn);
   if (!client.ok()) return client.status();
   absl::StatusOr<Json> made = p.client.Create(
       kSecrets, p.n.ns,

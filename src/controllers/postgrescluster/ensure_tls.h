@@ -39,8 +39,9 @@ struct TlsState {
 };
 
 // `memo` spares checking an unchanged stored certificate again (tls.h);
-// `client_certs` keeps the operator's client certificate per cluster.
-absl::StatusOr<TlsState> EnsureTls(const Phase& p, absl::Time now, ServerCertMemo& memo,
+// `client_certs` keeps the operator's client certificate per cluster. Expiry
+// is judged, and certificates issued, at `p.now`.
+absl::StatusOr<TlsState> EnsureTls(const Phase& p, ServerCertMemo& memo,
                                    OperatorClientCerts& client_certs);
 
 // With backups, the backup Jobs' client certificate

@@ -5,7 +5,6 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "src/base/json_access.h"
 #include "src/controllers/postgrescluster/leader.h"
 #include "src/controllers/postgrescluster/reconciler.h"
@@ -64,10 +63,9 @@ bool ExpiresSoon(const std::string& cert_pem, absl::Time now) {
 // other errors are the API server's.
 absl::Status EnsureClientCert(kube::Client& client, const runtime::Cache& cache,
                               const PostgresCluster& cluster, const PodEtcdAccess& access,
-                              bool verify_cas, std::string& renewed) {
+                              bool verify_cas, absl::Time now, std::string& renewed) {
   const std::string ns = cluster.metadata.ns;
   ObjectPtr stored = cache.Get(kSecrets, ns, access.cert_secret);
-  const absl::Time now = absl::Now();
   if (stored != nullptr && !verify_cas && !ExpiresSoon(Decoded(*stored, "tls.crt"), now)) {
     return absl::OkStatus();
   }
@@ -85,7 +83,7 @@ absl::Status EnsureClientCert(kube::Client& client, const runtime::Cache& cache,
     return absl::OkStatus();
   }
   absl::StatusOr<runtime::CertKeyPair> cert = runtime::GenerateClientCert(
-      {ca.cert_pem, ca.key_pem}, "quorum-postgres", kClientCertValidity);
+      {ca.cert_pem, ca.key_pem}, "quorum-postgres", kClientCertValidity, now);
   if (!cert.ok()) {
     return absl::FailedPreconditionError(
         "cannot issue the pods' etcd client certificate from "
@@ -177,7 +175,8 @@ absl::Status RemovePodEtcdUser(etcd::Client& root, const PodEtcdAccess& access) 
 
 absl::Status PodEtcdAccessKeeper::Ensure(kube::Client& client, const runtime::Cache& cache,
                                          runtime::EventRecorder& recorder, const Json& stored,
-                                         const PostgresCluster& cluster, DcsResolution& dcs) {
+                                         const PostgresCluster& cluster, DcsResolution& dcs,
+                                         absl::Time now) {
   if (!dcs.ready || !dcs.pod_access) return absl::OkStatus();
   const PodEtcdAccess& access = *dcs.pod_access;
   const std::string ns = cluster.metadata.ns;
@@ -208,7 +207,7 @@ absl::Status PodEtcdAccessKeeper::Ensure(kube::Client& client, const runtime::Ca
   if (!access.cert_secret.empty()) {
     std::string renewed;
     absl::Status s =
-        EnsureClientCert(client, cache, cluster, access, /*verify_cas=*/!done, renewed);
+        EnsureClientCert(client, cache, cluster, access, /*verify_cas=*/!done, now, renewed);
     if (absl::IsFailedPrecondition(s)) {
       return Unready(recorder, stored, dcs, std::string(s.message()));
     }

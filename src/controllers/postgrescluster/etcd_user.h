@@ -77,9 +77,10 @@ class PodEtcdAccessKeeper {
   // Steps 1-3 for a ready `dcs` with pod_access; nothing otherwise. A
   // problem sets dcs.ready false (EtcdUserNotReady) and is evented. Returns
   // an error only for what a requeue fixes (a Kubernetes write that failed).
+  // The client certificate's expiry is judged, and a new one issued, at `now`.
   absl::Status Ensure(kube::Client& client, const runtime::Cache& cache,
                       runtime::EventRecorder& recorder, const Json& stored,
-                      const PostgresCluster& cluster, DcsResolution& dcs);
+                      const PostgresCluster& cluster, DcsResolution& dcs, absl::Time now);
   // Drops what is remembered for namespace/name.
   void Forget(const std::string& key);
   size_t size() const;

@@ -6,7 +6,6 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "src/controllers/postgrescluster/etcd_user.h"
 #include "src/controllers/postgrescluster/leader.h"
 #include "src/controllers/postgrescluster/reconciler.h"
@@ -89,11 +88,12 @@ absl::Status StopMembers(kube::Client& client, const runtime::Cache& cache, cons
   return absl::OkStatus();
 }
 
-absl::Time DeletionTime(const Json& stored) {
+// When `stored` was marked for deletion (`now` when that cannot be read).
+absl::Time DeletionTime(const Json& stored, absl::Time now) {
   absl::Time t;
   std::string err;
   const std::string ts = stored["metadata"].value("deletionTimestamp", "");
-  if (!absl::ParseTime(absl::RFC3339_full, ts, &t, &err)) return absl::Now();
+  if (!absl::ParseTime(absl::RFC3339_full, ts, &t, &err)) return now;
   return t;
 }
 
@@ -124,7 +124,7 @@ FinalizerStep PlanFinalizer(const FinalizerInput& in) {
 absl::StatusOr<absl::Duration> ReconcileFinalizer(kube::Client& client, const runtime::Cache& cache,
                                                   runtime::EventRecorder& recorder,
                                                   const Json& stored,
-                                                  const PostgresCluster& cluster,
+                                                  const PostgresCluster& cluster, absl::Time now,
                                                   const std::function<absl::Duration()>& retry) {
   const Names n = NamesOf(cluster);
   const std::string ref = ReferencedEtcdCluster(cluster);
@@ -140,7 +140,7 @@ absl::StatusOr<absl::Duration> ReconcileFinalizer(kube::Client& client, const ru
        .deleting = deleting,
        .dcs_owner_gone = owner_gone,
        .member_pods = static_cast<int>(cache.ByInstance(kPods, n.ns, n.cluster).size()),
-       .since_deletion = deleting ? absl::Now() - DeletionTime(stored) : absl::ZeroDuration()});
+       .since_deletion = deleting ? now - DeletionTime(stored, now) : absl::ZeroDuration()});
   const std::string prefix = patroni::ClusterKeyPrefix(KeyNamespace(cluster), n.cluster);
   switch (step) {
     case FinalizerStep::kNone:

@@ -68,13 +68,14 @@ absl::Status RemovePatroniEtcdKeys(const runtime::Cache& cache, const PostgresCl
 
 // Acts on a deleting cluster (or adds/removes the finalizer on a live one).
 // Returns how long to wait before trying the cleanup again (`retry()`, a
-// capped backoff); zero when done.
+// capped backoff); zero when done. `now` measures the time since the
+// deletion against kDcsCleanupDeadline.
 // `cluster` is parsed (defaults applied: the key namespace, the scope),
 // `stored` as read.
 absl::StatusOr<absl::Duration> ReconcileFinalizer(kube::Client& client, const runtime::Cache& cache,
                                                   runtime::EventRecorder& recorder,
                                                   const Json& stored,
-                                                  const PostgresCluster& cluster,
+                                                  const PostgresCluster& cluster, absl::Time now,
                                                   const std::function<absl::Duration()>& retry);
 
 }  // namespace quorum::postgrescluster

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/time/time.h"
 #include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/kube/client.h"
@@ -42,7 +43,10 @@ struct Phase {
   const Json& stored;              // as read from the cache
   const PostgresCluster& cluster;  // parsed: defaulted, validated, typed
   Names n;
-  OperatorPeer operator_peer;    // who may call the members (NetworkPolicy)
+  OperatorPeer operator_peer;  // who may call the members (NetworkPolicy)
+  // The reconciler's clock, read once: every decision of this reconcile
+  // (certificate expiry, deadlines, timestamps) is made at this time.
+  absl::Time now;
   patroni::BasicAuth rest_auth;  // the members' REST API credentials (once known)
 };
 

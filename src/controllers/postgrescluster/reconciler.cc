@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "absl/time/clock.h"
 #include "api/postgrescluster_types.h"
 #include "src/base/failpoint.h"
 #include "src/controllers/common/claim_templates.h"
@@ -32,13 +31,15 @@ using runtime::Result;
 
 PostgresClusterReconciler::PostgresClusterReconciler(kube::Client& client, runtime::Cache& cache,
                                                      runtime::EventRecorder& recorder,
-                                                     MemberUrlFunc member_url)
+                                                     MemberUrlFunc member_url, Clock& clock)
     : client_(client),
       cache_(cache),
       recorder_(recorder),
+      clock_(clock),
       member_url_(member_url ? std::move(member_url) : MemberUrlFunc(DefaultMemberUrl)),
       rest_(patroni::RestClientConfig{.timeout = absl::Seconds(3)}),
-      probe_(patroni::RestClientConfig{.timeout = kMemberProbeTimeout}) {}
+      probe_(patroni::RestClientConfig{.timeout = kMemberProbeTimeout}),
+      backoff_(clock) {}
 
 void PostgresClusterReconciler::FollowDcsLeaders(LeaderWatchSource::Enqueue enqueue) {
   leader_watch_ = std::make_unique<LeaderWatchSource>(std::move(enqueue));
@@ -70,7 +71,7 @@ PostgresClusterReconciler::ObserveDcsAndCredentials(const runtime::Request& req,
                           LeaderWatchTargetFor(ctx.cluster, dcs, SecretValueFrom(cache_, req.ns)));
   }
   // TLS first: the connection Secrets carry its CA.
-  absl::StatusOr<TlsState> tls = EnsureTls(ctx, absl::Now(), cert_memo_, client_certs_);
+  absl::StatusOr<TlsState> tls = EnsureTls(ctx, cert_memo_, client_certs_);
   if (!tls.ok()) {
     if (absl::IsFailedPrecondition(tls.status())) {
       recorder_.Warning(ctx.stored, "TLSNotReady", std::string(tls.status().message()));
@@ -83,7 +84,8 @@ PostgresClusterReconciler::ObserveDcsAndCredentials(const runtime::Request& req,
   if (absl::Status s = EnsureCredentials(ctx, tls->ca_pem); !s.ok()) return s;
   if (absl::Status s = EnsurePgBackRestClient(ctx); !s.ok()) return s;
   // clusterRef with etcd auth: the pods' own etcd user (etcd_user.h).
-  absl::Status s = etcd_access_.Ensure(client_, cache_, recorder_, ctx.stored, ctx.cluster, dcs);
+  absl::Status s =
+      etcd_access_.Ensure(client_, cache_, recorder_, ctx.stored, ctx.cluster, dcs, ctx.now);
   if (!s.ok()) return s;
   return Prepared{std::move(dcs), *std::move(tls)};
 }
@@ -92,7 +94,7 @@ std::optional<absl::Duration> PostgresClusterReconciler::ReloadAfterRenewal(cons
                                                                             const Members& members,
                                                                             const TlsState& tls) {
   const std::string key = ctx.n.ns + "/" + ctx.n.cluster;
-  const absl::Time now = absl::Now();
+  const absl::Time now = ctx.now;
   std::optional<absl::Duration> wait;
   if (tls.renew_at.has_value()) wait = std::max(*tls.renew_at - now, absl::Seconds(1));
   absl::Time until;
@@ -129,6 +131,17 @@ void WaitAtMost(Result& wait, absl::Duration also) {
   }
 }
 
+// The in-place restore planned at `now` (restore.h) into `cluster`'s
+// status; what it decided is evented on `stored`.
+void PlanRestoreInto(PostgresCluster& cluster, absl::Time now, runtime::EventRecorder& recorder,
+                     const Json& stored) {
+  const RestorePlan restore = PlanRestore(cluster, now);
+  cluster.status.restore = restore.status;
+  if (!restore.ignored.empty()) recorder.Warning(stored, "RestoreNotEnabled", restore.ignored);
+  if (restore.started) recorder.Normal(stored, "RestoreStarted", restore.status->message);
+  if (restore.refused) recorder.Warning(stored, "RestoreRefused", restore.status->message);
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<absl::Duration>> PostgresClusterReconciler::ScheduledBackupsPhase(
@@ -143,7 +156,7 @@ absl::StatusOr<std::optional<absl::Duration>> PostgresClusterReconciler::Schedul
   }
   // None while an in-place restore brings the members back.
   if (RestoreIn(ctx.cluster, api::kRestoreRestoring)) return std::nullopt;
-  return ScheduleBackups(ctx, absl::Now());
+  return ScheduleBackups(ctx, ctx.now);
 }
 
 std::optional<absl::StatusOr<Result>> PostgresClusterReconciler::HoldForRestore(
@@ -196,7 +209,7 @@ void PostgresClusterReconciler::FinishRestore(const runtime::Request& req, const
                                               const std::string& primary) {
   api::PgBackRestRestoreStatus& state = *cluster.status.restore;
   state.phase = api::kRestoreSucceeded;
-  state.finished_at = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+  state.finished_at = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", ctx.now, absl::UTCTimeZone());
   state.message = absl::StrCat("primary ", primary, " serves the restored data");
   recorder_.Normal(ctx.stored, "RestoreSucceeded",
                    absl::StrCat("in-place restore ", state.id, ": ", state.message));
@@ -244,12 +257,15 @@ absl::StatusOr<std::string> PostgresClusterReconciler::ActOnMembers(const Phase&
 
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
   controllers::ReconcileLogScope log("postgrescluster", req);
+  const absl::Time now = clock_.Now();  // once: every decision below is made at this time
   ObjectPtr stored = cache_.Get(kPostgresClusters, req.ns, req.name);
   if (stored == nullptr) {
     Forget(req);
     return Result{};
   }
-  if ((*stored)["metadata"].contains("deletionTimestamp")) return ReconcileDeletion(req, *stored);
+  if ((*stored)["metadata"].contains("deletionTimestamp")) {
+    return ReconcileDeletion(req, *stored, now);
+  }
   absl::StatusOr<PostgresCluster> cluster = api::ParsePostgresCluster(*stored);  // parse
   if (!cluster.ok()) {
     recorder_.Warning(*stored, "InvalidSpec", std::string(cluster.status().message()));
@@ -271,16 +287,12 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   }
   // The DCS-cleanup finalizer (added with an etcd DCS, removed without).
   absl::StatusOr<absl::Duration> finalizer = ReconcileFinalizer(
-      client_, cache_, recorder_, *stored, *cluster, [] { return absl::ZeroDuration(); });
+      client_, cache_, recorder_, *stored, *cluster, now, [] { return absl::ZeroDuration(); });
   if (!finalizer.ok()) return finalizer.status();
   // An in-place restore (restore.h): a new trigger starts one; the builders
   // and the status read its phase from the status.
-  const RestorePlan restore = PlanRestore(*cluster, absl::Now());
-  cluster->status.restore = restore.status;
-  if (!restore.ignored.empty()) recorder_.Warning(*stored, "RestoreNotEnabled", restore.ignored);
-  if (restore.started) recorder_.Normal(*stored, "RestoreStarted", restore.status->message);
-  if (restore.refused) recorder_.Warning(*stored, "RestoreRefused", restore.status->message);
-  Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster), operator_peer_};
+  PlanRestoreInto(*cluster, now, recorder_, *stored);
+  Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster), operator_peer_, now};
   // Observe the DCS; act on what Kubernetes holds.
   absl::StatusOr<Prepared> prepared = ObserveDcsAndCredentials(req, ctx);
   if (!prepared.ok()) return prepared.status();
@@ -306,7 +318,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (!problem.ok()) return problem.status();
   if (problem->empty()) *problem = std::string(refused.message());
   const std::optional<api::PostgresSwitchoverStatus> switchover =
-      Switchover(*cluster, members, rest_, ctx.rest_auth, recorder_, *stored);
+      Switchover(*cluster, members, rest_, ctx.rest_auth, recorder_, *stored, now);
   // Status last, only when it changed; then wait.
   std::optional<std::vector<api::PgBackRestRepoStatus>> backups;
   if (scheduled_backups_) backups = SummarizeBackups(*cluster, FinishedBackupsOf(ctx));

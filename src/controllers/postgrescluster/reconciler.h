@@ -47,6 +47,7 @@
 #include <string>
 
 #include "absl/synchronization/mutex.h"
+#include "src/base/clock.h"
 #include "src/controllers/common/resources.h"
 #include "src/controllers/common/wait.h"
 #include "src/controllers/postgrescluster/ensure_tls.h"
@@ -94,8 +95,12 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   // Set by WatchScheduledBackups: PostgresBackups are cached and watched.
   void EnableScheduledBackups() { scheduled_backups_ = true; }
 
+  // `clock`: the time of every decision (certificate renewal, the DCS
+  // cleanup's deadline, backup schedules, backoffs); tests advance a
+  // FakeClock instead of waiting. It must outlive the reconciler.
   PostgresClusterReconciler(kube::Client& client, runtime::Cache& cache,
-                            runtime::EventRecorder& recorder, MemberUrlFunc member_url = nullptr);
+                            runtime::EventRecorder& recorder, MemberUrlFunc member_url = nullptr,
+                            Clock& clock = RealClock());
   absl::StatusOr<runtime::Result> Reconcile(const runtime::Request& request) override;
 
   // Wakes a cluster's reconcile (through `enqueue`) when its etcd DCS leader
@@ -115,7 +120,7 @@ class PostgresClusterReconciler : public runtime::Reconciler {
  private:
   bool scheduled_backups_ = false;
   absl::StatusOr<runtime::Result> ReconcileDeletion(const runtime::Request& req,
-                                                    const nlohmann::json& stored);
+                                                    const nlohmann::json& stored, absl::Time now);
   // Drops what is kept for an object that is gone or going.
   void Forget(const runtime::Request& req);
   // Scheduled backups (backup_schedule.h) when the PostgresBackup resource is
@@ -172,6 +177,7 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   kube::Client& client_;
   runtime::Cache& cache_;
   runtime::EventRecorder& recorder_;
+  Clock& clock_;
   MemberUrlFunc member_url_;
   patroni::RestClient rest_;       // switchovers, failovers
   patroni::RestClient probe_;      // the members' roles: short timeouts

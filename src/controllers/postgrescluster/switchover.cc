@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/time/clock.h"
 #include "api/postgrescluster.h"
 #include "src/base/failpoint.h"
 #include "src/base/logging.h"
@@ -59,9 +58,12 @@ std::string SwitchoverBlocker(const Members& members, const std::string& target)
   return "waiting for a member other than the primary to run as a replica";
 }
 
-std::optional<api::PostgresSwitchoverStatus> Switchover(
-    const PostgresCluster& cluster, const Members& members, patroni::RestClient& rest,
-    const patroni::BasicAuth& auth, runtime::EventRecorder& recorder, const Json& stored) {
+std::optional<api::PostgresSwitchoverStatus> Switchover(const PostgresCluster& cluster,
+                                                        const Members& members,
+                                                        patroni::RestClient& rest,
+                                                        const patroni::BasicAuth& auth,
+                                                        runtime::EventRecorder& recorder,
+                                                        const Json& stored, absl::Time now) {
   const std::string trigger = NewSwitchoverTrigger(cluster);
   if (trigger.empty()) return std::nullopt;
   const api::PostgresSwitchoverSpec& spec = cluster.spec.patroni.switchover;
@@ -71,7 +73,7 @@ std::optional<api::PostgresSwitchoverStatus> Switchover(
                                        .type = type,
                                        .from = members.primary,
                                        .to = target,
-                                       .time = runtime::Rfc3339(absl::Now())};
+                                       .time = runtime::Rfc3339(now)};
   // Logged at info as well as evented, like the etcd membership steps.
   ScopedLogFields fields({{"trigger", trigger},
                           {"switchoverType", type},

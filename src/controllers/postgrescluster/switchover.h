@@ -35,10 +35,13 @@ std::string SwitchoverBlocker(const Members& members, const std::string& target)
 
 // Handles a new switchover trigger; returns the status record, or nullopt
 // when there is nothing to record now (no primary to move from yet, or the
-// candidate is not ready: SwitchoverBlocker).
-std::optional<api::PostgresSwitchoverStatus> Switchover(
-    const PostgresCluster& cluster, const Members& members, patroni::RestClient& rest,
-    const patroni::BasicAuth& auth, runtime::EventRecorder& recorder, const Json& stored);
+// candidate is not ready: SwitchoverBlocker). The record's time is `now`.
+std::optional<api::PostgresSwitchoverStatus> Switchover(const PostgresCluster& cluster,
+                                                        const Members& members,
+                                                        patroni::RestClient& rest,
+                                                        const patroni::BasicAuth& auth,
+                                                        runtime::EventRecorder& recorder,
+                                                        const Json& stored, absl::Time now);
 
 }  // namespace quorum::postgrescluster
 

@@ -60,7 +60,7 @@ absl::StatusOr<runtime::CertKeyPair> OperatorClientCerts::For(const std::string&
     }
   }
   absl::StatusOr<runtime::CertKeyPair> cert =
-      runtime::GenerateClientCert(ca, "quorum-operator", kOperatorClientValidity);
+      runtime::GenerateClientCert(ca, "quorum-operator", kOperatorClientValidity, now);
   if (!cert.ok()) return cert.status();
   absl::StatusOr<absl::Time> not_after = runtime::CertificateNotAfter(cert->cert_pem);
   if (!not_after.ok()) return not_after.status();

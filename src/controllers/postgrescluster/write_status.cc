@@ -1,6 +1,5 @@
 #include "src/controllers/postgrescluster/write_status.h"
 
-#include "absl/time/clock.h"
 #include "api/postgrescluster.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/controllers/postgrescluster/status.h"
@@ -67,7 +66,7 @@ absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members
                                                .storage = storage,
                                                .statefulset_written = applied.statefulset_written,
                                                .backup_repos = backups,
-                                               .now = absl::Now()}));
+                                               .now = p.now}));
   const Json old = p.stored.value("status", Json::object());
   if (runtime::IsSubset(status, old) && runtime::IsSubset(old, status)) return absl::OkStatus();
   auto wrote = p.client.ApplyStatus(

@@ -109,8 +109,9 @@ class PostgresTlsTest : public testenv::IntegrationTest {
   }
 
   runtime::CertKeyPair Issue(absl::Duration validity) {
-    absl::StatusOr<runtime::CertKeyPair> c = runtime::GenerateMemberCert(
-        ca_, "quorum-postgres", ServerCertDnsNames(Cluster()), {"127.0.0.1"}, validity);
+    absl::StatusOr<runtime::CertKeyPair> c =
+        runtime::GenerateMemberCert(ca_, "quorum-postgres", ServerCertDnsNames(Cluster()),
+                                    {"127.0.0.1"}, validity, absl::Now());
     EXPECT_TRUE(c.ok()) << c.status();
     return *c;
   }
@@ -196,7 +197,7 @@ TEST_F(PostgresTlsTest, VerifyFullTlsOnlyReplicationOverTlsRotationAndRestApiAut
   ports_ = FreePorts(2 * kMembers);
 
   absl::StatusOr<runtime::CertKeyPair> ca =
-      runtime::GenerateCA(CaCommonName(Cluster()), kClusterCaValidity);
+      runtime::GenerateCA(CaCommonName(Cluster()), kClusterCaValidity, absl::Now());
   ASSERT_TRUE(ca.ok());
   ca_ = *ca;
   OperatorClientCerts client_certs;
@@ -273,7 +274,8 @@ TEST_F(PostgresTlsTest, VerifyFullTlsOnlyReplicationOverTlsRotationAndRestApiAut
   // member's address and checks its pod DNS name and the cluster's CA.
   ASSERT_TRUE(rest.GetPatroni(Member(primary)).ok());
   EXPECT_EQ(Member(primary).tls_server_name, absl::StrCat(Pod(primary), ".pg-pods.", ns(), ".svc"));
-  absl::StatusOr<runtime::CertKeyPair> other_ca = runtime::GenerateCA("another CA", absl::Hours(1));
+  absl::StatusOr<runtime::CertKeyPair> other_ca =
+      runtime::GenerateCA("another CA", absl::Hours(1), absl::Now());
   ASSERT_TRUE(other_ca.ok());
   patroni::Endpoint wrong_ca = Member(primary);
   wrong_ca.ca_pem = other_ca->cert_pem;
@@ -334,7 +336,7 @@ TEST_F(PostgresTlsTest, VerifyFullTlsOnlyReplicationOverTlsRotationAndRestApiAut
       << rejected.status();
   PostgresTarget other_ca_target = sql_target;
   absl::StatusOr<runtime::CertKeyPair> sql_other_ca =
-      runtime::GenerateCA("not ours", absl::Hours(1));
+      runtime::GenerateCA("not ours", absl::Hours(1), absl::Now());
   ASSERT_TRUE(sql_other_ca.ok());
   other_ca_target.ca_pem = sql_other_ca->cert_pem;
   absl::Status distrusted_sql = EnsureUsers(other_ca_target, app);
@@ -415,10 +417,10 @@ TEST_F(PostgresTlsTest, VerifyFullTlsOnlyReplicationOverTlsRotationAndRestApiAut
   std::printf("reload with credentials but no client certificate: %s\n",
               certless.ToString().c_str());
   absl::StatusOr<runtime::CertKeyPair> stranger_ca =
-      runtime::GenerateCA("stranger", absl::Hours(1));
+      runtime::GenerateCA("stranger", absl::Hours(1), absl::Now());
   ASSERT_TRUE(stranger_ca.ok());
   absl::StatusOr<runtime::CertKeyPair> stranger =
-      runtime::GenerateClientCert(*stranger_ca, "stranger", absl::Hours(1));
+      runtime::GenerateClientCert(*stranger_ca, "stranger", absl::Hours(1), absl::Now());
   ASSERT_TRUE(stranger.ok());
   patroni::Endpoint foreign = Member(primary);
   foreign.client_cert_pem = stranger->cert_pem;

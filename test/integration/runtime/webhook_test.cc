@@ -178,9 +178,9 @@ class WebhookTest : public testenv::IntegrationTest {
 };
 
 TEST_F(WebhookTest, ApiServerCallsTheValidatingWebhookAndItsDenialReachesTheClient) {
-  auto ca = GenerateCA("webhook-it-ca", absl::Hours(1));
+  auto ca = GenerateCA("webhook-it-ca", absl::Hours(1), absl::Now());
   ASSERT_TRUE(ca.ok()) << ca.status();
-  auto serving = GenerateServingCert(*ca, "", {}, {"127.0.0.1"}, absl::Hours(1));
+  auto serving = GenerateServingCert(*ca, "", {}, {"127.0.0.1"}, absl::Hours(1), absl::Now());
   ASSERT_TRUE(serving.ok()) << serving.status();
   std::ofstream(dir_ + "/tls.crt") << serving->cert_pem;
   std::ofstream(dir_ + "/tls.key") << serving->key_pem;
@@ -222,7 +222,7 @@ TEST_F(WebhookTest, SelfManagedCertificatesNeedNoManualStepAndSettleWithNoWrites
                                        .dns_names = {"webhook.test.svc"},
                                        .ip_addresses = {"127.0.0.1"},
                                        .validating_configurations = {config_name}};
-  absl::Status ensured = EnsureWebhookCertificates(client(), options);
+  absl::Status ensured = EnsureWebhookCertificates(client(), options, absl::Now());
   ASSERT_TRUE(ensured.ok()) << ensured;
 
   WebhookServer server({.bind_address = "127.0.0.1",
@@ -244,7 +244,7 @@ TEST_F(WebhookTest, SelfManagedCertificatesNeedNoManualStepAndSettleWithNoWrites
   EXPECT_EQ((*config)["webhooks"][0]["clientConfig"]["caBundle"], absl::Base64Escape(ca_pem));
   const std::string cert_before = ReadFile(options.cert_dir + "/tls.crt");
 
-  ensured = EnsureWebhookCertificates(client(), options);
+  ensured = EnsureWebhookCertificates(client(), options, absl::Now());
   ASSERT_TRUE(ensured.ok()) << ensured;
   auto secret_after = client().Get(kSecrets, ns(), "webhook-certs");
   auto config_after = client().Get(kValidating, "", config_name);
@@ -259,12 +259,12 @@ TEST_F(WebhookTest, CertificatesLackingARequestedNameAreReissued) {
                                  .secret_name = "webhook-certs",
                                  .cert_dir = dir_,
                                  .dns_names = {"old.test.svc"}};
-  ASSERT_TRUE(EnsureWebhookCertificates(client(), options).ok());
+  ASSERT_TRUE(EnsureWebhookCertificates(client(), options, absl::Now()).ok());
   auto first = client().Get(kSecrets, ns(), "webhook-certs");
   ASSERT_TRUE(first.ok());
 
   options.dns_names = {"new.test.svc"};
-  absl::Status s = EnsureWebhookCertificates(client(), options);
+  absl::Status s = EnsureWebhookCertificates(client(), options, absl::Now());
   ASSERT_TRUE(s.ok()) << s;
   auto second = client().Get(kSecrets, ns(), "webhook-certs");
   ASSERT_TRUE(second.ok());
@@ -274,6 +274,8 @@ TEST_F(WebhookTest, CertificatesLackingARequestedNameAreReissued) {
   EXPECT_EQ(info->dns_names, std::vector<std::string>{"new.test.svc"});
 }
 
+// The renewal is judged at the time the caller passes: the test moves that
+// time into the renewal window instead of waiting for it.
 TEST_F(WebhookTest, ExpiringCertificatesAreRenewedAndTheCaBundleFollows) {
   const std::string config_name = ns() + "-renew";
   CreateConfiguration(kValidating,
@@ -284,21 +286,30 @@ TEST_F(WebhookTest, ExpiringCertificatesAreRenewedAndTheCaBundleFollows) {
                                  .cert_dir = dir_,
                                  .ip_addresses = {"127.0.0.1"},
                                  .validating_configurations = {config_name},
-                                 .validity = absl::Hours(2),
-                                 .renew_before = absl::Hours(1)};
-  ASSERT_TRUE(EnsureWebhookCertificates(client(), options).ok());
+                                 .validity = absl::Hours(48),
+                                 .renew_before = absl::Hours(3)};
+  const absl::Time issued = absl::Now();
+  ASSERT_TRUE(EnsureWebhookCertificates(client(), options, issued).ok());
   const std::string first_ca = ReadFile(dir_ + "/ca.crt");
+  auto first = client().Get(kSecrets, ns(), "webhook-certs");
+  ASSERT_TRUE(first.ok());
 
-  // Now two hours is within the renewal window.
-  options.validity = absl::Hours(48);
-  options.renew_before = absl::Hours(3);
-  absl::Status s = EnsureWebhookCertificates(client(), options);
+  // Four hours before the expiry: still good, nothing is written.
+  ASSERT_TRUE(EnsureWebhookCertificates(client(), options, issued + absl::Hours(44)).ok());
+  auto kept = client().Get(kSecrets, ns(), "webhook-certs");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(Rv(*kept), Rv(*first));
+  EXPECT_EQ(ReadFile(dir_ + "/ca.crt"), first_ca);
+
+  // Two hours before: within the renewal window.
+  const absl::Time later = issued + absl::Hours(46);
+  absl::Status s = EnsureWebhookCertificates(client(), options, later);
   ASSERT_TRUE(s.ok()) << s;
   const std::string second_ca = ReadFile(dir_ + "/ca.crt");
   EXPECT_NE(second_ca, first_ca);
   auto expiry = CertificateNotAfter(ReadFile(dir_ + "/tls.crt"));
   ASSERT_TRUE(expiry.ok()) << expiry.status();
-  EXPECT_GT(*expiry, absl::Now() + absl::Hours(47));
+  EXPECT_GT(*expiry, later + absl::Hours(47));
   auto config = client().Get(kValidating, "", config_name);
   ASSERT_TRUE(config.ok()) << config.status();
   EXPECT_EQ((*config)["webhooks"][0]["clientConfig"]["caBundle"], absl::Base64Escape(second_ca));
@@ -320,7 +331,8 @@ TEST_F(WebhookTest, ReplicasRacingToCreateTheSecretAgreeOnOneCertificate) {
                                              {.secret_namespace = ns(),
                                               .secret_name = "webhook-certs",
                                               .cert_dir = dir_ + "/replica-" + std::to_string(i),
-                                              .ip_addresses = {"127.0.0.1"}});
+                                              .ip_addresses = {"127.0.0.1"}},
+                                             absl::Now());
     });
   }
   for (std::thread& t : threads) t.join();
@@ -339,20 +351,22 @@ TEST_F(WebhookTest, ReplicasRacingToCreateTheSecretAgreeOnOneCertificate) {
 
 TEST_F(WebhookTest, AMissingConfigurationIsNotFoundNamingIt) {
   const std::string missing = ns() + "-absent";
-  absl::Status s = EnsureWebhookCertificates(client(), {.secret_namespace = ns(),
-                                                        .secret_name = "webhook-certs",
-                                                        .cert_dir = dir_,
-                                                        .ip_addresses = {"127.0.0.1"},
-                                                        .mutating_configurations = {missing}});
+  absl::Status s = EnsureWebhookCertificates(client(),
+                                             {.secret_namespace = ns(),
+                                              .secret_name = "webhook-certs",
+                                              .cert_dir = dir_,
+                                              .ip_addresses = {"127.0.0.1"},
+                                              .mutating_configurations = {missing}},
+                                             absl::Now());
   EXPECT_TRUE(absl::IsNotFound(s)) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), missing)) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "MutatingWebhookConfiguration")) << s;
 }
 
 TEST_F(WebhookTest, MutatingWebhookPatchShowsUpOnTheCreatedObject) {
-  auto ca = GenerateCA("webhook-it-ca", absl::Hours(1));
+  auto ca = GenerateCA("webhook-it-ca", absl::Hours(1), absl::Now());
   ASSERT_TRUE(ca.ok()) << ca.status();
-  auto serving = GenerateServingCert(*ca, "", {}, {"127.0.0.1"}, absl::Hours(1));
+  auto serving = GenerateServingCert(*ca, "", {}, {"127.0.0.1"}, absl::Hours(1), absl::Now());
   ASSERT_TRUE(serving.ok()) << serving.status();
   std::ofstream(dir_ + "/tls.crt") << serving->cert_pem;
   std::ofstream(dir_ + "/tls.key") << serving->key_pem;

@@ -64,9 +64,10 @@ class PostgresBackupWebhookTest : public testenv::IntegrationTest {
   }
 
   void StartWebhook() {
-    auto ca = runtime::GenerateCA("pgbackup-webhook-it-ca", absl::Hours(1));
+    auto ca = runtime::GenerateCA("pgbackup-webhook-it-ca", absl::Hours(1), absl::Now());
     ASSERT_TRUE(ca.ok()) << ca.status();
-    auto serving = runtime::GenerateServingCert(*ca, "", {}, {"127.0.0.1"}, absl::Hours(1));
+    auto serving =
+        runtime::GenerateServingCert(*ca, "", {}, {"127.0.0.1"}, absl::Hours(1), absl::Now());
     ASSERT_TRUE(serving.ok()) << serving.status();
     std::ofstream(dir_ + "/tls.crt") << serving->cert_pem;
     std::ofstream(dir_ + "/tls.key") << serving->key_pem;

@@ -99,9 +99,10 @@ class PostgresClusterWebhookTest : public testenv::IntegrationTest {
   }
 
   void StartWebhooks() {
-    auto ca = runtime::GenerateCA("pg-webhook-it-ca", absl::Hours(1));
+    auto ca = runtime::GenerateCA("pg-webhook-it-ca", absl::Hours(1), absl::Now());
     ASSERT_TRUE(ca.ok()) << ca.status();
-    auto serving = runtime::GenerateServingCert(*ca, "", {}, {"127.0.0.1"}, absl::Hours(1));
+    auto serving =
+        runtime::GenerateServingCert(*ca, "", {}, {"127.0.0.1"}, absl::Hours(1), absl::Now());
     ASSERT_TRUE(serving.ok()) << serving.status();
     std::ofstream(dir_ + "/tls.crt") << serving->cert_pem;
     std::ofstream(dir_ + "/tls.key") << serving->key_pem;

@@ -41,7 +41,7 @@ int VerifyWithOpenSsl(const std::string& leaf, const std::string& ca, const char
 class CertsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto ca = GenerateCA("test-ca", absl::Hours(48));
+    auto ca = GenerateCA("test-ca", absl::Hours(48), absl::Now());
     ASSERT_TRUE(ca.ok()) << ca.status();
     ca_ = *ca;
   }
@@ -50,7 +50,7 @@ class CertsTest : public ::testing::Test {
 
 TEST_F(CertsTest, ServingCertificateChainsToTheCaForItsNamesOnly) {
   auto serving = GenerateServingCert(ca_, "webhook", {"webhook.ns.svc", "localhost"},
-                                     {"127.0.0.1", "::1"}, absl::Hours(24));
+                                     {"127.0.0.1", "::1"}, absl::Hours(24), absl::Now());
   ASSERT_TRUE(serving.ok()) << serving.status();
   EXPECT_EQ(VerifyWithOpenSsl(serving->cert_pem, ca_.cert_pem, "webhook.ns.svc", nullptr),
             X509_V_OK);
@@ -68,7 +68,7 @@ TEST_F(CertsTest, ServingCertificateChainsToTheCaForItsNamesOnly) {
 // Issue 15.3: the database pods' etcd client certificate has no CommonName
 // (etcd's JSON gateway refuses one with auth on) and is for clients only.
 TEST_F(CertsTest, ClientCertificateHasNoCommonNameAndChainsToTheCa) {
-  auto client = GenerateClientCert(ca_, "quorum-postgres", absl::Hours(24));
+  auto client = GenerateClientCert(ca_, "quorum-postgres", absl::Hours(24), absl::Now());
   ASSERT_TRUE(client.ok()) << client.status();
   auto info = InspectCertificate(client->cert_pem);
   ASSERT_TRUE(info.ok());
@@ -79,18 +79,20 @@ TEST_F(CertsTest, ClientCertificateHasNoCommonNameAndChainsToTheCa) {
   EXPECT_EQ(VerifyWithOpenSsl(client->cert_pem, ca_.cert_pem, nullptr, nullptr),
             X509_V_ERR_INVALID_PURPOSE)
       << "not a serving certificate";
-  auto other = GenerateCA("other-ca", absl::Hours(48));
+  auto other = GenerateCA("other-ca", absl::Hours(48), absl::Now());
   ASSERT_TRUE(other.ok());
-  EXPECT_EQ(GenerateClientCert({ca_.cert_pem, other->key_pem}, "o", absl::Hours(1)).status().code(),
+  EXPECT_EQ(GenerateClientCert({ca_.cert_pem, other->key_pem}, "o", absl::Hours(1), absl::Now())
+                .status()
+                .code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(GenerateClientCert(ca_, "", absl::Hours(1)).status().code(),
+  EXPECT_EQ(GenerateClientCert(ca_, "", absl::Hours(1), absl::Now()).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(CertsTest, AnotherCaDoesNotVerifyTheCertificate) {
-  auto other = GenerateCA("other-ca", absl::Hours(48));
+  auto other = GenerateCA("other-ca", absl::Hours(48), absl::Now());
   ASSERT_TRUE(other.ok());
-  auto serving = GenerateServingCert(ca_, "w", {"w"}, {}, absl::Hours(1));
+  auto serving = GenerateServingCert(ca_, "w", {"w"}, {}, absl::Hours(1), absl::Now());
   ASSERT_TRUE(serving.ok());
   EXPECT_NE(VerifyWithOpenSsl(serving->cert_pem, other->cert_pem, nullptr, nullptr), X509_V_OK);
   absl::Status s = VerifyCertificate(serving->cert_pem, other->cert_pem, absl::Now());
@@ -100,7 +102,8 @@ TEST_F(CertsTest, AnotherCaDoesNotVerifyTheCertificate) {
 }
 
 TEST_F(CertsTest, InspectReportsNamesSerialAndCaFlag) {
-  auto serving = GenerateServingCert(ca_, "", {"a.example"}, {"127.0.0.1"}, absl::Hours(1));
+  auto serving =
+      GenerateServingCert(ca_, "", {"a.example"}, {"127.0.0.1"}, absl::Hours(1), absl::Now());
   ASSERT_TRUE(serving.ok());
   auto info = InspectCertificate(serving->cert_pem);
   ASSERT_TRUE(info.ok()) << info.status();
@@ -117,13 +120,31 @@ TEST_F(CertsTest, InspectReportsNamesSerialAndCaFlag) {
   EXPECT_NE(ca_info->serial_hex, info->serial_hex);
 }
 
+// The caller's time, not the wall clock's, places a certificate's validity:
+// issued at a time ten years ahead, it starts an hour before that time.
+TEST(CertsIssueTimeTest, ValidityIsPlacedAtTheTimeGiven) {
+  const absl::Time at =
+      absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now())) + absl::Hours(24 * 365 * 10);
+  auto ca = GenerateCA("future-ca", absl::Hours(48), at);
+  ASSERT_TRUE(ca.ok()) << ca.status();
+  auto leaf = GenerateClientCert(*ca, "o", absl::Hours(24), at);
+  ASSERT_TRUE(leaf.ok()) << leaf.status();
+  auto info = InspectCertificate(leaf->cert_pem);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->not_before, at - absl::Hours(1));
+  EXPECT_EQ(info->not_after, at + absl::Hours(24));
+  EXPECT_TRUE(VerifyCertificate(leaf->cert_pem, ca->cert_pem, at).ok());
+  EXPECT_FALSE(VerifyCertificate(leaf->cert_pem, ca->cert_pem, absl::Now()).ok())
+      << "not yet valid at the wall clock's time";
+}
+
 TEST_F(CertsTest, ExpiryFollowsTheValidityAndNeverOutlivesTheCa) {
   const absl::Time now = absl::Now();
   auto ca_expiry = CertificateNotAfter(ca_.cert_pem);
   ASSERT_TRUE(ca_expiry.ok()) << ca_expiry.status();
   EXPECT_LE(absl::AbsDuration(*ca_expiry - (now + absl::Hours(48))), absl::Minutes(1));
 
-  auto day = GenerateServingCert(ca_, "w", {"w"}, {}, absl::Hours(24));
+  auto day = GenerateServingCert(ca_, "w", {"w"}, {}, absl::Hours(24), absl::Now());
   ASSERT_TRUE(day.ok());
   auto day_expiry = CertificateNotAfter(day->cert_pem);
   ASSERT_TRUE(day_expiry.ok());
@@ -132,7 +153,7 @@ TEST_F(CertsTest, ExpiryFollowsTheValidityAndNeverOutlivesTheCa) {
   ASSERT_TRUE(info.ok());
   EXPECT_LT(info->not_before, now);  // back-dated for clock skew
 
-  auto long_lived = GenerateServingCert(ca_, "w", {"w"}, {}, absl::Hours(24 * 365));
+  auto long_lived = GenerateServingCert(ca_, "w", {"w"}, {}, absl::Hours(24 * 365), absl::Now());
   ASSERT_TRUE(long_lived.ok());
   EXPECT_EQ(*CertificateNotAfter(long_lived->cert_pem), *ca_expiry);
 
@@ -145,22 +166,29 @@ TEST_F(CertsTest, ExpiryFollowsTheValidityAndNeverOutlivesTheCa) {
 }
 
 TEST_F(CertsTest, BadInputIsInvalidArgument) {
-  EXPECT_EQ(GenerateCA("", absl::Hours(1)).status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(GenerateCA("ca", absl::ZeroDuration()).status().code(),
+  EXPECT_EQ(GenerateCA("", absl::Hours(1), absl::Now()).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(GenerateServingCert(ca_, "w", {}, {}, absl::Hours(1)).status().code(),
+  EXPECT_EQ(GenerateCA("ca", absl::ZeroDuration(), absl::Now()).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(GenerateServingCert(ca_, "w", {}, {"300.1.1.1"}, absl::Hours(1)).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(GenerateServingCert(ca_, "w", {"a,DNS:evil"}, {}, absl::Hours(1)).status().code(),
+  EXPECT_EQ(GenerateServingCert(ca_, "w", {}, {}, absl::Hours(1), absl::Now()).status().code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(
-      GenerateServingCert({"garbage", ca_.key_pem}, "w", {"w"}, {}, absl::Hours(1)).status().code(),
+      GenerateServingCert(ca_, "w", {}, {"300.1.1.1"}, absl::Hours(1), absl::Now()).status().code(),
       absl::StatusCode::kInvalidArgument);
-  auto other = GenerateCA("other", absl::Hours(1));
+  EXPECT_EQ(GenerateServingCert(ca_, "w", {"a,DNS:evil"}, {}, absl::Hours(1), absl::Now())
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      GenerateServingCert({"garbage", ca_.key_pem}, "w", {"w"}, {}, absl::Hours(1), absl::Now())
+          .status()
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  auto other = GenerateCA("other", absl::Hours(1), absl::Now());
   ASSERT_TRUE(other.ok());
-  absl::Status mismatch =
-      GenerateServingCert({ca_.cert_pem, other->key_pem}, "w", {"w"}, {}, absl::Hours(1)).status();
+  absl::Status mismatch = GenerateServingCert({ca_.cert_pem, other->key_pem}, "w", {"w"}, {},
+                                              absl::Hours(1), absl::Now())
+                              .status();
   EXPECT_EQ(mismatch.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(mismatch.message().find("PRIVATE KEY"), absl::string_view::npos);
   EXPECT_EQ(CertificateNotAfter("not a pem").status().code(), absl::StatusCode::kInvalidArgument);

@@ -115,7 +115,7 @@ class WebhookServerTest : public ::testing::Test {
     std::string tmpl = ::testing::TempDir() + "webhook-test-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
-    auto ca = GenerateCA("webhook-test-ca", absl::Hours(2));
+    auto ca = GenerateCA("webhook-test-ca", absl::Hours(2), absl::Now());
     ASSERT_TRUE(ca.ok()) << ca.status();
     ca_ = *ca;
     WriteFile("ca.crt", ca_.cert_pem);
@@ -135,7 +135,8 @@ class WebhookServerTest : public ::testing::Test {
   }
 
   CertKeyPair Issue(const std::string& cn) {
-    auto pair = GenerateServingCert(ca_, cn, {"localhost"}, {"127.0.0.1"}, absl::Hours(1));
+    auto pair =
+        GenerateServingCert(ca_, cn, {"localhost"}, {"127.0.0.1"}, absl::Hours(1), absl::Now());
     EXPECT_TRUE(pair.ok()) << pair.status();
     return pair.ok() ? *pair : CertKeyPair{};
   }

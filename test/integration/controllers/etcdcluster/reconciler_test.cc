@@ -9,6 +9,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -54,8 +56,8 @@ class EtcdClusterControllerTest : public testenv::IntegrationTest {
                                 .health_probe_bind_address = "0",
                                 // What the binary caches, so that these tests see what users run.
                                 .cache_scopes = controllers::CacheScopes()});
-    reconciler_ = std::make_unique<EtcdClusterReconciler>(*operator_client_, manager_->cache(),
-                                                          manager_->recorder());
+    reconciler_ = std::make_unique<EtcdClusterReconciler>(
+        *operator_client_, manager_->cache(), manager_->recorder(), nullptr, "", clock_);
     controller_ = &SetupEtcdClusterController(*manager_, *reconciler_, 2);
     runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
   }
@@ -84,6 +86,8 @@ class EtcdClusterControllerTest : public testenv::IntegrationTest {
     return false;
   }
 
+  // The reconciler's time: it stands still unless a test advances it.
+  FakeClock clock_{absl::Now()};
   std::unique_ptr<kube::Client> operator_client_;
   std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<EtcdClusterReconciler> reconciler_;
@@ -375,8 +379,9 @@ TEST_F(ManagedTlsTest, IssuesEveryCertificateAndRenewsInPlace) {
   // place, from the same CA.
   auto before = client().Get(kSecrets, ns(), "mtls-server-tls");
   const std::string uid = (*before)["metadata"]["uid"];
-  absl::StatusOr<runtime::CertKeyPair> wrong = runtime::GenerateMemberCert(
-      {server_ca, Data("mtls-server-ca", "ca.key")}, "x", {"wrong.example"}, {}, absl::Hours(1));
+  absl::StatusOr<runtime::CertKeyPair> wrong =
+      runtime::GenerateMemberCert({server_ca, Data("mtls-server-ca", "ca.key")}, "x",
+                                  {"wrong.example"}, {}, absl::Hours(1), absl::Now());
   ASSERT_TRUE(wrong.ok());
   (*before)["data"]["tls.crt"] = absl::Base64Escape(wrong->cert_pem);
   (*before)["data"]["tls.key"] = absl::Base64Escape(wrong->key_pem);
@@ -399,6 +404,52 @@ TEST_F(ManagedTlsTest, IssuesEveryCertificateAndRenewsInPlace) {
   EXPECT_FALSE(Exists("mtls-peer-ca"));
   EXPECT_TRUE(runtime::VerifyCertificate(Data("mtls-peer-tls", "tls.crt"), peer_ca, now).ok())
       << "the members' peer certificate is left alone";
+}
+
+// Renewal follows the reconciler's clock: moved to an hour before the
+// certificates expire, the next reconcile rewrites all three in place, from
+// the same CAs, with no wait for the time to come.
+TEST_F(ManagedTlsTest, CertificatesComingDueOnTheClockAreRenewedWithoutWaiting) {
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Managed("due")).ok());
+  const std::vector<std::string> leaves = {"due-peer-tls", "due-server-tls", "due-client-tls"};
+  ASSERT_TRUE(Eventually(
+      [&] { return std::all_of(leaves.begin(), leaves.end(), [&](auto& s) { return Exists(s); }); },
+      absl::Seconds(30)));
+  ASSERT_TRUE(
+      testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kEtcdClusters, ns(), "due"))
+      << "the controller kept writing";
+  std::map<std::string, runtime::CertificateInfo> before;
+  for (const std::string& s : leaves) {
+    absl::StatusOr<runtime::CertificateInfo> info = runtime::InspectCertificate(Data(s, "tls.crt"));
+    ASSERT_TRUE(info.ok()) << s;
+    before[s] = *info;
+  }
+  // A day before the renewal time nothing is due: a touch writes nothing.
+  const absl::Time expiry = before["due-server-tls"].not_after;
+  const absl::Time renewal = expiry - (expiry - before["due-server-tls"].not_before) / 3;
+  clock_.Advance(renewal - absl::Hours(24) - clock_.Now());
+  EXPECT_EQ(testenv::WritesOfATouch(client(), *manager_, *controller_, kEtcdClusters, ns(), "due"),
+            0.0);
+
+  clock_.Advance(expiry - absl::Hours(1) - clock_.Now());
+  ASSERT_TRUE(
+      testenv::WritesOfATouch(client(), *manager_, *controller_, kEtcdClusters, ns(), "due"));
+  for (const std::string& s : leaves) {
+    absl::StatusOr<runtime::CertificateInfo> now;
+    ASSERT_TRUE(Eventually(
+        [&] {
+          now = runtime::InspectCertificate(Data(s, "tls.crt"));
+          return now.ok() && now->serial_hex != before[s].serial_hex;
+        },
+        absl::Seconds(30)))
+        << s << " was not renewed";
+    EXPECT_GT(now->not_after, expiry) << s;
+  }
+  EXPECT_TRUE(runtime::VerifyCertificate(Data("due-server-tls", "tls.crt"),
+                                         Data("due-server-ca", "ca.crt"), clock_.Now())
+                  .ok())
+      << "from the same CA, valid at the clock's time";
+  EXPECT_TRUE(HasEvent("CertificateRenewed"));
 }
 
 TEST_F(ManagedTlsTest, NeverTakesOverASecretThatIsNotItsOwn) {

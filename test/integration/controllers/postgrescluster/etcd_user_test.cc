@@ -234,8 +234,8 @@ TEST_F(EtcdUserTest, EachClusterGetsAnEtcdUserLimitedToItsOwnKeys) {
   EXPECT_FALSE((*pod)->UserList().ok()) << "no auth administration";
 
   // --- A certificate that expires soon is rewritten in place (issue 34) ------------
-  absl::StatusOr<runtime::CertKeyPair> short_lived =
-      runtime::GenerateClientCert({tls.ca_pem, ca_key}, "quorum-postgres", absl::Minutes(10));
+  absl::StatusOr<runtime::CertKeyPair> short_lived = runtime::GenerateClientCert(
+      {tls.ca_pem, ca_key}, "quorum-postgres", absl::Minutes(10), absl::Now());
   ASSERT_TRUE(short_lived.ok());
   auto due = client().Get(kSecrets, ns(), "a-etcd-client");
   ASSERT_TRUE(due.ok());

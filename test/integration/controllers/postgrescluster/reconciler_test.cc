@@ -80,8 +80,8 @@ class PostgresClusterControllerTest : public testenv::IntegrationTest {
                                 .health_probe_bind_address = "0",
                                 // What the binary caches, so that these tests see what users run.
                                 .cache_scopes = controllers::CacheScopes()});
-    reconciler_ = std::make_unique<PostgresClusterReconciler>(*operator_client_, manager_->cache(),
-                                                              manager_->recorder());
+    reconciler_ = std::make_unique<PostgresClusterReconciler>(
+        *operator_client_, manager_->cache(), manager_->recorder(), nullptr, clock_);
     controller_ = &SetupPostgresClusterController(*manager_, *reconciler_, 2);
     runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
   }
@@ -149,6 +149,8 @@ class PostgresClusterControllerTest : public testenv::IntegrationTest {
     EXPECT_EQ(*writes, 0) << "a no-op reconcile must not write";
   }
 
+  // The reconciler's time: it stands still unless a test advances it.
+  FakeClock clock_{absl::Now()};
   std::unique_ptr<kube::Client> operator_client_;
   std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<PostgresClusterReconciler> reconciler_;
@@ -584,7 +586,7 @@ TEST_F(PostgresClusterControllerTest, IssuesTheServerCertificateAndRenewsItBefor
   // the same Secret, from the same CA.
   runtime::CertKeyPair ca_pair{ca_pem, Decoded(*ca, "ca.key")};
   absl::StatusOr<runtime::CertKeyPair> short_lived = runtime::GenerateServingCert(
-      ca_pair, "sec", info->dns_names, {"127.0.0.1"}, absl::Minutes(1));
+      ca_pair, "sec", info->dns_names, {"127.0.0.1"}, absl::Minutes(1), absl::Now());
   ASSERT_TRUE(short_lived.ok());
   Json near = *tls;
   near["data"]["tls.crt"] = absl::Base64Escape(short_lived->cert_pem);
@@ -817,6 +819,86 @@ TEST_F(PostgresClusterControllerTest, DeletingRemovesThePatroniKeysFromEtcd) {
   EXPECT_TRUE(Eventually(
       [&] { return absl::IsNotFound(client().Get(kPostgresClusters, ns(), "lost").status()); },
       absl::Seconds(30)));
+}
+
+// The cleanup's deadline runs on the reconciler's clock: moved past it, the
+// next reconcile gives up on an unreachable etcd, says which keys are left,
+// and lets the object go, with no ten-minute wait.
+TEST_F(PostgresClusterControllerTest, AnUnreachableDcsIsGivenUpAtTheDeadlineOnTheClock) {
+  Json lost = {{"dcs", {{"type", "etcd"}, {"etcd", {{"endpoints", {"http://127.0.0.1:1"}}}}}}};
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("gone", lost)).ok());
+  auto finalizers = [&] {
+    auto got = client().Get(kPostgresClusters, ns(), "gone");
+    return got.ok() ? (*got)["metadata"].value("finalizers", Json::array()) : Json::array();
+  };
+  ASSERT_TRUE(Eventually([&] { return finalizers().size() == 1; }, absl::Seconds(30)));
+  ASSERT_TRUE(client().Delete(kPostgresClusters, ns(), "gone").ok());
+  ASSERT_TRUE(
+      Eventually([&] { return HasWarning("DCSCleanupFailed", "gone"); }, absl::Seconds(30)));
+  EXPECT_TRUE(client().Get(kPostgresClusters, ns(), "gone").ok()) << "kept while it retries";
+  EXPECT_FALSE(HasWarning("DCSCleanupAbandoned", "gone"));
+
+  // To the deadline, counted from the API server's deletionTimestamp.
+  absl::StatusOr<Json> deleting = client().Get(kPostgresClusters, ns(), "gone");
+  ASSERT_TRUE(deleting.ok());
+  absl::Time deleted;
+  std::string err;
+  ASSERT_TRUE(absl::ParseTime(
+      absl::RFC3339_full, (*deleting)["metadata"].value("deletionTimestamp", ""), &deleted, &err))
+      << err;
+  clock_.Advance(deleted + kDcsCleanupDeadline - clock_.Now());
+  // Woken at once rather than at the end of the retry's backoff.
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "gone", kube::PatchType::kMerge,
+                         {{"metadata", {{"annotations", {{"example.com/touched", "deadline"}}}}}})
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [&] { return absl::IsNotFound(client().Get(kPostgresClusters, ns(), "gone").status()); },
+      absl::Seconds(30)));
+  EXPECT_TRUE(HasWarning("DCSCleanupAbandoned", "etcdctl del --prefix"));
+}
+
+// Renewal follows the reconciler's clock: a day before the renewal time a
+// touch writes nothing; an hour before the expiry the members' certificate
+// is rewritten in place from the same CA, with no wait for the time to come.
+TEST_F(PostgresClusterControllerTest, TheServerCertificateComingDueOnTheClockIsRenewedInPlace) {
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("due", Json::object())).ok());
+  ASSERT_TRUE(
+      Eventually([&] { return client().Get(kSecrets, ns(), "due-tls").ok(); }, absl::Seconds(30)));
+  ExpectANoOpReconcileWritesNothing("due");
+  absl::StatusOr<Json> tls = client().Get(kSecrets, ns(), "due-tls");
+  ASSERT_TRUE(tls.ok());
+  absl::StatusOr<runtime::CertificateInfo> first =
+      runtime::InspectCertificate(Decoded(*tls, "tls.crt"));
+  ASSERT_TRUE(first.ok());
+  const absl::Time renewal = first->not_after - (first->not_after - first->not_before) / 3;
+  clock_.Advance(renewal - absl::Hours(24) - clock_.Now());
+  EXPECT_EQ(
+      testenv::WritesOfATouch(client(), *manager_, *controller_, kPostgresClusters, ns(), "due"),
+      0.0);
+
+  clock_.Advance(first->not_after - absl::Hours(1) - clock_.Now());
+  ASSERT_TRUE(
+      testenv::WritesOfATouch(client(), *manager_, *controller_, kPostgresClusters, ns(), "due"));
+  absl::StatusOr<Json> after;
+  absl::StatusOr<runtime::CertificateInfo> renewed;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        after = client().Get(kSecrets, ns(), "due-tls");
+        if (!after.ok()) return false;
+        renewed = runtime::InspectCertificate(Decoded(*after, "tls.crt"));
+        return renewed.ok() && renewed->serial_hex != first->serial_hex;
+      },
+      absl::Seconds(30)))
+      << "the certificate due on the clock was not renewed";
+  EXPECT_GT(renewed->not_after, first->not_after);
+  EXPECT_EQ((*after)["metadata"]["uid"], (*tls)["metadata"]["uid"]) << "renewed in place";
+  EXPECT_TRUE(
+      runtime::VerifyCertificate(Decoded(*after, "tls.crt"), Decoded(*tls, "ca.crt"), clock_.Now())
+          .ok());
+  EXPECT_TRUE(
+      runtime::CheckKeyMatchesCertificate(Decoded(*after, "tls.crt"), Decoded(*after, "tls.key"))
+          .ok());
 }
 
 // Deleted and created again before the garbage collector removed the earlier

@@ -52,10 +52,10 @@ TEST(EtcdUserTest, SigningCaPrefersTlsKeyThenCaKey) {
 }
 
 TEST(EtcdUserTest, TheClientCertificateIsIssuedAgainOnlyWhenNeeded) {
-  auto ca = runtime::GenerateCA("client-ca", absl::Hours(24 * 365 * 11));
-  auto other = runtime::GenerateCA("other-ca", absl::Hours(24 * 365 * 11));
+  auto ca = runtime::GenerateCA("client-ca", absl::Hours(24 * 365 * 11), absl::Now());
+  auto other = runtime::GenerateCA("other-ca", absl::Hours(24 * 365 * 11), absl::Now());
   ASSERT_TRUE(ca.ok() && other.ok());
-  auto cert = runtime::GenerateClientCert(*ca, "quorum-postgres", kClientCertValidity);
+  auto cert = runtime::GenerateClientCert(*ca, "quorum-postgres", kClientCertValidity, absl::Now());
   ASSERT_TRUE(cert.ok());
   const absl::Time now = absl::Now();
   EXPECT_FALSE(NeedsNewClientCert(cert->cert_pem, "SCA", ca->cert_pem, "SCA", now));

@@ -71,29 +71,31 @@ TEST(CommonNameTest, FitsX509sLimitWhateverTheNames) {
   EXPECT_LE(ServerCertCommonName(long_name).size(), 64u);
   // The signer takes them (a Service name with its namespace would not fit).
   absl::StatusOr<runtime::CertKeyPair> ca =
-      runtime::GenerateCA(CaCommonName(long_name), absl::Hours(1));
+      runtime::GenerateCA(CaCommonName(long_name), absl::Hours(1), absl::Now());
   ASSERT_TRUE(ca.ok()) << ca.status();
   EXPECT_TRUE(runtime::GenerateServingCert(*ca, ServerCertCommonName(long_name),
                                            ServerCertDnsNames(long_name), {"127.0.0.1"},
-                                           absl::Hours(1))
+                                           absl::Hours(1), absl::Now())
                   .ok());
 }
 
 class RenewalTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<runtime::CertKeyPair> ca = runtime::GenerateCA("ca", absl::Hours(24 * 365));
+    absl::StatusOr<runtime::CertKeyPair> ca =
+        runtime::GenerateCA("ca", absl::Hours(24 * 365), absl::Now());
     ASSERT_TRUE(ca.ok()) << ca.status();
     ca_ = *ca;
-    absl::StatusOr<runtime::CertKeyPair> other = runtime::GenerateCA("other", absl::Hours(240));
+    absl::StatusOr<runtime::CertKeyPair> other =
+        runtime::GenerateCA("other", absl::Hours(240), absl::Now());
     ASSERT_TRUE(other.ok());
     other_ca_ = *other;
     names_ = ServerCertDnsNames(Cluster("etcd"));
   }
   runtime::CertKeyPair Issue(const runtime::CertKeyPair& ca, std::vector<std::string> names,
                              absl::Duration validity) {
-    absl::StatusOr<runtime::CertKeyPair> c =
-        runtime::GenerateServingCert(ca, "hippo.db.svc", std::move(names), {}, validity);
+    absl::StatusOr<runtime::CertKeyPair> c = runtime::GenerateServingCert(
+        ca, "hippo.db.svc", std::move(names), {}, validity, absl::Now());
     EXPECT_TRUE(c.ok()) << c.status();
     return c.ok() ? *c : runtime::CertKeyPair{};
   }
