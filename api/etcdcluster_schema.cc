@@ -368,6 +368,10 @@ Json Status() {
                   "(kubernetes.io/basic-auth: username, password) holding the etcd root "
                   "credentials the operator generated. Delete it only together with etcd's "
                   "root user.")},
+          {"lowestVersion",
+           String("The lowest etcd version any member answered since the operator first saw "
+                  "the cluster, kept across upgrades: a cluster that ran 3.5 cannot be upgraded "
+                  "in place to 3.7 (its members' logs may hold entries 3.7 cannot replay).")},
       });
 }
 

@@ -129,6 +129,7 @@ void DecodeStatus(Decoder& d, const Json* status, EtcdClusterStatus& out) {
   d.String(status, "status", "clientEndpoint", out.client_endpoint);
   d.String(status, "status", "clientSecretName", out.client_secret_name);
   d.String(status, "status", "authSecretName", out.auth_secret_name);
+  d.String(status, "status", "lowestVersion", out.lowest_version);
   const Json* conditions = d.Member(status, "status", "conditions");
   for (size_t i = 0; conditions != nullptr && conditions->is_array() && i < conditions->size();
        ++i) {
@@ -273,6 +274,7 @@ Json ToJson(const EtcdClusterStatus& s) {
   if (!s.leader.empty()) out["leader"] = s.leader;
   if (!s.client_secret_name.empty()) out["clientSecretName"] = s.client_secret_name;
   if (!s.auth_secret_name.empty()) out["authSecretName"] = s.auth_secret_name;
+  if (!s.lowest_version.empty()) out["lowestVersion"] = s.lowest_version;
   return out;
 }
 

@@ -141,6 +141,9 @@ struct EtcdClusterStatus {
   std::string client_endpoint;
   std::string client_secret_name;
   std::string auth_secret_name;
+  // The lowest etcd version any member answered since the operator first
+  // saw the cluster, kept across upgrades ("" before any answered).
+  std::string lowest_version;
   bool operator==(const EtcdClusterStatus&) const = default;
 };
 

@@ -3,9 +3,11 @@
 // moved (src/controllers/etcdcluster/roll.h). A 3-member PVC cluster on etcd
 // 3.5 (the node's 3.5 image, a late 3.5 patch) asked for 3.7 keeps its image
 // (a skipped minor: condition VersionSupported False naming the rule, no pod
-// restarted); asked for 3.6.16 it rolls, the members answer 3.6.16, then on
-// to 3.7.3, and every write a client had acknowledged throughout is still
-// there. An emptyDir cluster upgrades the same way by replacing each member.
+// restarted); asked for 3.6.16 it rolls, the members answer 3.6.16, and every
+// write a client had acknowledged throughout is still there; 3.7 is then
+// refused because the cluster ran 3.5 (its logs may hold entries 3.7 cannot
+// replay). A cluster born on 3.6 rolls to 3.7.3. An emptyDir cluster
+// upgrades by replacing each member.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -200,25 +202,69 @@ TEST_F(EtcdUpgradeE2E, ASkippedMinorIsRefusedAndEachMinorUpRollsKeepingEveryWrit
   const std::vector<std::string> to36 = Steps("up", {"RollPod", "MoveLeader"});
   ExpectLeaderLast(to36, {"up-0", "up-1", "up-2"}, leader, "RollPod");
 
-  // 3.6.16 → 3.7.3, the same way.
-  const std::string leader36 = Leader("up");
-  ASSERT_FALSE(leader36.empty());
+  // 3.6.16 → 3.7.3 in place is refused for a cluster that ran 3.5: its
+  // members' logs still hold entries 3.7 cannot replay.
+  const std::map<std::string, std::string> on36 = PodUids("up");
   SetImage("up", kEtcd37);
-  const absl::Time t1 = absl::Now();
   ASSERT_TRUE(testenv::Eventually(
       [&] {
-        return StatefulSetImage("up") == kEtcd37 && EtcdClusterReady("up") &&
-               Versions("up") == std::set<std::string>{"3.7.3"};
+        return absl::StrContains(Condition("up", "VersionSupported").value("message", ""),
+                                 "ran etcd 3.5.35");
+      },
+      absl::Minutes(1)))
+      << Condition("up", "VersionSupported");
+  absl::SleepFor(absl::Seconds(10));  // a roll, if one had started, would show by now
+  EXPECT_EQ(StatefulSetImage("up"), kEtcd36);
+  EXPECT_EQ(PodUids("up"), on36) << "a member was restarted for a refused image";
+  absl::SleepFor(absl::Seconds(2));
+  ExpectEveryAcknowledgedWrite("up", writer.Stop());
+}
+
+// A cluster born on 3.6 goes on to 3.7 the same way, leader last.
+TEST_F(EtcdUpgradeE2E, AClusterBornOn36RollsTo37LeaderLast) {
+  OperatorProcess op(ns());
+  op.Start();
+  const Json cluster = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                        {"kind", "EtcdCluster"},
+                        {"metadata", {{"name", "next"}, {"namespace", ns()}}},
+                        {"spec",
+                         {{"replicas", 3},
+                          {"podTemplate", PodTemplate(kEtcd36)},
+                          {"storage",
+                           {{"volumeClaimTemplate",
+                             {{"spec",
+                               {{"accessModes", {"ReadWriteOnce"}},
+                                {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}}}}}};
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        return EtcdClusterReady("next") && Versions("next") == std::set<std::string>{"3.6.16"};
+      },
+      absl::Minutes(6)))
+      << "the 3.6 cluster did not become Ready";
+  AckedWriter writer(
+      [&](int i) {
+        return Etcdctl(ns(), "next", {"put", absl::StrCat("w/", i), "v"}).exit_code == 0;
+      },
+      absl::Milliseconds(200));
+  absl::SleepFor(absl::Seconds(2));
+  const std::string leader = Leader("next");
+  ASSERT_FALSE(leader.empty());
+  SetImage("next", kEtcd37);
+  const absl::Time t0 = absl::Now();
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        return StatefulSetImage("next") == kEtcd37 && EtcdClusterReady("next") &&
+               Versions("next") == std::set<std::string>{"3.7.3"};
       },
       absl::Minutes(8)))
       << "the upgrade to 3.7.3 did not finish";
   std::printf("upgrade 3.6.16 -> 3.7.3 of 3 members: %.1f s\n",
-              absl::ToDoubleSeconds(absl::Now() - t1));
-  std::vector<std::string> to37 = Steps("up", {"RollPod", "MoveLeader"});
-  to37.erase(to37.begin(), to37.begin() + static_cast<std::ptrdiff_t>(to36.size()));
-  ExpectLeaderLast(to37, {"up-0", "up-1", "up-2"}, leader36, "RollPod");
+              absl::ToDoubleSeconds(absl::Now() - t0));
+  ExpectLeaderLast(Steps("next", {"RollPod", "MoveLeader"}), {"next-0", "next-1", "next-2"}, leader,
+                   "RollPod");
   absl::SleepFor(absl::Seconds(2));
-  ExpectEveryAcknowledgedWrite("up", writer.Stop());
+  ExpectEveryAcknowledgedWrite("next", writer.Stop());
 }
 
 // An emptyDir member has no data to keep: each is removed and comes back

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "api/etcdcluster_types.h"
@@ -66,6 +67,19 @@ StorageState StorageStateOf(const runtime::Cache& cache, const EtcdCluster& clus
   return {};
 }
 
+// A pod a roll step deleted that the cache still shows as it was counts as
+// being deleted (roll.h, RolledPods).
+void MarkRolledPods(RolledPods& rolled, const std::string& key, World& world) {
+  std::vector<std::string> live;
+  for (const PodInfo& p : world.pods) {
+    if (!p.deleting) live.push_back(p.uid);
+  }
+  const std::set<std::string> shown = rolled.StillShown(key, live);
+  for (PodInfo& p : world.pods) {
+    if (shown.contains(p.uid)) p.deleting = true;
+  }
+}
+
 bool IsMembershipStep(const etcd::Action& a) {
   return a.kind != etcd::Action::kNone && a.kind != etcd::Action::kWait;
 }
@@ -122,6 +136,7 @@ EtcdClusterReconciler::EtcdClusterReconciler(kube::Client& client, runtime::Cach
 void EtcdClusterReconciler::Forget(const runtime::Request& req) {
   backoff_.Reset(req.Key());
   retry_.Reset(req.Key());
+  rolled_.Forget(req.Key());
   const api::ManagedTlsNames tls = api::ManagedTlsNamesOf(req.name);
   for (const std::string& s : {tls.peer, tls.server, tls.client}) {
     cert_memo_.Forget(req.ns + "/" + s);
@@ -158,6 +173,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   ObjectPtr live_sts = cache_.Get(kStatefulSets, req.ns, NamesOf(*cluster).statefulset);
   *cluster = WithInferredPeerAutoTls(*std::move(cluster), live_sts.get(), EtcdView{});
   World world = ObserveWorld(cache_, *cluster, now);
+  MarkRolledPods(rolled_, req.Key(), world);
   etcd::ClientConfig cfg;
   absl::Status access = ResolveAccess(*stored, *cluster, cfg);
   EtcdConnection etcd;
@@ -292,12 +308,18 @@ absl::Status EtcdClusterReconciler::TakeStep(const Json& stored, const EtcdClust
   if (plan.action.kind == etcd::Action::kDeletePod) {
     return DeleteMemberPod(client_, cluster, plan.action.ordinal);
   }
-  if (plan.action.kind == etcd::Action::kRollPod) {
-    return RollMemberPod(client_, cluster, plan.action);
-  }
-  if (plan.action.kind == etcd::Action::kReplaceMember) {
-    absl::Status removed = ActOnEtcd(etcd_client, plan.action);
-    return removed.ok() ? RollMemberPod(client_, cluster, plan.action) : removed;
+  if (plan.action.kind == etcd::Action::kRollPod ||
+      plan.action.kind == etcd::Action::kReplaceMember) {
+    absl::Status s = plan.action.kind == etcd::Action::kReplaceMember
+                         ? ActOnEtcd(etcd_client, plan.action)
+                         : absl::OkStatus();
+    // Not found: an earlier try removed it (its answer was lost); the pod
+    // still has to go.
+    if (absl::IsNotFound(s)) s = absl::OkStatus();
+    if (s.ok()) s = RollMemberPod(client_, cluster, plan.action);
+    if (s.ok())
+      rolled_.Deleted(cluster.metadata.ns + "/" + cluster.metadata.name, plan.action.pod_uid);
+    return s;
   }
   if (plan.action.kind != etcd::Action::kNone) return ActOnEtcd(etcd_client, plan.action);
   if (etcd_client == nullptr || !AuthEnabledInSpec(cluster)) return absl::OkStatus();

@@ -25,6 +25,7 @@
 #include "src/controllers/etcdcluster/observe.h"
 #include "src/controllers/etcdcluster/plan.h"
 #include "src/controllers/etcdcluster/resources.h"
+#include "src/controllers/etcdcluster/roll.h"
 #include "src/controllers/etcdcluster/space.h"
 #include "src/runtime/cache.h"
 #include "src/runtime/event_recorder.h"
@@ -110,6 +111,7 @@ class EtcdClusterReconciler : public runtime::Reconciler {
   controllers::WaitBackoff backoff_;
   controllers::RetryGate retry_;             // failed membership steps, held until their retry
   controllers::CertRenewalMemo cert_memo_;   // managed certificates found good
+  RolledPods rolled_;                        // pods the roll deleted, until the cache shows it
   controllers::OperatorPeer operator_peer_;  // admitted by the NetworkPolicy
 };
 

@@ -123,4 +123,31 @@ Action PlanRoll(const RollInput& in) {
                                  " before ", leader.pod, " rolls to revision ", in.revision)};
 }
 
+void RolledPods::Deleted(const std::string& cluster_key, const std::string& pod_uid) {
+  absl::MutexLock lock(&mu_);
+  deleted_[cluster_key].insert(pod_uid);
+}
+
+std::set<std::string> RolledPods::StillShown(const std::string& cluster_key,
+                                             const std::vector<std::string>& live_uids) {
+  absl::MutexLock lock(&mu_);
+  auto it = deleted_.find(cluster_key);
+  if (it == deleted_.end()) return {};
+  std::set<std::string> shown;
+  for (const std::string& uid : live_uids) {
+    if (it->second.contains(uid)) shown.insert(uid);
+  }
+  if (shown.empty()) {
+    deleted_.erase(it);
+  } else {
+    it->second = shown;
+  }
+  return shown;
+}
+
+void RolledPods::Forget(const std::string& cluster_key) {
+  absl::MutexLock lock(&mu_);
+  deleted_.erase(cluster_key);
+}
+
 }  // namespace quorum::etcdcluster

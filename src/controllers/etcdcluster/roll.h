@@ -28,10 +28,14 @@
 #define QUORUM_SRC_CONTROLLERS_ETCDCLUSTER_ROLL_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "src/etcd/planner.h"
 
 namespace quorum::etcdcluster {
@@ -70,6 +74,24 @@ struct RollInput {
 // kNone when no pod is outdated; else kRollPod, kReplaceMember, kMoveLeader
 // or kWait (the reason names what the roll waits for).
 etcd::Action PlanRoll(const RollInput& in);
+
+// The pods roll steps deleted, per cluster, until the cache stops showing
+// them as they were: for a moment after the delete the cache may still show
+// the pod without its deletionTimestamp, and the roll must see it as going,
+// not as an outdated member that is down. Thread-safe.
+class RolledPods {
+ public:
+  void Deleted(const std::string& cluster_key, const std::string& pod_uid);
+  // Which of `live_uids` (the pods the cache shows, not deleting) a step
+  // deleted; the deleted pods no longer among them are forgotten.
+  std::set<std::string> StillShown(const std::string& cluster_key,
+                                   const std::vector<std::string>& live_uids);
+  void Forget(const std::string& cluster_key);
+
+ private:
+  absl::Mutex mu_;
+  std::map<std::string, std::set<std::string>> deleted_ ABSL_GUARDED_BY(mu_);
+};
 
 }  // namespace quorum::etcdcluster
 

@@ -8,6 +8,7 @@
 #include "absl/time/time.h"
 #include "src/controllers/common/typed_condition.h"
 #include "src/controllers/etcdcluster/auth.h"
+#include "src/controllers/etcdcluster/version_path.h"
 #include "src/runtime/conditions.h"
 
 namespace quorum::etcdcluster {
@@ -186,6 +187,7 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
       s.members.push_back(std::move(m));
     }
   }
+  s.lowest_version = LowestVersion(cluster.status.lowest_version, *in.etcd);
   const bool initialized = in.etcd->members_known || StatusInitialized(cluster);
   s.conditions.push_back(
       MakeCondition(cluster, "Initialized", initialized,

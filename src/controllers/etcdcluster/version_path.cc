@@ -51,7 +51,8 @@ std::optional<EtcdVersion> ImageVersion(std::string_view image) {
   return ParseEtcdVersion(image.substr(colon + 1));
 }
 
-std::string UnsupportedVersionPath(const std::vector<EtcdVersion>& running, EtcdVersion target) {
+std::string UnsupportedVersionPath(const std::vector<EtcdVersion>& running, EtcdVersion target,
+                                   std::optional<EtcdVersion> lowest_run) {
   if (running.empty()) return "";
   const EtcdVersion low = *std::min_element(running.begin(), running.end());
   const EtcdVersion high = *std::max_element(running.begin(), running.end());
@@ -72,7 +73,24 @@ std::string UnsupportedVersionPath(const std::vector<EtcdVersion>& running, Etcd
     return "etcd " + from + " to " + Text(target) + ": etcd upgrades to 3.6 only from " +
            Text(kMinimum35For36) + " or later; move every member to the newest 3.5 patch first";
   }
+  if (lowest_run && lowest_run->major == 3 && lowest_run->minor <= 5 && target.major == 3 &&
+      target.minor >= 7 && target.minor > high.minor) {
+    return "etcd " + from + " to " + Text(target) + ": this cluster ran etcd " + Text(*lowest_run) +
+           ", and its members' Raft logs may still hold entries that version wrote, which etcd "
+           "3.7 cannot replay (the member stops at start). Restore a snapshot into a new "
+           "EtcdCluster on 3.6 (spec.bootstrap.restore) and upgrade that one";
+  }
   return "";
+}
+
+std::string LowestVersion(const std::string& recorded, const EtcdView& view) {
+  std::optional<EtcdVersion> low = ParseEtcdVersion(recorded);
+  for (const MemberStatus& m : view.members) {
+    if (!m.status) continue;
+    std::optional<EtcdVersion> v = ParseEtcdVersion(m.status->version);
+    if (v && (!low || *v < *low)) low = v;
+  }
+  return low ? Text(*low) : "";
 }
 
 std::string DesiredEtcdImage(const EtcdCluster& cluster) {
@@ -100,7 +118,8 @@ VersionGate JudgeVersionPath(const EtcdCluster& cluster, const EtcdView& view, c
     if (!m.status) continue;
     if (std::optional<EtcdVersion> v = ParseEtcdVersion(m.status->version)) running.push_back(*v);
   }
-  std::string rule = UnsupportedVersionPath(running, *target);
+  std::string rule = UnsupportedVersionPath(
+      running, *target, ParseEtcdVersion(LowestVersion(cluster.status.lowest_version, view)));
   if (rule.empty()) return {};
   return {.rule = "image " + desired + ": " + rule, .held = live};
 }

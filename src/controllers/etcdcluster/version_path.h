@@ -37,8 +37,19 @@ std::optional<EtcdVersion> ParseEtcdVersion(std::string_view text);
 std::optional<EtcdVersion> ImageVersion(std::string_view image);
 
 // The rule moving members that run `running` to `target` breaks, as a
-// sentence; "" when etcd supports it (or `running` is empty).
-std::string UnsupportedVersionPath(const std::vector<EtcdVersion>& running, EtcdVersion target);
+// sentence; "" when etcd supports it (or `running` is empty). `lowest_run`:
+// the lowest version the cluster ever ran (status.lowestVersion), if known:
+// a cluster that ran 3.5 does not go to 3.7 in place, because its members'
+// Raft logs may still hold entries 3.5 wrote, which etcd 3.7 cannot replay
+// (seen with 3.5.35 → 3.6.16 → 3.7.3: the 3.7 member stops at start with
+// "unmarshal should never fail"); a snapshot restored into a new cluster on
+// 3.6 starts a clean log.
+std::string UnsupportedVersionPath(const std::vector<EtcdVersion>& running, EtcdVersion target,
+                                   std::optional<EtcdVersion> lowest_run = std::nullopt);
+
+// The lower of `recorded` (status.lowestVersion) and the versions the
+// members answered in `view`, as text ("" when neither has one).
+std::string LowestVersion(const std::string& recorded, const EtcdView& view);
 
 // The etcd container's image the spec asks for (podTemplate, else Quorum's
 // default), and the one `sts` (the live StatefulSet, may be null) runs ("").

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
+#include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -156,6 +158,23 @@ TEST(PlanRollTest, OneMember) {
   a = PlanRoll(Healthy(1, {0}, 0, /*empty_dir=*/true));
   EXPECT_EQ(a.kind, Action::kWait) << "an emptyDir member would lose the data";
   EXPECT_TRUE(absl::StrContains(a.reason, "spec.replicas")) << a.reason;
+}
+
+}  // namespace
+}  // namespace quorum::etcdcluster
+
+namespace quorum::etcdcluster {
+namespace {
+
+TEST(RolledPodsTest, ADeletedPodCountsAsGoingWhileTheCacheStillShowsIt) {
+  RolledPods rolled;
+  EXPECT_TRUE(rolled.StillShown("ns/c", {"uid-0", "uid-1"}).empty());
+  rolled.Deleted("ns/c", "uid-1");
+  EXPECT_EQ(rolled.StillShown("ns/c", {"uid-0", "uid-1"}), std::set<std::string>{"uid-1"});
+  EXPECT_TRUE(rolled.StillShown("ns/other", {"uid-1"}).empty()) << "per cluster";
+  // The cache caught up (the pod is gone or replaced): forgotten for good.
+  EXPECT_TRUE(rolled.StillShown("ns/c", {"uid-0", "uid-1-new"}).empty());
+  EXPECT_TRUE(rolled.StillShown("ns/c", {"uid-1"}).empty());
 }
 
 }  // namespace

@@ -26,6 +26,31 @@ TEST(VersionPathTest, ParsesVersionsAndImageTags) {
   EXPECT_FALSE(ImageVersion("my/etcd:stable").has_value());
 }
 
+// Seen on real etcd (3.5.35 → 3.6.16 → 3.7.3 of one data directory): the 3.7
+// member stops replaying entries 3.5 wrote. A cluster born on 3.6 goes on.
+TEST(VersionPathTest, AClusterThatRan35DoesNotGoTo37InPlace) {
+  const std::string rule = UnsupportedVersionPath({V(3, 6, 16)}, V(3, 7, 3), V(3, 5, 35));
+  EXPECT_TRUE(absl::StrContains(rule, "ran etcd 3.5.35")) << rule;
+  EXPECT_TRUE(absl::StrContains(rule, "spec.bootstrap.restore")) << rule;
+  EXPECT_EQ(UnsupportedVersionPath({V(3, 6, 16)}, V(3, 7, 3), V(3, 6, 10)), "");
+  EXPECT_EQ(UnsupportedVersionPath({V(3, 6, 16)}, V(3, 7, 3)), "") << "nothing recorded";
+  EXPECT_EQ(UnsupportedVersionPath({V(3, 6, 16)}, V(3, 6, 20), V(3, 5, 35)), "")
+      << "patches within 3.6 stay allowed";
+  EXPECT_EQ(UnsupportedVersionPath({V(3, 6, 16), V(3, 7, 3)}, V(3, 7, 3), V(3, 5, 35)), "")
+      << "a roll already under way goes on";
+}
+
+TEST(VersionPathTest, TheLowestVersionIsKept) {
+  EtcdView view;
+  view.members.push_back({.status = etcd::StatusResponse{.version = "3.6.16"}});
+  view.members.push_back({.status = std::nullopt});
+  EXPECT_EQ(LowestVersion("", view), "3.6.16");
+  EXPECT_EQ(LowestVersion("3.5.35", view), "3.5.35");
+  EXPECT_EQ(LowestVersion("3.7.0", view), "3.6.16");
+  EXPECT_EQ(LowestVersion("", EtcdView{}), "");
+  EXPECT_EQ(LowestVersion("3.5.12", EtcdView{}), "3.5.12");
+}
+
 TEST(VersionPathTest, TheRulesEtcdDocuments) {
   struct Case {
     const char* name;
