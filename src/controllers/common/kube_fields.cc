@@ -24,6 +24,10 @@ int StatefulSetReplicas(const Json& sts, int absent) {
   return r.is_number_integer() ? r.get<int>() : absent;
 }
 
+std::string StatefulSetUpdateStrategy(const Json& sts) {
+  return Str(At(sts, {"spec", "updateStrategy", "type"}));
+}
+
 std::string StatefulSetUpdateRevision(const Json& sts) {
   return Str(At(sts, {"status", "updateRevision"}));
 }

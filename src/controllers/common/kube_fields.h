@@ -26,6 +26,8 @@ int StatefulSetReplicas(const nlohmann::json& sts, int absent);
 // StatefulSet: status.updateRevision, the revision of its current template;
 // "" before the StatefulSet controller has written it.
 std::string StatefulSetUpdateRevision(const nlohmann::json& sts);
+// StatefulSet: spec.updateStrategy.type ("" when unset).
+std::string StatefulSetUpdateStrategy(const nlohmann::json& sts);
 // StatefulSet: spec.selector.matchLabels (null when absent).
 const nlohmann::json& StatefulSetSelector(const nlohmann::json& sts);
 

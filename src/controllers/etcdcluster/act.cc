@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/controllers/common/kube_fields.h"
 #include "src/controllers/etcdcluster/adopt.h"
 #include "src/controllers/etcdcluster/builders.h"
 #include "src/controllers/etcdcluster/network_policy.h"
@@ -109,6 +110,25 @@ BootstrapState StateAfterStep(const EtcdCluster& cluster, const Plan& plan, bool
   return state;
 }
 
+namespace {
+
+// A StatefulSet made by an earlier version or another operator rolls by
+// itself (RollingUpdate, with the API server's default rollingUpdate
+// {partition: 0} that no field manager owns, so an apply of OnDelete alone is
+// refused: "only allowed for updateStrategy 'RollingUpdate'"). One merge
+// patch drops it and switches to OnDelete; no pod restarts for it.
+absl::Status SwitchToOnDelete(kube::Client& client, const std::string& ns, const std::string& name,
+                              const Json& live) {
+  if (controllers::StatefulSetUpdateStrategy(live) == "OnDelete") return absl::OkStatus();
+  const Json patch = {
+      {"spec", {{"updateStrategy", {{"type", "OnDelete"}, {"rollingUpdate", nullptr}}}}}};
+  absl::StatusOr<Json> patched =
+      client.Patch(kStatefulSets, ns, name, kube::PatchType::kMerge, patch);
+  return patched.ok() || absl::IsNotFound(patched.status()) ? absl::OkStatus() : patched.status();
+}
+
+}  // namespace
+
 absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache,
                                const EtcdCluster& cluster, const Plan& plan, bool step_done,
                                controllers::ClaimTemplateOutcome* claims,
@@ -143,6 +163,10 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
             "take it over; delete or rename it, or rename the EtcdCluster");
       }
       if (live.ok()) cached = std::make_shared<const Json>(*std::move(live));
+    }
+    if (gvr == kStatefulSets && cached != nullptr) {
+      absl::Status s = SwitchToOnDelete(client, cluster.metadata.ns, name, *cached);
+      if (!s.ok()) return s;
     }
     if (gvr == kStatefulSets) {
       // The selector is immutable: an adopted StatefulSet keeps its own (adopt.h).

@@ -88,7 +88,9 @@ World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster, absl
     }
     PodInfo p = PodInfoOf(*pod, n.cluster, now);
     if (p.ordinal >= 0 && cluster.spec.storage.empty_dir) {
-      w.storage_uids[p.ordinal] = p.uid;
+      // A pod being deleted is no member's storage any more (its successor
+      // may already run the member of its ordinal).
+      if (!p.deleting) w.storage_uids[p.ordinal] = p.uid;
     } else if (p.ordinal >= 0) {
       const std::string claim = std::string(kDataVolume) + "-" + p.name;
       if (runtime::ObjectPtr pvc = cache.Get(kPvcs, n.ns, claim)) {

@@ -76,7 +76,13 @@ void MarkRolledPods(RolledPods& rolled, const std::string& key, World& world) {
   }
   const std::set<std::string> shown = rolled.StillShown(key, live);
   for (PodInfo& p : world.pods) {
-    if (shown.contains(p.uid)) p.deleting = true;
+    if (!shown.contains(p.uid)) continue;
+    p.deleting = true;
+    // An emptyDir pod's UID is its storage's: it is no member's any more.
+    if (auto s = world.storage_uids.find(p.ordinal);
+        s != world.storage_uids.end() && s->second == p.uid) {
+      world.storage_uids.erase(s);
+    }
   }
 }
 

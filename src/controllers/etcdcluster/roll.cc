@@ -67,6 +67,14 @@ std::string NotSettled(const RollInput& in) {
     if (o.learner) return absl::StrCat("member ", o.pod, " is a learner");
     if (!o.healthy) return absl::StrCat("member ", o.pod, " is not healthy");
   }
+  // A member whose pod the cache does not show at all is down too.
+  const int healthy =
+      static_cast<int>(std::count_if(in.ordinals.begin(), in.ordinals.end(),
+                                     [](const RollOrdinal& o) { return IsVoter(o) && o.healthy; }));
+  if (healthy < in.voting_members) {
+    return absl::StrCat("only ", healthy, " of the ", in.voting_members,
+                        " voting members answer healthy");
+  }
   if (!in.leader_id.has_value()) return "the cluster has no leader";
   for (const RollOrdinal& o : in.ordinals) {
     if (o.applied_index + kCatchUpSlack < in.leader_raft_index) {

@@ -519,6 +519,36 @@ TEST_F(EtcdClusterControllerTest, RemovingThePdbTemplateRemovesTheBudget) {
   EXPECT_TRUE(client().Get(kStatefulSets, ns(), "budget").ok());
 }
 
+// A StatefulSet that rolls by itself — made by an earlier Quorum or by
+// aenix, with the API server's default rollingUpdate {partition: 0} that no
+// field manager owns — is switched to OnDelete (the operator rolls the
+// members, roll.h). An apply of OnDelete alone is refused by the API server
+// ("only allowed for updateStrategy 'RollingUpdate'").
+TEST_F(EtcdClusterControllerTest, AStatefulSetThatRollsByItselfIsSwitchedToOnDelete) {
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("older")).ok());
+  ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "older").ok(); },
+                         absl::Seconds(30)));
+  ASSERT_TRUE(client()
+                  .Patch(kStatefulSets, ns(), "older", kube::PatchType::kMerge,
+                         {{"spec", {{"updateStrategy", {{"type", "RollingUpdate"}}}}}})
+                  .ok());
+  // (The API server defaults rollingUpdate {partition: 0}; the switch back may
+  // already have happened, so it is not read here.)
+  // Any change to the cluster makes the next reconcile apply the StatefulSet.
+  ASSERT_TRUE(client()
+                  .Patch(kEtcdClusters, ns(), "older", kube::PatchType::kMerge,
+                         {{"metadata", {{"labels", {{"touched", "yes"}}}}}})
+                  .ok());
+  EXPECT_TRUE(Eventually(
+      [&] {
+        auto sts = client().Get(kStatefulSets, ns(), "older");
+        return sts.ok() && (*sts)["spec"]["updateStrategy"].value("type", "") == "OnDelete" &&
+               !(*sts)["spec"]["updateStrategy"].contains("rollingUpdate");
+      },
+      absl::Seconds(30)))
+      << client().Get(kStatefulSets, ns(), "older")->dump();
+}
+
 TEST_F(EtcdClusterControllerTest, DeletingTheClusterRemovesItsObjects) {
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("doomed")).ok());
   ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "doomed").ok(); },

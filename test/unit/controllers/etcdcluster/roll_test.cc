@@ -100,6 +100,7 @@ TEST(PlanRollTest, EachStepWaitsForTheClusterToSettle) {
       {"no leader", [](RollInput& in) { in.leader_id.reset(); }, "no leader"},
       {"behind the leader", [](RollInput& in) { in.ordinals[2].applied_index = 100; },
        "catching up"},
+      {"a member without a pod", [](RollInput& in) { in.ordinals.pop_back(); }, "only 2 of the 3"},
   };
   for (const Case& c : cases) {
     RollInput in = Healthy(3, {0, 1}, 0);
