@@ -519,21 +519,22 @@ TEST_F(EtcdClusterControllerTest, RemovingThePdbTemplateRemovesTheBudget) {
   EXPECT_TRUE(client().Get(kStatefulSets, ns(), "budget").ok());
 }
 
-// A StatefulSet that rolls by itself — made by an earlier Quorum or by
-// aenix, with the API server's default rollingUpdate {partition: 0} that no
-// field manager owns — is switched to OnDelete (the operator rolls the
-// members, roll.h). An apply of OnDelete alone is refused by the API server
-// ("only allowed for updateStrategy 'RollingUpdate'").
+// A StatefulSet that rolls by itself — made by an earlier Quorum, or by
+// aenix, whose manager writes the whole object and so owns
+// rollingUpdate {partition: 0} — is switched to OnDelete (the operator rolls
+// the members, roll.h). When another field manager owns rollingUpdate, an
+// apply of OnDelete alone is refused by the API server ("only allowed for
+// updateStrategy 'RollingUpdate'"), as the aenix adoption e2e showed.
 TEST_F(EtcdClusterControllerTest, AStatefulSetThatRollsByItselfIsSwitchedToOnDelete) {
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("older")).ok());
   ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "older").ok(); },
                          absl::Seconds(30)));
   ASSERT_TRUE(client()
                   .Patch(kStatefulSets, ns(), "older", kube::PatchType::kMerge,
-                         {{"spec", {{"updateStrategy", {{"type", "RollingUpdate"}}}}}})
+                         {{"spec",
+                           {{"updateStrategy",
+                             {{"type", "RollingUpdate"}, {"rollingUpdate", {{"partition", 0}}}}}}}})
                   .ok());
-  // (The API server defaults rollingUpdate {partition: 0}; the switch back may
-  // already have happened, so it is not read here.)
   // Any change to the cluster makes the next reconcile apply the StatefulSet.
   ASSERT_TRUE(client()
                   .Patch(kEtcdClusters, ns(), "older", kube::PatchType::kMerge,
