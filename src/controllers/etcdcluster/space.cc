@@ -101,6 +101,7 @@ etcd::SpaceObservation SpaceObservationOf(const EtcdView& view, int64_t quota_by
 SpaceOutcome Housekeep(etcd::Client& client, EtcdView view, int64_t quota_bytes, int max_steps) {
   SpaceOutcome out;
   bool compacted = false;
+  bool disarmed = false;
   std::vector<uint64_t> defragmented;
   for (int i = 0;; ++i) {
     etcd::SpaceObservation o = SpaceObservationOf(view, quota_bytes);
@@ -138,7 +139,12 @@ SpaceOutcome Housekeep(etcd::Client& client, EtcdView view, int64_t quota_bytes,
     if (a.kind == SpaceAction::kDefragment && compacted) defragmented.push_back(a.member_id);
     spdlog::info("space step {}: {}", kind, a.reason);
     out.message = a.reason;
-    out.events.push_back({false, DoneReason(a.kind), a.reason});
+    // A member's status may list the alarm for a moment after the disarm
+    // (it applies the disarm a little later): disarmed again, said once.
+    if (a.kind != SpaceAction::kDisarm || !disarmed) {
+      out.events.push_back({false, DoneReason(a.kind), a.reason});
+    }
+    disarmed = disarmed || a.kind == SpaceAction::kDisarm;
     view = ObserveEtcd(client);
   }
   out.view = std::move(view);
