@@ -37,6 +37,20 @@ class EtcdUpgradeE2E : public E2ETest {
   Json PodTemplate(const std::string& image) {
     return {{"spec", {{"containers", Json::array({{{"name", "etcd"}, {"image", image}}})}}}};
   }
+  // A 3-member EtcdCluster `name` on `image`, on 1Gi claims or on emptyDir.
+  void Create3Members(const std::string& name, const std::string& image, bool claims) {
+    const Json storage = claims ? Json{{"volumeClaimTemplate",
+                                        {{"spec",
+                                          {{"accessModes", {"ReadWriteOnce"}},
+                                           {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}}
+                                : Json{{"emptyDir", Json::object()}};
+    const Json cluster = {
+        {"apiVersion", "etcd.aenix.io/v1alpha1"},
+        {"kind", "EtcdCluster"},
+        {"metadata", {{"name", name}, {"namespace", ns()}}},
+        {"spec", {{"replicas", 3}, {"podTemplate", PodTemplate(image)}, {"storage", storage}}}};
+    ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
+  }
   void SetImage(const std::string& name, const std::string& image) {
     ASSERT_TRUE(client()
                     .Patch(kEtcdClusters, ns(), name, kube::PatchType::kMerge,
@@ -145,18 +159,7 @@ class EtcdUpgradeE2E : public E2ETest {
 TEST_F(EtcdUpgradeE2E, ASkippedMinorIsRefusedAndEachMinorUpRollsKeepingEveryWrite) {
   OperatorProcess op(ns());
   op.Start();
-  const Json cluster = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                        {"kind", "EtcdCluster"},
-                        {"metadata", {{"name", "up"}, {"namespace", ns()}}},
-                        {"spec",
-                         {{"replicas", 3},
-                          {"podTemplate", PodTemplate(kEtcd35)},
-                          {"storage",
-                           {{"volumeClaimTemplate",
-                             {{"spec",
-                               {{"accessModes", {"ReadWriteOnce"}},
-                                {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}}}}}};
-  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
+  ASSERT_NO_FATAL_FAILURE(Create3Members("up", kEtcd35, /*claims=*/true));
   ASSERT_TRUE(testenv::Eventually(
       [&] { return EtcdClusterReady("up") && Versions("up") == std::set<std::string>{"3.5.35"}; },
       absl::Minutes(6)))
@@ -224,18 +227,7 @@ TEST_F(EtcdUpgradeE2E, ASkippedMinorIsRefusedAndEachMinorUpRollsKeepingEveryWrit
 TEST_F(EtcdUpgradeE2E, AClusterBornOn36RollsTo37LeaderLast) {
   OperatorProcess op(ns());
   op.Start();
-  const Json cluster = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                        {"kind", "EtcdCluster"},
-                        {"metadata", {{"name", "next"}, {"namespace", ns()}}},
-                        {"spec",
-                         {{"replicas", 3},
-                          {"podTemplate", PodTemplate(kEtcd36)},
-                          {"storage",
-                           {{"volumeClaimTemplate",
-                             {{"spec",
-                               {{"accessModes", {"ReadWriteOnce"}},
-                                {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}}}}}};
-  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
+  ASSERT_NO_FATAL_FAILURE(Create3Members("next", kEtcd36, /*claims=*/true));
   ASSERT_TRUE(testenv::Eventually(
       [&] {
         return EtcdClusterReady("next") && Versions("next") == std::set<std::string>{"3.6.16"};
@@ -273,14 +265,7 @@ TEST_F(EtcdUpgradeE2E, AClusterBornOn36RollsTo37LeaderLast) {
 TEST_F(EtcdUpgradeE2E, AnEmptyDirClusterUpgradesByReplacingOneMemberAtATime) {
   OperatorProcess op(ns());
   op.Start();
-  const Json cluster = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                        {"kind", "EtcdCluster"},
-                        {"metadata", {{"name", "em"}, {"namespace", ns()}}},
-                        {"spec",
-                         {{"replicas", 3},
-                          {"podTemplate", PodTemplate(kEtcd35)},
-                          {"storage", {{"emptyDir", Json::object()}}}}}};
-  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
+  ASSERT_NO_FATAL_FAILURE(Create3Members("em", kEtcd35, /*claims=*/false));
   ASSERT_TRUE(testenv::Eventually(
       [&] { return EtcdClusterReady("em") && Versions("em") == std::set<std::string>{"3.5.35"}; },
       absl::Minutes(6)))
