@@ -80,7 +80,13 @@ if [[ "$(printf '%s\n' "$go_minimum" "$go_version" | sort -V | head -1)" != "$go
   die "Go >= $go_minimum is required, found $go_version"
 fi
 
-"$here/build-tools.sh" 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
+# The images that need no Go program (the pause image, the PostgreSQL images: Debian
+# bases from mmdebstrap, packages and Patroni downloaded) build beside the Go builds
+# below, which wait on the CPU while these wait mostly on downloads and disk.
+"$here/images.sh" build pause postgres-15 postgres-17 2> >(grep -v "^build-tools: cached " >&2) \
+  >/dev/null &
+images_pid=$!
+"$here/build-tools.sh" 2> >(grep -v "^build-tools: cached " >&2) >/dev/null
 # The operator's image is made later, from the program the build compiles
 # (hack/images.sh with QUORUM_OPERATOR_BIN, when the node starts).
 "$here/build-tools.sh" node 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
@@ -88,4 +94,5 @@ fi
 "$here/build-tools.sh" s3 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
 # etcdutl: restores snapshots (the etcd image's restore step, the backup tests).
 "$here/build-tools.sh" etcdutl 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
-"$here/images.sh" build 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
+wait "$images_pid" || die "building the PostgreSQL and pause images failed (above)"
+"$here/images.sh" build 2> >(grep -v "^build-tools: cached " >&2) >/dev/null

@@ -205,6 +205,13 @@ build_one() {  # build_one NAME: prints its archive
   rm -f "$out.tmp"
   bah push --quiet "$r" "oci-archive:$out.tmp:$r" >&2
   mv "$out.tmp" "$out"
+  # The archive is what the node imports: the store keeps only the Debian bases
+  # (vfs stores every image as a full copy, and each operator build is one more).
+  bah rmi --force "$r" >/dev/null 2>&1 || true
+  if [[ "$name" == operator ]]; then
+    # Earlier builds of the operator, not used for two hours: one per source change.
+    find "$images" -maxdepth 1 -name "operator-*.oci.tar" ! -newer "$out" -mmin +120 -delete
+  fi
   echo "$out"
 }
 
