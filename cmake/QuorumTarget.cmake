@@ -35,29 +35,54 @@ function(quorum_test_program name)
 endfunction()
 
 # quorum_source_test(NAME PROGRAM SOURCE LABELS ... FIXTURES ... TIMEOUT ...
-#   ENVIRONMENT ... RUN_SERIAL): the CTest of one test file,
-# running the tests of SOURCE in its folder's PROGRAM. LABELS defaults to unit.
+#   ENVIRONMENT ... RUN_SERIAL PER_CASE NAMES_VAR var): the CTest of one test
+# file, running the tests of SOURCE in its folder's PROGRAM. LABELS defaults to
+# unit. With PER_CASE, every TEST/TEST_F of the file is a CTest of its own,
+# NAME.<Case> (long end-to-end files, so that CTest can spread their cases);
+# the names made are set in NAMES_VAR.
 function(quorum_source_test name)
-  cmake_parse_arguments(ARG "RUN_SERIAL" "PROGRAM;SOURCE;TIMEOUT"
+  cmake_parse_arguments(ARG "RUN_SERIAL;PER_CASE" "PROGRAM;SOURCE;TIMEOUT;NAMES_VAR"
     "LABELS;FIXTURES;ENVIRONMENT" ${ARGN})
   file(RELATIVE_PATH source ${PROJECT_SOURCE_DIR} ${ARG_SOURCE})
-  add_test(NAME ${name} COMMAND ${ARG_PROGRAM} --gtest_color=no --source=${source})
+  set(command ${ARG_PROGRAM} --gtest_color=no --source=${source})
+  set(names)
+  if(ARG_PER_CASE)
+    file(READ ${ARG_SOURCE} text)
+    string(REGEX MATCHALL "\nTEST(_F)?\\([A-Za-z0-9_]+,[ \n]*[A-Za-z0-9_]+\\)" cases "${text}")
+    foreach(case ${cases})
+      string(REGEX REPLACE ".*\\(([A-Za-z0-9_]+),[ \n]*([A-Za-z0-9_]+)\\)" "\\1;\\2" parts
+        "${case}")
+      list(GET parts 0 suite)
+      list(GET parts 1 test)
+      add_test(NAME ${name}.${test} COMMAND ${command} --gtest_filter=${suite}.${test})
+      list(APPEND names ${name}.${test})
+    endforeach()
+    if(NOT names)
+      message(FATAL_ERROR "${ARG_SOURCE}: PER_CASE found no TEST or TEST_F")
+    endif()
+  else()
+    add_test(NAME ${name} COMMAND ${command})
+    set(names ${name})
+  endif()
   set(labels ${ARG_LABELS})
   if(NOT labels)
     set(labels unit)
   endif()
-  set_tests_properties(${name} PROPERTIES LABELS "${labels}")
+  set_tests_properties(${names} PROPERTIES LABELS "${labels}")
   if(ARG_TIMEOUT)
-    set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT})
+    set_tests_properties(${names} PROPERTIES TIMEOUT ${ARG_TIMEOUT})
   endif()
   if(ARG_FIXTURES)
-    set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED "${ARG_FIXTURES}")
+    set_tests_properties(${names} PROPERTIES FIXTURES_REQUIRED "${ARG_FIXTURES}")
   endif()
   if(ARG_ENVIRONMENT)
-    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ARG_ENVIRONMENT}")
+    set_tests_properties(${names} PROPERTIES ENVIRONMENT "${ARG_ENVIRONMENT}")
   endif()
   if(ARG_RUN_SERIAL)
-    set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
+    set_tests_properties(${names} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+  if(ARG_NAMES_VAR)
+    set(${ARG_NAMES_VAR} ${names} PARENT_SCOPE)
   endif()
 endfunction()
 

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -103,15 +104,15 @@ std::vector<int> AckedWriter::Stop() {
   return acknowledged_;
 }
 
-OperatorProcess::OperatorProcess(std::string ns)
+OperatorProcess::OperatorProcess(std::string ns, std::string binary)
     : HostProcess(absl::StrCat(testenv::GetControlPlane()->dir, "/operator-", ns, ".log")),
-      ns_(std::move(ns)) {}
+      ns_(std::move(ns)),
+      binary_(std::move(binary)) {}
 
 void OperatorProcess::Start(const std::vector<std::string>& env) {
   const testenv::ControlPlane* cp = testenv::GetControlPlane();
-  Spawn({OperatorBinary(), "--kubeconfig=" + cp->kubeconfig, "--namespaces=" + ns_,
-         "--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0",
-         "--log-level=debug"},
+  Spawn({binary_, "--kubeconfig=" + cp->kubeconfig, "--namespaces=" + ns_, "--leader-elect=false",
+         "--metrics-bind-address=0", "--health-probe-bind-address=0", "--log-level=debug"},
         env);
 }
 
@@ -172,6 +173,24 @@ void HostProcess::Stop() {
     absl::SleepFor(absl::Milliseconds(100));
   }
   Kill();
+}
+
+CommandResult Psql(kube::Client& client, const std::string& ns, const std::string& secret,
+                   const std::string& host, const std::string& sql, absl::Duration timeout) {
+  auto s = client.Get({"", "v1", "secrets"}, ns, secret);
+  if (!s.ok()) return {1, std::string(s.status().message())};
+  std::string uri, ca;
+  absl::Base64Unescape(s->value("data", Json::object()).value("uri", ""), &uri);
+  absl::Base64Unescape(s->value("data", Json::object()).value("ca.crt", ""), &ca);
+  const size_t at = uri.find('@'), colon = uri.find(':', at);
+  if (at == std::string::npos || colon == std::string::npos) return {1, "no uri in " + secret};
+  if (!host.empty()) uri = uri.substr(0, at + 1) + host + uri.substr(colon);
+  if (!ca.empty()) {  // the node shares this file system
+    const std::string ca_file = absl::StrCat("/tmp/quorum-e2e-", ns, "-", secret, "-ca.crt");
+    std::ofstream(ca_file) << ca;
+    uri += (uri.find('?') == std::string::npos ? "?" : "&") + std::string("sslrootcert=") + ca_file;
+  }
+  return NodeExec({"psql", uri, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql}, timeout);
 }
 
 std::string FileText(const std::string& path) {

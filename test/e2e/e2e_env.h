@@ -39,6 +39,14 @@ CommandResult NodeExec(const std::vector<std::string>& argv,
 
 std::string OperatorBinary();
 
+// psql through `hack/node.sh exec` with the URI of Secret `secret` (a
+// PostgresCluster's <cluster>-superuser, say) in namespace `ns`, over TLS
+// verified by the Secret's CA; `host` ("" keeps the URI's) names the Service
+// to reach, e.g. the replicas' one. Output unaligned, tuples only.
+CommandResult Psql(kube::Client& client, const std::string& ns, const std::string& secret,
+                   const std::string& host, const std::string& sql,
+                   absl::Duration timeout = absl::Seconds(30));
+
 // A program on the host run with the node's cluster names (hack/node.sh
 // exec), its output appended to a log file; stopped when destroyed.
 class HostProcess {
@@ -65,12 +73,14 @@ class HostProcess {
 // quorum-operator on the host, watching one namespace, log in the build dir.
 class OperatorProcess : public HostProcess {
  public:
-  explicit OperatorProcess(std::string ns);
+  // `binary`: another build of the operator (an earlier version, say).
+  explicit OperatorProcess(std::string ns, std::string binary = OperatorBinary());
   // `env`: extra NAME=VALUE entries, e.g. QUORUM_FAILPOINTS=... .
   void Start(const std::vector<std::string>& env = {});
 
  private:
   std::string ns_;
+  std::string binary_;
 };
 
 // etcdctl with `args` against the client Service of EtcdCluster `name`

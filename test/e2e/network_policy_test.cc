@@ -165,22 +165,8 @@ class NetworkPolicyE2E : public E2ETest {
   // psql with the superuser's URI against the primary Service, over TLS
   // verified by the Secret's CA.
   CommandResult Sql(const std::string& cluster, const std::string& sql) {
-    const std::string secret = cluster + "-superuser";
-    auto s = client().Get(kSecrets, ns(), secret);
-    if (!s.ok()) return {1, std::string(s.status().message())};
-    std::string uri, ca;
-    absl::Base64Unescape(s->value("data", Json::object()).value("uri", ""), &uri);
-    absl::Base64Unescape(s->value("data", Json::object()).value("ca.crt", ""), &ca);
-    const size_t at = uri.find('@'), colon = uri.find(':', at);
-    if (at == std::string::npos || colon == std::string::npos) return {1, "no uri in " + secret};
-    uri = uri.substr(0, at + 1) + absl::StrCat(cluster, ".", ns(), ".svc") + uri.substr(colon);
-    if (!ca.empty()) {  // the node shares this file system
-      const std::string ca_file = absl::StrCat("/tmp/quorum-e2e-", ns(), "-", secret, "-ca.crt");
-      std::ofstream(ca_file) << ca;
-      uri +=
-          (uri.find('?') == std::string::npos ? "?" : "&") + std::string("sslrootcert=") + ca_file;
-    }
-    return NodeExec({"psql", uri, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql}, absl::Seconds(20));
+    return Psql(client(), ns(), cluster + "-superuser", absl::StrCat(cluster, ".", ns(), ".svc"),
+                sql, absl::Seconds(20));
   }
 
   std::string other_ns_;

@@ -184,15 +184,7 @@ class PgBackRestE2E : public E2ETest {
   }
 
   CommandResult Sql(const std::string& cluster, const std::string& sql) {
-    auto s = client().Get(kSecrets, ns(), cluster + "-superuser");
-    if (!s.ok()) return {1, std::string(s.status().message())};
-    std::string uri, ca;
-    absl::Base64Unescape(s->value("data", Json::object()).value("uri", ""), &uri);
-    absl::Base64Unescape(s->value("data", Json::object()).value("ca.crt", ""), &ca);
-    const std::string ca_file = absl::StrCat("/tmp/quorum-e2e-", ns(), "-", cluster, "-ca.crt");
-    std::ofstream(ca_file) << ca;
-    uri += (uri.find('?') == std::string::npos ? "?" : "&") + std::string("sslrootcert=") + ca_file;
-    return NodeExec({"psql", uri, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql}, absl::Seconds(30));
+    return Psql(client(), ns(), cluster + "-superuser", "", sql);
   }
 
   // The first statement after Ready, retried: the primary Service may route

@@ -64,22 +64,7 @@ class PostgresClusterE2E : public E2ETest {
   // psql with the superuser's URI against `host` (a Service name), over TLS
   // verified by the Secret's CA (the URI says sslmode=verify-full).
   CommandResult Sql(const std::string& secret, const std::string& host, const std::string& sql) {
-    auto s = client().Get(kSecrets, ns(), secret);
-    if (!s.ok()) return {1, std::string(s.status().message())};
-    std::string uri, ca;
-    absl::Base64Unescape(s->value("data", Json::object()).value("uri", ""), &uri);
-    absl::Base64Unescape(s->value("data", Json::object()).value("ca.crt", ""), &ca);
-    // Point the URI at `host` (the primary or the replica Service).
-    const size_t at = uri.find('@'), colon = uri.find(':', at);
-    if (at == std::string::npos || colon == std::string::npos) return {1, "no uri in " + secret};
-    uri = uri.substr(0, at + 1) + host + uri.substr(colon);
-    if (!ca.empty()) {  // the node shares this file system
-      const std::string ca_file = absl::StrCat("/tmp/quorum-e2e-", ns(), "-", secret, "-ca.crt");
-      std::ofstream(ca_file) << ca;
-      uri +=
-          (uri.find('?') == std::string::npos ? "?" : "&") + std::string("sslrootcert=") + ca_file;
-    }
-    return NodeExec({"psql", uri, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql}, absl::Seconds(20));
+    return Psql(client(), ns(), secret, host, sql, absl::Seconds(20));
   }
 
   // An EtcdCluster `name` of `replicas` members on emptyDir.
