@@ -26,11 +26,13 @@ std::string Summary(const EtcdStatusView& v, const TextOptions& o) {
   head += ")\n";
   const std::string alarms =
       v.alarms.empty() ? "none" : Paint(absl::StrJoin(v.alarms, ", "), Colour::kRed, o.colour);
-  return head + text::Fields({{"endpoint", v.client_endpoint.empty() ? "-" : v.client_endpoint},
-                              {"version", v.lowest_version.empty() ? "-" : v.lowest_version},
-                              {"security", Security(v.security)},
-                              {"alarms", alarms},
-                              {"backup", text::BackupsSummary(v.backups, o)}});
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"endpoint", v.client_endpoint.empty() ? "-" : v.client_endpoint},
+      {"version", v.lowest_version.empty() ? "-" : v.lowest_version},
+      {"security", Security(v.security)},
+      {"alarms", alarms}};
+  for (auto& field : text::BackupFields(v.backups, o)) fields.push_back(std::move(field));
+  return head + text::Fields(fields);
 }
 
 std::string Members(const EtcdStatusView& v, const TextOptions& o) {

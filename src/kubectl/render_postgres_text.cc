@@ -26,8 +26,8 @@ std::string Summary(const PostgresStatusView& v, const TextOptions& o) {
       {"services",
        absl::StrCat(v.primary_service.empty() ? "-" : v.primary_service, " (primary), ",
                     v.replica_service.empty() ? "-" : v.replica_service, " (replicas)")},
-      {"dcs", v.dcs},
-      {"backup", text::BackupsSummary(v.backups, o)}};
+      {"dcs", v.dcs}};
+  for (auto& field : text::BackupFields(v.backups, o)) fields.push_back(std::move(field));
   for (const PostgresRepoRow& r : v.repos) {
     std::string window = "unknown";
     if (!r.recoverable_from.empty() || !r.recoverable_to.empty())

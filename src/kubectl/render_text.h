@@ -28,8 +28,10 @@ namespace text {
 Colour PhaseColour(const std::string& phase);
 // "name Complete 2026-12-06T15:00:00Z (1h ago), 12.0 MiB, <detail>".
 std::string BackupLine(const BackupRow& row, const TextOptions& options);
-// "none", or the last backup, and the last Complete one when that is another.
-std::string BackupsSummary(const BackupsView& backups, const TextOptions& options);
+// Summary fields: "backup" (the newest backup object, or "none") and, when
+// that one is not Complete, "last complete" (the newest Complete one or "none").
+std::vector<std::pair<std::string, std::string>> BackupFields(const BackupsView& backups,
+                                                              const TextOptions& options);
 // The CONDITIONS table, with a blank line before it; "" without conditions.
 std::string ConditionsTable(const std::vector<ConditionRow>& rows, const TextOptions& options);
 // "  label     value" lines, the labels padded to one width.

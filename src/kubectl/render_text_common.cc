@@ -39,15 +39,14 @@ std::string BackupLine(const BackupRow& row, const TextOptions& options) {
   return out;
 }
 
-std::string BackupsSummary(const BackupsView& b, const TextOptions& options) {
-  if (!b.last) return "none";
-  std::string out = BackupLine(*b.last, options);
-  if (b.last_complete && b.last_complete->name != b.last->name) {
-    absl::StrAppend(&out, "; last complete: ", BackupLine(*b.last_complete, options));
-  } else if (!b.last_complete) {
-    absl::StrAppend(&out, "; none complete");
+std::vector<std::pair<std::string, std::string>> BackupFields(const BackupsView& b,
+                                                              const TextOptions& options) {
+  if (!b.last) return {{"backup", "none"}};
+  std::vector<std::pair<std::string, std::string>> out = {{"backup", BackupLine(*b.last, options)}};
+  if (b.last->phase != api::kBackupComplete) {
+    out.push_back(
+        {"last complete", b.last_complete ? BackupLine(*b.last_complete, options) : "none"});
   }
-  if (b.count > 1) absl::StrAppend(&out, " [", b.count, " backups]");
   return out;
 }
 
