@@ -133,6 +133,7 @@ TEST_F(KubectlQuorumStatusTest, ShowsAReadyEtcdClusterWithItsMembersAndLastBacku
   const testing::PluginRun run = Run({"status", "ec/etcd-a", "-n", ns(), "-o", "json"});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const Json doc = ParseJson(run);
+  Capture("etcd-ready.json", run.out);
   EXPECT_EQ(doc["apiVersion"], "kubectl-quorum/v1");
   EXPECT_EQ(doc["kind"], "EtcdClusterStatus");
   EXPECT_EQ(doc["phase"], "Ready");
@@ -179,6 +180,7 @@ TEST_F(KubectlQuorumStatusTest, ShowsAPostgresClusterFromTheContextNamespaceAndA
       RunPlugin({"status", "pg-a", "-o", "json"}, {{"KUBECONFIG", KubeconfigCopy(ns())}});
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const Json doc = ParseJson(run);
+  Capture("postgres-ready.json", run.out);
   EXPECT_EQ(doc["kind"], "PostgresClusterStatus");
   EXPECT_EQ(doc["namespace"], ns());
   EXPECT_EQ(doc["primary"], "pg-a-main-1");
@@ -197,6 +199,7 @@ TEST_F(KubectlQuorumStatusTest, ShowsAPostgresClusterFromTheContextNamespaceAndA
 
 TEST_F(KubectlQuorumStatusTest, NotFoundAndAmbiguousNamesExitTwoWithAClearMessage) {
   const testing::PluginRun missing = Run({"status", "ec/nope", "-n", ns()});
+  Capture("not-found.txt", missing.err);
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.out, "");
   EXPECT_EQ(missing.err, "error: EtcdCluster \"nope\" not found in namespace " + ns() + "\n");
