@@ -39,7 +39,7 @@ define controlplane_up
 	@echo "Stop it with: make controlplane-down"
 endef
 
-.PHONY: help deps build test unit integration format controlplane-up controlplane-down bench bench-scale bench-node bench-backup demo demo-down faults clean
+.PHONY: help deps build install test unit integration format controlplane-up controlplane-down bench bench-scale bench-node bench-backup demo demo-down faults clean
 
 help:
 	@echo "make demo               control plane + a real node + operator + a sample EtcdCluster and PostgresCluster"
@@ -47,6 +47,7 @@ help:
 	@echo "make test               install what is missing, build, run every test (ctest)"
 	@echo "make deps               install missing Debian packages and build the pinned control-plane binaries"
 	@echo "make build              configure and build with CMake + Ninja into $(BUILD_DIR)/"
+	@echo "make install [PREFIX=~/.local]  build and install kubectl-quorum (\`kubectl quorum\`) into PREFIX/bin"
 	@echo "make unit               build, then run the unit tests only"
 	@echo "make integration        build, then run the integration tests only (real control plane)"
 	@echo "make format             clang-format -i the C++ sources"
@@ -64,6 +65,15 @@ deps:
 
 build:
 	$(cmake_build)
+
+# kubectl-quorum, the kubectl plugin (docs/kubectl-quorum.md), stripped, into
+# $(PREFIX)/bin: kubectl finds it there when that folder is on PATH. The
+# operator itself is installed as an image (deploy/quorum.yaml).
+PREFIX ?= $(HOME)/.local
+install:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target kubectl-quorum
+	cmake --install $(BUILD_DIR) --prefix "$(PREFIX)" --strip
 
 # CTest runs TEST_JOBS tests at a time (most tests wait on processes, not on
 # the CPU): unit and integration tests side by side, the hidden-home demo

@@ -67,6 +67,7 @@ absl::StatusOr<EtcdBackup> ParseEtcdBackup(const Json& obj) {
   d.String(meta, "metadata", "namespace", out.metadata.ns);
   d.String(meta, "metadata", "uid", out.metadata.uid);
   d.Int64(meta, "metadata", "generation", out.metadata.generation);
+  d.String(meta, "metadata", "creationTimestamp", out.metadata.creation_timestamp);
   out.metadata.deleting = d.Member(meta, "metadata", "deletionTimestamp") != nullptr;
   d.StringMap(meta, "metadata", "annotations", out.metadata.annotations);
   const Json* spec = d.Member(&obj, "", "spec");

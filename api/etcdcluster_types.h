@@ -31,7 +31,8 @@ struct ObjectMeta {
   std::string uid;
   int64_t generation = 0;
   bool deleting = false;  // deletionTimestamp is set
-  // RFC 3339 as the API server set it ("" unknown); decoded for EtcdCluster.
+  // RFC 3339 as the API server set it ("" unknown); decoded for EtcdCluster,
+  // EtcdBackup, PostgresBackup and PostgresCluster.
   std::string creation_timestamp;
   std::map<std::string, std::string> annotations;
 };

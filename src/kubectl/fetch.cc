@@ -1,0 +1,121 @@
+#include "src/kubectl/fetch.h"
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "api/postgrescluster.h"
+#include "src/controllers/common/resources.h"
+#include "src/kube/resources.h"
+
+namespace quorum::kubectl {
+namespace {
+
+using Json = nlohmann::json;
+using controllers::kEtcdBackups;
+using controllers::kEtcdClusters;
+using controllers::kPostgresBackups;
+using controllers::kPostgresClusters;
+
+// The object, nullopt when it (or its resource: the CRD is not installed) is absent.
+absl::StatusOr<std::optional<Json>> GetIfPresent(kube::Client& client,
+                                                 const kube::GroupVersionResource& gvr,
+                                                 const std::string& ns, const std::string& name) {
+  absl::StatusOr<Json> obj = client.Get(gvr, ns, name);
+  if (absl::IsNotFound(obj.status())) return std::nullopt;
+  if (!obj.ok()) return obj.status();
+  return *std::move(obj);
+}
+
+// Every item of a list; an absent resource is an empty list.
+absl::StatusOr<Json> Items(kube::Client& client, const kube::GroupVersionResource& gvr,
+                           const std::string& ns, const std::string& selector = "") {
+  absl::StatusOr<Json> list = client.ListAll(gvr, ns, {.label_selector = selector});
+  if (absl::IsNotFound(list.status())) return Json::array();
+  if (!list.ok()) return list.status();
+  auto it = list->find("items");
+  return it != list->end() && it->is_array() ? *it : Json::array();
+}
+
+template <typename T, typename Parse>
+absl::StatusOr<std::vector<T>> Backups(kube::Client& client, const kube::GroupVersionResource& gvr,
+                                       const std::string& ns, Parse parse) {
+  absl::StatusOr<Json> items = Items(client, gvr, ns);
+  if (!items.ok()) return items.status();
+  std::vector<T> out;
+  for (const Json& item : *items) {
+    absl::StatusOr<T> b = parse(item);
+    if (b.ok()) out.push_back(*std::move(b));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<PodInfo>> Pods(kube::Client& client, const std::string& ns,
+                                          const std::string& selector) {
+  absl::StatusOr<Json> items = Items(client, kube::kPods, ns, selector);
+  if (!items.ok()) return items.status();
+  return ParsePodList(Json{{"items", *items}});
+}
+
+absl::StatusOr<ClusterInputs> ReadEtcd(kube::Client& client, const Json& obj) {
+  absl::StatusOr<api::EtcdCluster> cluster = api::DecodeEtcdCluster(obj);
+  if (!cluster.ok()) return absl::DataLossError(cluster.status().message());
+  EtcdInputs in{.cluster = *std::move(cluster)};
+  const std::string& ns = in.cluster.metadata.ns;
+  std::string selector = in.cluster.status.selector;
+  if (selector.empty()) {
+    selector = absl::StrCat("app.kubernetes.io/name=etcd,app.kubernetes.io/instance=",
+                            in.cluster.metadata.name);
+  }
+  absl::StatusOr<std::vector<PodInfo>> pods = Pods(client, ns, selector);
+  if (!pods.ok()) return pods.status();
+  in.pods = *std::move(pods);
+  auto backups = Backups<api::EtcdBackup>(client, kEtcdBackups, ns, api::ParseEtcdBackup);
+  if (!backups.ok()) return backups.status();
+  in.backups = *std::move(backups);
+  return in;
+}
+
+absl::StatusOr<ClusterInputs> ReadPostgres(kube::Client& client, const Json& obj) {
+  absl::StatusOr<api::PostgresCluster> cluster = api::DecodePostgresCluster(obj);
+  if (!cluster.ok()) return absl::DataLossError(cluster.status().message());
+  PostgresInputs in{.cluster = *std::move(cluster)};
+  const std::string& ns = in.cluster.metadata.ns;
+  absl::StatusOr<std::vector<PodInfo>> pods = Pods(
+      client, ns, absl::StrCat(std::string(api::kClusterLabel), "=", in.cluster.metadata.name));
+  if (!pods.ok()) return pods.status();
+  in.pods = *std::move(pods);
+  auto backups =
+      Backups<api::PostgresBackup>(client, kPostgresBackups, ns, api::ParsePostgresBackup);
+  if (!backups.ok()) return backups.status();
+  in.backups = *std::move(backups);
+  return in;
+}
+
+}  // namespace
+
+absl::StatusOr<ClusterInputs> FetchCluster(kube::Client& client, const std::string& ns,
+                                           const Target& target) {
+  std::optional<Json> etcd, postgres;
+  if (target.kind != Kind::kPostgresCluster) {
+    absl::StatusOr<std::optional<Json>> got = GetIfPresent(client, kEtcdClusters, ns, target.name);
+    if (!got.ok()) return got.status();
+    etcd = *std::move(got);
+  }
+  if (target.kind != Kind::kEtcdCluster) {
+    absl::StatusOr<std::optional<Json>> got =
+        GetIfPresent(client, kPostgresClusters, ns, target.name);
+    if (!got.ok()) return got.status();
+    postgres = *std::move(got);
+  }
+  if (etcd && postgres) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "both an EtcdCluster and a PostgresCluster are named \"", target.name, "\" in namespace ",
+        ns, ": say etcdcluster/", target.name, " or postgrescluster/", target.name));
+  }
+  if (etcd) return ReadEtcd(client, *etcd);
+  if (postgres) return ReadPostgres(client, *postgres);
+  return absl::NotFoundError(
+      absl::StrCat(KindName(target.kind), " \"", target.name, "\" not found in namespace ", ns));
+}
+
+}  // namespace quorum::kubectl

@@ -1,0 +1,31 @@
+#include "src/kubectl/status_command.h"
+
+#include "src/kubectl/exit_code.h"
+#include "src/kubectl/fetch.h"
+#include "src/kubectl/render_json.h"
+#include "src/kubectl/render_text.h"
+
+namespace quorum::kubectl {
+namespace {
+
+template <typename View>
+CommandOutput Render(const View& view, const StatusOptions& o) {
+  CommandOutput out{.exit_code = ExitCodeFor(view.health)};
+  out.text = o.format == OutputFormat::kJson ? RenderJson(view).dump(2) + "\n"
+                                             : RenderText(view, {.colour = o.colour, .now = o.now});
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<CommandOutput> RunStatus(kube::Client& client, const StatusOptions& options) {
+  absl::StatusOr<ClusterInputs> in = FetchCluster(client, options.ns, options.target);
+  if (!in.ok()) return in.status();
+  if (const auto* etcd = std::get_if<EtcdInputs>(&*in)) {
+    return Render(BuildEtcdStatusView(etcd->cluster, etcd->pods, etcd->backups), options);
+  }
+  const auto& pg = std::get<PostgresInputs>(*in);
+  return Render(BuildPostgresStatusView(pg.cluster, pg.pods, pg.backups), options);
+}
+
+}  // namespace quorum::kubectl
