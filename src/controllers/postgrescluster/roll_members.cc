@@ -56,7 +56,7 @@ void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, con
     s = p.client.Delete(kPods, p.n.ns, step.pod);
     if (absl::IsNotFound(s)) s = absl::OkStatus();
   } else {
-    s = rest.Switchover(members.urls.at(step.pod), step.pod, "", p.rest_auth);
+    s = rest.Switchover(members.urls.at(step.pod), step.pod, step.candidate, p.rest_auth);
   }
   if (s.ok()) Failpoint("postgrescluster/after-RollingUpdate");
   if (s.ok()) {
