@@ -87,11 +87,12 @@ Json PostgresClusterStatusSchema() {
                  {"type", String("Switchover or Failover.")},
                  {"from", String("The primary before.")},
                  {"to", String("The primary after (or the requested target, if it failed).")},
-                 {"result", String("Succeeded or Failed.")},
-                 {"message", String("What Patroni answered.")},
+                 {"result", String("Succeeded or Failed; Waiting while a Switchover's candidate "
+                                   "does not stream from the primary yet (not handled yet).")},
+                 {"message", String("What Patroni answered, or why Quorum did not ask it.")},
                  {"time",
                   [] {
-                    Json t = String("When it finished.");
+                    Json t = String("When it finished (Waiting: since when it waits).");
                     t["format"] = "date-time";
                     return t;
                   }()},

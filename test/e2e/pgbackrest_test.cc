@@ -8,7 +8,8 @@
 // restored to T (spec.dataSource.pgbackrest) on the kubernetes DCS and on the
 // etcd DCS of an EtcdCluster hold exactly the rows committed up to T. A
 // failover while a backup runs: the backup completes or fails saying why, and
-// the next one completes. A schedule every minute creates a PostgresBackup per
+// the next one completes. A replica down: a backup still completes, from the
+// primary alone (issue 33). A schedule every minute creates a PostgresBackup per
 // cron time, each completing. In-place restores of running clusters to T on
 // both DCS (spec.backups.pgbackrest.restore and its annotation). A volume
 // repository beside the S3 one, through the repository host.
@@ -20,6 +21,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -661,6 +663,67 @@ TEST_F(PgBackRestE2E, ABackupDuringAFailoverEndsClearlyAndTheNextOneCompletes) {
   Json after = WaitBackup("after", "Complete", absl::Minutes(15));
   EXPECT_EQ(after.value("phase", ""), "Complete") << after.dump();
   std::printf("backup during the failover: %s\n", phase.c_str());
+}
+
+// Issue 33: a backup runs while a member is down. A replica frozen (SIGSTOP
+// through hack/faults.sh) is not Ready, so neither is the cluster; a
+// PostgresBackup still starts (a primary runs), talks only to the primary,
+// and completes.
+TEST_F(PgBackRestE2E, ABackupCompletesWhileAReplicaIsDown) {
+  OperatorProcess op(ns());
+  op.Start();
+  ASSERT_TRUE(client().Create(kPostgres, ns(), Cluster("down", 2)).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready("down"); }, absl::Minutes(8)))
+      << "the PostgresCluster did not become Ready";
+  CommandResult w = FirstSql("down",
+                             "drop table if exists t; create table t(id int); insert into t "
+                             "select generate_series(1,1000);");
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  auto cluster = client().Get(kPostgres, ns(), "down");
+  ASSERT_TRUE(cluster.ok());
+  const std::string primary = (*cluster)["status"].value("primary", "");
+  ASSERT_FALSE(primary.empty());
+  const std::string replica = primary == "down-main-0" ? "down-main-1" : "down-main-0";
+
+  const testenv::ControlPlane* cp = testenv::GetControlPlane();
+  auto signal = [&](const char* sig) {
+    CommandResult r = RunCommand({std::string(QUORUM_SOURCE_DIR) + "/hack/faults.sh", "signal",
+                                  cp->dir, ns(), replica, sig});
+    EXPECT_EQ(r.exit_code, 0) << "faults.sh signal " << replica << " " << sig << ": " << r.output;
+  };
+  signal("STOP");
+  absl::Cleanup thaw = [&] { signal("CONT"); };
+  auto pod_ready = [&](const std::string& pod) {
+    auto p = client().Get({"", "v1", "pods"}, ns(), pod);
+    if (!p.ok()) return false;
+    for (const Json& c : (*p)["status"].value("conditions", Json::array())) {
+      if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+    }
+    return false;
+  };
+  ASSERT_TRUE(
+      testenv::Eventually([&] { return !pod_ready(replica) && !Ready("down"); }, absl::Minutes(2)))
+      << "the frozen replica " << replica << " stayed Ready";
+
+  ASSERT_NO_FATAL_FAILURE(CreateBackup("one-down", "down", "repo1", "full"));
+  Json status = WaitBackup("one-down", "Complete", absl::Minutes(10));
+  EXPECT_EQ(status.value("phase", ""), "Complete") << status.dump();
+  EXPECT_FALSE(Ready("down")) << "the replica came back during the backup: nothing was proven";
+  // The Job talked to the primary alone, and copied from it.
+  auto job = client().Get({"batch", "v1", "jobs"}, ns(), "one-down-backup");
+  ASSERT_TRUE(job.ok()) << job.status();
+  std::map<std::string, std::string> env;
+  for (const Json& e : (*job)["spec"]["template"]["spec"]["containers"][0]["env"]) {
+    env[e.value("name", "")] = e.value("value", "");
+  }
+  EXPECT_TRUE(absl::StartsWith(env["PGBACKREST_PG1_HOST"], primary + ".")) << (*job).dump();
+  EXPECT_EQ(env.count("PGBACKREST_PG2_HOST"), 0u) << "the frozen replica is a host";
+  EXPECT_EQ(env["PGBACKREST_BACKUP_STANDBY"], "n");
+
+  // Thawed, the replica catches up and the cluster is Ready again.
+  std::move(thaw).Invoke();
+  EXPECT_TRUE(testenv::Eventually([&] { return Ready("down"); }, absl::Minutes(5)))
+      << "the cluster did not recover after the replica was thawed";
 }
 
 TEST_F(PgBackRestE2E, ASchedulesBackupsEveryMinute) {

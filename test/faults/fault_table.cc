@@ -359,8 +359,9 @@ std::string Markdown(const Flags& f, const std::vector<Row>& rows,
       "every member, and every row written through the primary Service is there. Its first run "
       "found that a switchover asked for right after another one was recorded as Failed "
       "(Patroni answers 412 \"no good candidates\" while the old primary restarts as a "
-      "replica): the operator now waits until the target runs as a replica (`SwitchoverWaiting` "
-      "event).\n");
+      "replica): the operator now waits until the target streams from the primary "
+      "(`SwitchoverWaiting` event, `status.patroni.switchover.result: Waiting`, at most 2 "
+      "minutes, then `Failed` without asking Patroni).\n");
   absl::StrAppend(&md,
                   "\nReproduce: `make demo && make faults` (all rows, 3 runs each), or one row: "
                   "`make faults FAULT_ROWS=4 FAULT_REPEAT=1`. The faults themselves are "

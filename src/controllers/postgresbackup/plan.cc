@@ -19,33 +19,42 @@ bool HasRepo(const api::PostgresCluster& cluster, const std::string& repo) {
   return false;
 }
 
-// Why the members may not archive into the repositories of the current
-// spec yet ("" when they may): the cluster's operator has not seen its
-// latest generation, or an instance set has members on an older pod
-// template (a repository added to spec.backups reaches archive_command and
-// the members' certificates only through the ConfigMap and a roll).
-std::string MembersBehind(const api::PostgresCluster& cluster) {
-  if (cluster.status.observed_generation < cluster.metadata.generation) {
-    return absl::StrCat("its status is of generation ", cluster.status.observed_generation,
-                        ", its spec of generation ", cluster.metadata.generation);
+// The members the spec asks for, in its order, as observed (a pod not seen
+// is left out).
+std::vector<const MemberObservation*> SpecMembers(const BackupObservation& o) {
+  std::vector<const MemberObservation*> out;
+  for (const std::string& name : MemberPods(*o.cluster)) {
+    for (const MemberObservation& m : o.members) {
+      if (m.name == name) out.push_back(&m);
+    }
   }
-  // Every member the spec asks for, up or down: a member down still has its
-  // pod (at the current revision when it was rolled); a pod missing is one
-  // being replaced, e.g. mid-roll, when the repository may not be ready yet.
+  return out;
+}
+
+// Why the cluster's status does not yet vouch for the ready members seen on
+// the current template ("" when it does): it counts fewer members of a set
+// on that template (plan.h).
+std::string StatusBehind(const api::PostgresCluster& cluster,
+                         const std::vector<const MemberObservation*>& members) {
   for (const api::PostgresInstanceSet& set : cluster.spec.instances) {
+    const int64_t seen = std::count_if(members.begin(), members.end(), [&](const auto* m) {
+      return m->set == set.name && m->ready && m->current;
+    });
     int32_t updated = 0;
     for (const api::PostgresInstanceStatus& st : cluster.status.instances) {
       if (st.name == set.name) updated = st.updated_replicas;
     }
-    if (updated < set.replicas) {
-      return absl::StrCat("instance set ", set.name, " has ", updated, " of ", set.replicas,
-                          " members on the current pod template");
+    if (updated < seen) {
+      return absl::StrCat("instance set ", set.name, "'s status counts ", updated,
+                          " members on the current pod template, ", seen,
+                          " ready ones are seen on it");
     }
   }
   return "";
 }
 
-// Why the Job cannot be created yet (an empty reason: it can).
+// Why the Job cannot be created yet (an empty reason: it can); the rule is
+// plan.h's.
 controllers::BackupWait WhyWait(const BackupObservation& o) {
   const std::string& name = o.backup->spec.cluster_ref;
   const std::string& repo = o.backup->spec.repo_name;
@@ -56,10 +65,31 @@ controllers::BackupWait WhyWait(const BackupObservation& o) {
     return {"RepoNotFound", "PostgresCluster " + name + " has no repository " + repo +
                                 " in spec.backups.pgbackrest.repos"};
   }
-  if (!ClusterReady(*o.cluster)) {
-    return {"ClusterNotReady", "waiting for PostgresCluster " + name + " to be Ready"};
+  const api::PostgresClusterStatus& status = o.cluster->status;
+  if (status.observed_generation < o.cluster->metadata.generation) {
+    return {"MembersUpdating",
+            absl::StrCat("waiting for PostgresCluster ", name,
+                         "'s members to run its current spec: its status is of generation ",
+                         status.observed_generation, ", its spec of generation ",
+                         o.cluster->metadata.generation)};
   }
-  if (const std::string behind = MembersBehind(*o.cluster); !behind.empty()) {
+  const std::vector<const MemberObservation*> members = SpecMembers(o);
+  const bool primary_runs =
+      std::any_of(members.begin(), members.end(),
+                  [](const MemberObservation* m) { return m->ready && m->primary; });
+  if (!primary_runs) {
+    return {"NoRunningPrimary", "waiting for PostgresCluster " + name +
+                                    " to have a running primary (a member pod that is Ready "
+                                    "and labelled role=primary)"};
+  }
+  for (const MemberObservation* m : members) {
+    if (m->ready && !m->current) {
+      return {"MembersUpdating", "waiting for PostgresCluster " + name +
+                                     "'s members to run its current spec: " + m->name +
+                                     " is ready and runs an older pod template"};
+    }
+  }
+  if (const std::string behind = StatusBehind(*o.cluster, members); !behind.empty()) {
     return {"MembersUpdating", "waiting for PostgresCluster " + name +
                                    "'s members to run its current spec: " + behind};
   }
@@ -84,11 +114,6 @@ controllers::BackupReport ReadReport(const api::PostgresBackup& b, const std::st
 
 }  // namespace
 
-bool ClusterReady(const api::PostgresCluster& cluster) {
-  const api::Condition* ready = api::FindCondition(cluster.status, "Ready");
-  return ready != nullptr && ready->status == "True";
-}
-
 BackupPlan PlanBackup(const BackupObservation& o) {
   const api::PostgresBackup& b = *o.backup;
   const std::string job = JobName(b);
@@ -105,13 +130,11 @@ BackupPlan PlanBackup(const BackupObservation& o) {
   BackupPlan plan;
   if (!o.job.has_value() && kind.wait.reason.empty() &&
       !controllers::IsFinalBackupPhase(b.status.phase)) {
-    for (const std::string& pod : MemberPods(*o.cluster)) {
-      if (std::find(o.ready_pods.begin(), o.ready_pods.end(), pod) != o.ready_pods.end()) {
-        plan.hosts.push_back(pod);
-      }
+    // The wait above saw a ready primary: the hosts are never empty.
+    for (const MemberObservation* m : SpecMembers(o)) {
+      if (m->ready) plan.hosts.push_back(m->name);
     }
     plan.from_standby = plan.hosts.size() >= 2;
-    if (plan.hosts.empty()) plan.hosts = MemberPods(*o.cluster);
     kind.created_message =
         absl::StrCat("Job ", job, " takes a ", b.spec.type, " backup into ", b.spec.repo_name,
                      plan.from_standby ? " from a replica" : " from the primary");

@@ -2,13 +2,16 @@
 
 #include <optional>
 
+#include "api/postgrescluster.h"
 #include "api/postgrescluster_types.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/backup_reconciler_impl.h"
 #include "src/controllers/common/kube_fields.h"
 #include "src/controllers/postgresbackup/job.h"
 #include "src/controllers/postgresbackup/plan.h"
+#include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/reconciler.h"
+#include "src/patroni/role.h"
 
 template class quorum::controllers::BackupReconciler<quorum::api::PostgresBackup>;
 
@@ -16,6 +19,7 @@ namespace quorum::postgresbackup {
 namespace {
 
 using json_access::At;
+using json_access::Int;
 using json_access::Str;
 
 controllers::BackupKindInfo Info() {
@@ -24,10 +28,40 @@ controllers::BackupKindInfo Info() {
           .clusters = postgrescluster::kPostgresClusters,
           .controller = "postgresbackup",
           .cluster_index = kClusterIndex,
-          .also_cached = {postgrescluster::kPods},  // which members are ready
+          // The members: ready, primary, on their StatefulSet's current template.
+          .also_cached = {postgrescluster::kPods, postgrescluster::kStatefulSets},
           .started_event = "BackupStarted",
           .complete_event = "BackupComplete",
           .failed_event = "BackupFailed"};
+}
+
+// The cluster's member pods as plan.h reads them.
+std::vector<MemberObservation> ObserveMembers(const runtime::Cache& cache,
+                                              const api::PostgresCluster& cluster) {
+  const std::string& ns = cluster.metadata.ns;
+  std::vector<MemberObservation> out;
+  for (const runtime::ObjectPtr& pod :
+       cache.ByInstance(postgrescluster::kPods, ns, cluster.metadata.name)) {
+    const kube::Json& labels = At(*pod, {"metadata", "labels"});
+    if (Str(At(labels, {"app.kubernetes.io/name"})) != "postgres") continue;
+    MemberObservation m{.name = Str(At(*pod, {"metadata", "name"})),
+                        .set = Str(At(labels, {std::string(api::kInstanceSetLabel).c_str()})),
+                        // A pod being deleted is leaving: never a host.
+                        .ready = controllers::PodReady(*pod) &&
+                                 !At(*pod, {"metadata", "deletionTimestamp"}).is_string(),
+                        .primary = Str(At(labels, {std::string(patroni::kRoleLabel).c_str()})) ==
+                                   patroni::kPrimaryLabelValue};
+    if (runtime::ObjectPtr sts = cache.Get(postgrescluster::kStatefulSets, ns,
+                                           postgrescluster::StatefulSetName(cluster, m.set))) {
+      const std::string revision = controllers::StatefulSetUpdateRevision(*sts);
+      const int64_t seen = Int(&At(*sts, {"status", "observedGeneration"})).value_or(0);
+      const int64_t generation = Int(&At(*sts, {"metadata", "generation"})).value_or(1);
+      m.current = !revision.empty() && seen >= generation &&
+                  Str(At(labels, {"controller-revision-hash"})) == revision;
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
 }
 
 }  // namespace
@@ -61,15 +95,7 @@ controllers::BackupStep<api::PostgresBackupStatus> PostgresBackupReconciler::Pla
                         .job = job,
                         .now = at.now,
                         .age = at.age};
-  if (cluster) {
-    for (const runtime::ObjectPtr& pod :
-         cache().ByInstance(postgrescluster::kPods, ns, cluster->metadata.name)) {
-      if (Str(At(*pod, {"metadata", "labels", "app.kubernetes.io/name"})) == "postgres" &&
-          controllers::PodReady(*pod)) {
-        obs.ready_pods.push_back(Str(At(*pod, {"metadata", "name"})));
-      }
-    }
-  }
+  if (cluster) obs.members = ObserveMembers(cache(), *cluster);
   BackupPlan plan = PlanBackup(obs);
   controllers::BackupStep<api::PostgresBackupStatus> step;
   if (plan.create_job) {

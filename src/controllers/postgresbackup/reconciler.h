@@ -2,10 +2,13 @@
 // status; the reconcile is common/backup_reconciler.h's, this is
 // PostgresBackup's part of it:
 //   parse    api::ParsePostgresBackup
-//   plan     its PostgresCluster and the cluster's ready member pods from the
-//            cache, plan.h PlanBackup, job.h BuildBackupJob
-// The PostgresCluster's watch (an index of backups by clusterRef) and the
-// Job's wake a backup. A Complete or Failed backup costs zero API writes.
+//   plan     its PostgresCluster, the cluster's member pods (ready, labelled
+//            primary, on their StatefulSet's current template) and
+//            StatefulSets from the cache, plan.h PlanBackup, job.h
+//            BuildBackupJob
+// The PostgresCluster's watch (an index of backups by clusterRef; its status
+// follows its pods' readiness, primary and template) and the Job's wake a
+// backup. A Complete or Failed backup costs zero API writes.
 // Thread-safety: Reconcile may run concurrently for different backups.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_RECONCILER_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESBACKUP_RECONCILER_H_

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "src/controllers/postgrescluster/handover.h"
 
 namespace quorum::postgrescluster {
 
@@ -51,24 +52,6 @@ std::string Removal(const SetScale& set, const std::vector<const MemberPod*>& le
   }
   return absl::StrCat("scaling ", set.statefulset, " down to ", set.desired, " (removing ",
                       Names(leaving), "; their claims are kept)");
-}
-
-// The member a leaving primary hands over to: ready, staying, and streaming
-// from it, the lowest name first (the StatefulSets' own order); null when
-// none. Streaming matters: a clean shutdown of the primary, which a
-// switchover is, ends only once its connected standbys have flushed all its
-// WAL — one that is not connected (just re-pointed after another switchover)
-// would be promoted without the last acknowledged writes. `any_ready`: a
-// ready member stays, streaming or not.
-const MemberPod* Candidate(const std::vector<MemberPod>& pods, const std::set<std::string>& leaving,
-                           bool* any_ready) {
-  const MemberPod* candidate = nullptr;
-  for (const MemberPod& p : pods) {
-    if (!p.ready || p.primary || leaving.contains(p.name)) continue;
-    *any_ready = true;
-    if (p.streaming && (candidate == nullptr || p.name < candidate->name)) candidate = &p;
-  }
-  return candidate;
 }
 
 }  // namespace
@@ -122,9 +105,9 @@ MembershipPlan PlanMembership(const std::vector<SetScale>& sets, const std::vect
       stepped = true;
       continue;
     }
-    // The primary leaves: a member that stays takes over first (Candidate).
-    bool any_ready = false;
-    const MemberPod* candidate = Candidate(pods, leaving_names, &any_ready);
+    // The primary leaves: a member that stays takes over first (handover.h).
+    const Handover handover = FindHandover(pods, leaving_names);
+    const MemberPod* candidate = handover.candidate;
     const bool anyone_stays = std::any_of(pods.begin(), pods.end(), [&](const MemberPod& p) {
       return !leaving_names.contains(p.name);
     });
@@ -135,9 +118,9 @@ MembershipPlan PlanMembership(const std::vector<SetScale>& sets, const std::vect
       continue;
     }
     if (candidate == nullptr) {
-      hold(absl::StrCat("waiting for a ready member that stays",
-                        any_ready ? " to stream from " : " to take over the primary role from ",
-                        primary->name, " before ", removal));
+      hold(absl::StrCat("waiting for ",
+                        HandoverWait(handover, "a ready member that stays", primary->name),
+                        " before ", removal));
       continue;
     }
     hold("");

@@ -317,19 +317,19 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   absl::StatusOr<std::string> problem = ActOnMembers(ctx, *prepared, observed);
   if (!problem.ok()) return problem.status();
   if (problem->empty()) *problem = std::string(refused.message());
-  const std::optional<api::PostgresSwitchoverStatus> switchover =
-      Switchover(*cluster, members, rest_, ctx.rest_auth, recorder_, *stored, now);
+  const SwitchoverOutcome sw = Switchover(PlanSwitchover(*cluster, members, now), *cluster, members,
+                                          rest_, ctx.rest_auth, recorder_, *stored);
   // Status last, only when it changed; then wait.
   std::optional<std::vector<api::PgBackRestRepoStatus>> backups;
   if (scheduled_backups_) backups = SummarizeBackups(*cluster, FinishedBackupsOf(ctx));
-  absl::Status wrote = WriteStatus(ctx, dcs, members, switchover, *problem, applied, backups);
+  absl::Status wrote = WriteStatus(ctx, dcs, members, sw.record, *problem, applied, backups);
   if (!wrote.ok()) return wrote;
   if (!refused.ok()) return refused;  // retried with the queue's backoff
   absl::StatusOr<std::optional<absl::Duration>> backup_wait = ScheduledBackupsPhase(ctx);
   if (!backup_wait.ok()) return backup_wait.status();
   runtime::Result wait = NextWait(backoff_, req, dcs, members);
   for (const std::optional<absl::Duration>& also :
-       {ReloadAfterRenewal(ctx, members, prepared->tls), *backup_wait}) {
+       {ReloadAfterRenewal(ctx, members, prepared->tls), *backup_wait, sw.recheck_after}) {
     if (also.has_value()) WaitAtMost(wait, *also);
   }
   return wait;

@@ -52,7 +52,7 @@ std::vector<SetScale> ObserveSets(const Phase& p) {
 MembershipPlan PlanMembers(const Phase& p, const std::vector<ObjectPtr>& pods,
                            const Members& members) {
   return PlanMembership(ObserveSets(p), MemberPods(p.cluster, p.cache, pods, members),
-                        !NewSwitchoverTrigger(p.cluster).empty());
+                        SwitchoverActsNow(p.cluster, members, p.now));
 }
 
 absl::Status RemoveMembers(const Phase& p, const MembershipPlan& plan, const Members& members,

@@ -42,13 +42,16 @@ std::vector<MemberPod> MemberPods(const PostgresCluster& cluster, const runtime:
 }
 
 // Rolls outdated members, one step at a time (the StatefulSets are OnDelete);
-// waits while a new switchover trigger is handled in this reconcile (one risky
-// step per reconcile).
+// waits while the user's switchover is asked of Patroni in this reconcile
+// (one risky step per reconcile; switchover_plan.h).
 void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, const Members& members,
                          patroni::RestClient& rest) {
   const RollStep step =
       NextRollStep(MemberPods(p.cluster, p.cache, pods, members), DesiredMembers(p.cluster),
-                   !NewSwitchoverTrigger(p.cluster).empty());
+                   SwitchoverActsNow(p.cluster, members, p.now));
+  if (step.kind == RollStep::kWait) {  // said, aggregated by the recorder
+    p.recorder.Normal(p.stored, "RollingUpdateWaiting", step.reason);
+  }
   if (step.kind != RollStep::kDeletePod && step.kind != RollStep::kSwitchover) return;
   absl::Status s;
   Failpoint("postgrescluster/before-RollingUpdate");
@@ -56,7 +59,7 @@ void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, con
     s = p.client.Delete(kPods, p.n.ns, step.pod);
     if (absl::IsNotFound(s)) s = absl::OkStatus();
   } else {
-    s = rest.Switchover(members.urls.at(step.pod), step.pod, "", p.rest_auth);
+    s = rest.Switchover(members.urls.at(step.pod), step.pod, step.candidate, p.rest_auth);
   }
   if (s.ok()) Failpoint("postgrescluster/after-RollingUpdate");
   if (s.ok()) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "src/controllers/postgrescluster/handover.h"
+
 namespace quorum::postgrescluster {
 
 RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired,
@@ -56,10 +58,18 @@ RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired,
   }
   const MemberPod* primary = outdated.front();  // every outdated replica is gone: the primary
   if (pods.size() > 1) {
-    return {
-        .kind = RollStep::kSwitchover,
-        .pod = primary->name,
-        .reason = "moving the primary role away from " + primary->name + " before replacing it"};
+    // The same evidence as a member removal's switchover (handover.h).
+    const Handover handover = FindHandover(pods);
+    if (handover.candidate == nullptr) {
+      return {.kind = RollStep::kWait,
+              .reason = "waiting for " + HandoverWait(handover, "a ready replica", primary->name) +
+                        " before moving the primary role away from it"};
+    }
+    return {.kind = RollStep::kSwitchover,
+            .pod = primary->name,
+            .candidate = handover.candidate->name,
+            .reason = "moving the primary role from " + primary->name + " to " +
+                      handover.candidate->name + " before replacing it"};
   }
   return {.kind = RollStep::kDeletePod,
           .pod = primary->name,

@@ -2,7 +2,9 @@
 // the OnDelete strategy, because only the operator knows which pod is the
 // primary: it replaces outdated pods one at a time, only while every member
 // is ready and the primary is known, replicas first, and moves the primary
-// role away (a Patroni switchover) before the primary's own pod is replaced.
+// role away (a Patroni switchover) before the primary's own pod is replaced:
+// to a ready replica the primary's WAL streams to, named (handover.h, the
+// evidence a member removal takes); while none streams, the rollout waits.
 // One exception to "every member ready": an outdated replica that is not
 // ready is replaced first while the known primary is ready — it serves
 // nobody, and waiting for it would wedge the rollout that may heal it.
@@ -33,7 +35,8 @@ struct MemberPod {
 
 struct RollStep {
   enum Kind { kNone, kWait, kDeletePod, kSwitchover } kind = kNone;
-  std::string pod;  // kDeletePod: the pod; kSwitchover: the primary to move away from
+  std::string pod;        // kDeletePod: the pod; kSwitchover: the primary to move away from
+  std::string candidate;  // kSwitchover: the member that takes over
   std::string reason;
   bool operator==(const RollStep&) const = default;
 };

@@ -79,7 +79,7 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
     const int have_ready = IntAt(sts, {"status", "readyReplicas"});
     // Just written, the cached StatefulSet still shows the previous
     // template's count: nothing is known to be updated until it is read again
-    // (a backup into a repository just added waits on this: MembersBehind).
+    // (a backup into a repository just added waits on this: postgresbackup/plan.h).
     const int have_updated = in.statefulset_written ? 0 : IntAt(sts, {"status", "updatedReplicas"});
     status.instances.push_back({.name = set.name,
                                 .replicas = IntAt(sts, {"status", "replicas"}),

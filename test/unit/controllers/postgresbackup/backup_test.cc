@@ -118,20 +118,26 @@ TEST(PostgresBackupInfoTest, RefusesWhatIsNotAReport) {
   }
 }
 
+MemberObservation Member(const char* name, bool ready, bool primary = false, bool current = true) {
+  return {.name = name, .set = "main", .ready = ready, .primary = primary, .current = current};
+}
+
+// Three members, hippo-main-1 the primary, all ready on the current template.
+std::vector<MemberObservation> Healthy() {
+  return {Member("hippo-main-0", true), Member("hippo-main-1", true, true),
+          Member("hippo-main-2", true)};
+}
+
 TEST(PostgresBackupPlanTest, PhasesFollowTheClusterAndTheJob) {
   const api::PostgresBackup b = Backup();
-  const api::PostgresCluster ready = Cluster(true), not_ready = Cluster(false),
-                             no_repo = Cluster(true, false);
-  // A spec change not yet seen, and members still on the old template: a
-  // repository just added is not archived into yet.
-  api::PostgresCluster unseen = Cluster(true), rolling = Cluster(true);
+  const api::PostgresCluster ready = Cluster(true), no_repo = Cluster(true, false);
+  api::PostgresCluster unseen = Cluster(true);
   unseen.metadata.generation = 4;
-  rolling.status.instances[0].updated_replicas = 2;
-  const std::vector<std::string> all = {"hippo-main-0", "hippo-main-1", "hippo-main-2"};
+  const std::vector<MemberObservation> healthy = Healthy();
   struct Case {
     const char* name;
     const api::PostgresCluster* cluster;
-    std::vector<std::string> ready_pods;
+    std::vector<MemberObservation> members;
     std::optional<JobOutcome> job;
     std::string phase;
     bool create;
@@ -140,54 +146,40 @@ TEST(PostgresBackupPlanTest, PhasesFollowTheClusterAndTheJob) {
     std::vector<std::string> hosts;
   } cases[] = {
       {"no cluster", nullptr, {}, std::nullopt, "Pending", false, false, "ClusterNotFound"},
-      {"no such repo", &no_repo, all, std::nullopt, "Pending", false, false, "RepoNotFound"},
-      {"not ready", &not_ready, all, std::nullopt, "Pending", false, false, "ClusterNotReady"},
-      {"spec not seen", &unseen, all, std::nullopt, "Pending", false, false, "MembersUpdating"},
-      {"members rolling", &rolling, all, std::nullopt, "Pending", false, false, "MembersUpdating"},
-      {"ready with replicas",
+      {"no such repo", &no_repo, healthy, std::nullopt, "Pending", false, false, "RepoNotFound"},
+      {"spec not seen", &unseen, healthy, std::nullopt, "Pending", false, false, "MembersUpdating"},
+      {"healthy",
        &ready,
-       {"hippo-main-2", "hippo-main-0"},
+       healthy,
        std::nullopt,
        "Started",
        true,
        true,
        "JobCreated",
-       {"hippo-main-0", "hippo-main-2"}},
-      {"primary alone",
+       {"hippo-main-0", "hippo-main-1", "hippo-main-2"}},
+      {"hosts in the spec's order",
        &ready,
-       {"hippo-main-1"},
+       {healthy[2], healthy[1], healthy[0]},
        std::nullopt,
        "Started",
        true,
-       false,
-       "JobCreated",
-       {"hippo-main-1"}},
-      {"no pod known ready",
-       &ready,
-       {"other-0"},
-       std::nullopt,
-       "Started",
        true,
-       false,
        "JobCreated",
-       all},
-      {"running", &ready, all, JobOutcome{}, "Started", false, false, "JobRunning"},
+       {"hippo-main-0", "hippo-main-1", "hippo-main-2"}},
+      {"running", &ready, healthy, JobOutcome{}, "Started", false, false, "JobRunning"},
       {"running, cluster gone", nullptr, {}, JobOutcome{}, "Started", false, false, "JobRunning"},
-      {"done", &ready, all, JobOutcome{.complete = true, .message = kInfo}, "Complete", false,
+      {"done", &ready, healthy, JobOutcome{.complete = true, .message = kInfo}, "Complete", false,
        false, "BackupComplete"},
-      {"done, report cut", &ready, all, JobOutcome{.complete = true, .message = "[{\"backup\""},
+      {"done, report cut", &ready, healthy, JobOutcome{.complete = true, .message = "[{\"backup\""},
        "Failed", false, false, "ResultUnreadable"},
-      {"failed", &ready, all,
+      {"failed", &ready, healthy,
        JobOutcome{.failed = true, .message = "ERROR: [056]: unable to find primary cluster"},
        "Failed", false, false, "BackupFailed"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const BackupPlan plan = PlanBackup({.backup = &b,
-                                        .cluster = c.cluster,
-                                        .ready_pods = c.ready_pods,
-                                        .job = c.job,
-                                        .now = "t1"});
+    const BackupPlan plan = PlanBackup(
+        {.backup = &b, .cluster = c.cluster, .members = c.members, .job = c.job, .now = "t1"});
     EXPECT_EQ(plan.status.phase, c.phase);
     EXPECT_EQ(plan.hosts, c.hosts);
     EXPECT_EQ(plan.create_job, c.create);
@@ -197,6 +189,93 @@ TEST(PostgresBackupPlanTest, PhasesFollowTheClusterAndTheJob) {
     EXPECT_EQ(plan.status.conditions[0].reason, c.reason);
     EXPECT_EQ(plan.status.conditions[1].status, c.phase == "Failed" ? "True" : "False");
     EXPECT_EQ(plan.status.backup.has_value(), c.phase == "Complete");
+  }
+}
+
+// Issue 33: a backup starts whenever a primary runs, not when the cluster is
+// Ready (every member ready): members that are down never hold it back and
+// never become the Job's hosts; ready members on an older template (a roll
+// after a repository was added) do.
+TEST(PostgresBackupPlanTest, ABackupStartsWhenAPrimaryRunsWhateverMembersAreDown) {
+  const api::PostgresBackup b = Backup();
+  // Ready=False (a member down), the other two on the current template.
+  api::PostgresCluster degraded = Cluster(false);
+  degraded.status.instances[0].ready_replicas = 2;
+  degraded.status.instances[0].updated_replicas = 2;
+  api::PostgresCluster rolling = Cluster(false);  // the StatefulSet's count lags
+  rolling.status.instances[0].updated_replicas = 1;
+  const api::PostgresCluster ready = Cluster(true);
+  const MemberObservation m0 = Member("hippo-main-0", true), m2 = Member("hippo-main-2", true),
+                          primary = Member("hippo-main-1", true, true);
+  struct Case {
+    const char* name;
+    const api::PostgresCluster* cluster;
+    std::vector<MemberObservation> members;
+    std::string reason;              // the Complete condition's: why it waits, or JobCreated
+    std::vector<std::string> hosts;  // when it starts
+    bool standby = false;
+  } cases[] = {
+      {"a replica down",
+       &degraded,
+       {m0, primary, Member("hippo-main-2", false)},
+       "JobCreated",
+       {"hippo-main-0", "hippo-main-1"},
+       true},
+      {"a replica down on the old template: it is not rolled yet, and holds nothing back",
+       &degraded,
+       {m0, primary, Member("hippo-main-2", false, false, false)},
+       "JobCreated",
+       {"hippo-main-0", "hippo-main-1"},
+       true},
+      {"a replica's pod gone",
+       &degraded,
+       {m0, primary},
+       "JobCreated",
+       {"hippo-main-0", "hippo-main-1"},
+       true},
+      {"both replicas down: from the primary alone",
+       &degraded,
+       {Member("hippo-main-0", false), primary, Member("hippo-main-2", false, false, false)},
+       "JobCreated",
+       {"hippo-main-1"},
+       false},
+      {"no member labelled primary",
+       &ready,
+       {m0, Member("hippo-main-1", true), m2},
+       "NoRunningPrimary"},
+      {"the primary's pod not ready (a failover under way)",
+       &degraded,
+       {m0, Member("hippo-main-1", false, true), m2},
+       "NoRunningPrimary"},
+      {"the primary in a set the spec no longer has",
+       &ready,
+       {m0, Member("hippo-old-0", true, true), m2},
+       "NoRunningPrimary"},
+      {"no member at all", &degraded, {}, "NoRunningPrimary"},
+      {"a ready replica on the old template (a roll under way)",
+       &ready,
+       {m0, primary, Member("hippo-main-2", true, false, false)},
+       "MembersUpdating"},
+      {"the primary on the old template",
+       &ready,
+       {m0, Member("hippo-main-1", true, true, false), m2},
+       "MembersUpdating"},
+      {"the status counts fewer members updated than the cache shows",
+       &rolling,
+       {m0, primary, m2},
+       "MembersUpdating"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const BackupPlan plan =
+        PlanBackup({.backup = &b, .cluster = c.cluster, .members = c.members, .now = "t1"});
+    ASSERT_EQ(plan.status.conditions.size(), 2u);
+    EXPECT_EQ(plan.status.conditions[0].reason, c.reason) << plan.status.conditions[0].message;
+    const bool starts = c.reason == "JobCreated";
+    EXPECT_EQ(plan.create_job, starts);
+    EXPECT_EQ(plan.status.phase, starts ? "Started" : "Pending");
+    EXPECT_EQ(plan.hosts, c.hosts);
+    EXPECT_EQ(plan.from_standby, c.standby);
   }
 }
 
@@ -211,18 +290,54 @@ TEST(PostgresBackupPlanTest, AFinishedBackupNeverChanges) {
   }
 }
 
+// Whatever it waits for, a backup that cannot start within
+// api::kBackupStartTimeout of its creation fails, saying what it waited for.
 TEST(PostgresBackupPlanTest, APendingBackupFailsOnceItCannotStartInTime) {
   const api::PostgresBackup b = Backup();
-  const api::PostgresCluster not_ready = Cluster(false);
-  BackupPlan plan =
-      PlanBackup({.backup = &b, .cluster = &not_ready, .now = "t", .age = absl::Minutes(1)});
-  EXPECT_EQ(plan.status.phase, "Pending");
-  EXPECT_EQ(plan.recheck_after, absl::Minutes(9));
-  plan = PlanBackup({.backup = &b, .cluster = &not_ready, .now = "t", .age = absl::Minutes(11)});
-  EXPECT_EQ(plan.status.phase, "Failed");
-  EXPECT_EQ(plan.status.conditions[1].reason, "StartTimeout");
-  EXPECT_EQ(plan.status.conditions[1].message,
-            "not started within 10m: waiting for PostgresCluster hippo to be Ready");
+  const api::PostgresCluster ready = Cluster(true), no_repo = Cluster(true, false);
+  api::PostgresCluster unseen = Cluster(true);
+  unseen.metadata.generation = 4;
+  std::vector<MemberObservation> no_primary = Healthy(), old_template = Healthy();
+  no_primary[1].primary = false;
+  old_template[0].current = false;
+  struct Case {
+    const api::PostgresCluster* cluster;
+    std::vector<MemberObservation> members;
+    std::string message;  // the Failed condition's
+  } cases[] = {
+      {nullptr, {}, "PostgresCluster hippo does not exist in this namespace"},
+      {&no_repo, Healthy(),
+       "PostgresCluster hippo has no repository repo2 in spec.backups.pgbackrest.repos"},
+      {&unseen, Healthy(),
+       "waiting for PostgresCluster hippo's members to run its current spec: its status is of "
+       "generation 3, its spec of generation 4"},
+      {&ready, no_primary,
+       "waiting for PostgresCluster hippo to have a running primary (a member pod that is Ready "
+       "and labelled role=primary)"},
+      {&ready, old_template,
+       "waiting for PostgresCluster hippo's members to run its current spec: hippo-main-0 is "
+       "ready and runs an older pod template"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.message);
+    BackupPlan plan = PlanBackup({.backup = &b,
+                                  .cluster = c.cluster,
+                                  .members = c.members,
+                                  .now = "t",
+                                  .age = absl::Minutes(1)});
+    EXPECT_EQ(plan.status.phase, "Pending");
+    EXPECT_FALSE(plan.create_job);
+    EXPECT_EQ(plan.recheck_after, absl::Minutes(9));
+    plan = PlanBackup({.backup = &b,
+                       .cluster = c.cluster,
+                       .members = c.members,
+                       .now = "t",
+                       .age = absl::Minutes(11)});
+    EXPECT_EQ(plan.status.phase, "Failed");
+    EXPECT_FALSE(plan.create_job);
+    EXPECT_EQ(plan.status.conditions[1].reason, "StartTimeout");
+    EXPECT_EQ(plan.status.conditions[1].message, "not started within 10m: " + c.message);
+  }
 }
 
 TEST(PostgresBackupPlanTest, TheFailureSaysWhatPgBackRestSaid) {

@@ -5,8 +5,14 @@
 namespace quorum::postgrescluster {
 namespace {
 
-MemberPod Pod(std::string name, bool outdated, bool primary = false, bool ready = true) {
-  return {.name = std::move(name), .ready = ready, .outdated = outdated, .primary = primary};
+// A ready replica streams from the primary unless said otherwise.
+MemberPod Pod(std::string name, bool outdated, bool primary = false, bool ready = true,
+              bool streaming = true) {
+  return {.name = std::move(name),
+          .ready = ready,
+          .outdated = outdated,
+          .primary = primary,
+          .streaming = streaming && ready && !primary};
 }
 
 TEST(RolloutTest, NothingToDoWhenEveryPodIsCurrent) {
@@ -145,6 +151,46 @@ TEST(RolloutTest, YieldsToAPendingUserSwitchover) {
   EXPECT_EQ(
       NextRollStep({Pod("a-0", true, true), Pod("a-1", false), Pod("a-2", false)}, 3, false).kind,
       RollStep::kSwitchover);
+}
+
+// Issue 33: the rollout's switchover takes the same evidence as a member
+// removal's (membership.h): the primary role moves only to a ready replica
+// that the primary's WAL streams to now, named to Patroni (the lowest name),
+// and otherwise the rollout waits, saying why.
+TEST(RolloutTest, ThePrimaryHandsOverOnlyToAStreamingReplica) {
+  struct SwitchCase {
+    const char* name;
+    std::vector<MemberPod> pods;
+    RollStep::Kind want;
+    std::string candidate;
+    std::string reason;  // with kWait
+  } cases[] = {
+      {"two streaming replicas: the lowest name",
+       {Pod("a-0", true, true), Pod("a-2", false), Pod("a-1", false)},
+       RollStep::kSwitchover,
+       "a-1"},
+      {"one streaming, one not",
+       {Pod("a-0", true, true), Pod("a-1", false, false, true, false), Pod("a-2", false)},
+       RollStep::kSwitchover,
+       "a-2"},
+      {"no replica streams",
+       {Pod("a-0", true, true), Pod("a-1", false, false, true, false),
+        Pod("a-2", false, false, true, false)},
+       RollStep::kWait,
+       "",
+       "waiting for a ready replica to stream from a-0 before moving the primary role away from "
+       "it"},
+  };
+  for (const SwitchCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const RollStep step = NextRollStep(c.pods, static_cast<int>(c.pods.size()));
+    EXPECT_EQ(step.kind, c.want) << step.reason;
+    EXPECT_EQ(step.candidate, c.candidate);
+    EXPECT_EQ(step.pod, c.want == RollStep::kSwitchover ? "a-0" : "");
+    if (c.want == RollStep::kWait) {
+      EXPECT_EQ(step.reason, c.reason);
+    }
+  }
 }
 
 }  // namespace
