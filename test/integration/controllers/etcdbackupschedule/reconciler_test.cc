@@ -238,9 +238,16 @@ TEST_F(EtcdBackupScheduleControllerTest, KeepsKeepLastSnapshotsInS3AndWakesAtThe
       },
       absl::Seconds(30)))
       << absl::StrJoin(BackupNames(), ",");
-  Json status = (*client().Get(kEtcdBackupSchedules, ns(), "every"))["status"];
-  EXPECT_EQ(status["snapshots"].size(), 2u) << status.dump();
-  EXPECT_EQ(status["lastSuccessfulBackupTime"], "2026-01-01T00:03:05Z");
+  // The status follows the store in the same or the next reconcile: wait for it.
+  Json status;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        status = (*client().Get(kEtcdBackupSchedules, ns(), "every"))["status"];
+        return status.value("snapshots", Json::array()).size() == 2u &&
+               status.value("lastSuccessfulBackupTime", "") == "2026-01-01T00:03:05Z";
+      },
+      absl::Seconds(30)))
+      << status.dump();
 
   // A backup per cron time, named for it, with the prefix as its key's folder:
   // the latest cron time (58 s ago on the schedule's clock) is due at once.
