@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/cron.h"
 #include "api/etcdbackup_types.h"
+#include "src/base/json_access.h"
 #include "src/controllers/etcdbackup/reconciler.h"
 #include "src/controllers/etcdbackupschedule/backup.h"
 #include "src/controllers/etcdbackupschedule/plan.h"
@@ -37,7 +38,7 @@ bool ControlledBy(const Json& obj, const std::string& uid) {
 }
 
 OwnedBackup ToOwned(const Json& obj) {
-  OwnedBackup b{.name = obj["metadata"].value("name", "")};
+  OwnedBackup b{.name = json_access::Str(json_access::At(obj, {"metadata", "name"}))};
   const Json annotations = obj["metadata"].value("annotations", Json::object());
   const std::string at = annotations.value(std::string(api::kScheduledAtAnnotation), "");
   std::string err;
@@ -95,8 +96,8 @@ absl::Status EtcdBackupScheduleReconciler::RefuseInvalid(const Json& stored,
                           .message = std::string(why.message()),
                           .last_transition_time = Rfc3339(clock_.Now())});
   recorder_.Warning(stored, "InvalidSpec", std::string(why.message()));
-  return WriteStatus(client_, stored["metadata"].value("namespace", ""),
-                     stored["metadata"].value("name", ""), s);
+  return WriteStatus(client_, json_access::Str(json_access::At(stored, {"metadata", "namespace"})),
+                     json_access::Str(json_access::At(stored, {"metadata", "name"})), s);
 }
 
 absl::StatusOr<runtime::Result> EtcdBackupScheduleReconciler::Reconcile(

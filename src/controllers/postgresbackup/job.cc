@@ -1,6 +1,7 @@
 #include "src/controllers/postgresbackup/job.h"
 
 #include "absl/strings/str_cat.h"
+#include "src/base/json_access.h"
 #include "src/controllers/common/job_outcome.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/names.h"
@@ -54,11 +55,12 @@ void MountVolumeRepo(const api::PostgresCluster& cluster, const api::PgBackRestR
                      Json& pod_spec) {
   Json& container = pod_spec["containers"][0];
   for (Json& e : container["env"]) {
-    if (e["name"] == "PGBACKREST_CONFIG") e["value"] = pg::kPgBackRestLocalReposConfigFile;
+    if (json_access::Str(json_access::At(e, {"name"})) == "PGBACKREST_CONFIG")
+      e["value"] = pg::kPgBackRestLocalReposConfigFile;
   }
   Json& volumes = pod_spec["volumes"];
   for (Json& v : volumes) {
-    if (v["name"] != "config") continue;
+    if (json_access::Str(json_access::At(v, {"name"})) != "config") continue;
     v["configMap"]["items"].push_back(
         {{"key", "pgbackrest-repo.conf"}, {"path", "pgbackrest-repo.conf"}});
   }
