@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "api/cron.h"
 #include "api/etcdbackup_types.h"
+#include "api/etcdbackupschedule_types.h"
+#include "api/etcdcluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/etcdbackup/reconciler.h"
 #include "src/controllers/etcdbackupschedule/backup.h"
@@ -20,8 +22,8 @@ constexpr char kFieldManager[] = "quorum-operator";
 
 absl::Status WriteStatus(kube::Client& client, const std::string& ns, const std::string& name,
                          const api::EtcdBackupScheduleStatus& status) {
-  const Json patch = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                      {"kind", "EtcdBackupSchedule"},
+  const Json patch = {{"apiVersion", std::string(api::kEtcdApiVersion)},
+                      {"kind", std::string(api::kEtcdBackupScheduleKind)},
                       {"metadata", {{"name", name}, {"namespace", ns}}},
                       {"status", api::ToJson(status)}};
   absl::StatusOr<Json> wrote = client.ApplyStatus(kEtcdBackupSchedules, ns, patch,
@@ -164,10 +166,12 @@ runtime::Controller& SetupEtcdBackupScheduleController(runtime::Manager& manager
           {runtime::ResourceVersionChangedPredicate()});
   // A backup that finishes (or is deleted) and a prune Job that ends wake their schedule.
   c.Watch(cache.Informer(etcdbackup::kEtcdBackups),
-          runtime::EnqueueRequestForOwner("etcd.aenix.io", "EtcdBackupSchedule"),
+          runtime::EnqueueRequestForOwner(std::string(api::kEtcdGroup),
+                                          std::string(api::kEtcdBackupScheduleKind)),
           {runtime::ResourceVersionChangedPredicate()});
   c.Watch(cache.Informer(etcdbackup::kJobs),
-          runtime::EnqueueRequestForOwner("etcd.aenix.io", "EtcdBackupSchedule"),
+          runtime::EnqueueRequestForOwner(std::string(api::kEtcdGroup),
+                                          std::string(api::kEtcdBackupScheduleKind)),
           {runtime::ResourceVersionChangedPredicate()});
   return c;
 }

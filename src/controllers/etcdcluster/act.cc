@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "api/etcdcluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/kube_fields.h"
 #include "src/controllers/etcdcluster/adopt.h"
@@ -195,8 +196,8 @@ absl::Status WriteStatus(kube::Client& client, const EtcdCluster& cluster,
                          const api::EtcdClusterStatus& status) {
   if (status == cluster.status) return absl::OkStatus();
   const Json patch = {
-      {"apiVersion", "etcd.aenix.io/v1alpha1"},
-      {"kind", "EtcdCluster"},
+      {"apiVersion", std::string(api::kEtcdApiVersion)},
+      {"kind", std::string(api::kEtcdClusterKind)},
       {"metadata", {{"name", cluster.metadata.name}, {"namespace", cluster.metadata.ns}}},
       {"status", api::ToJson(status)}};
   absl::StatusOr<Json> wrote =

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "api/etcdcluster.h"
 #include "api/etcdcluster_types.h"
 #include "src/base/failpoint.h"
 #include "src/base/json_access.h"
@@ -38,6 +39,7 @@ absl::StatusOr<runtime::Result> LookAgainForReady(absl::StatusOr<runtime::Result
   return next;
 }
 
+using api::kEtcdClusterKind;
 using runtime::ObjectPtr;
 using runtime::Result;
 
@@ -166,7 +168,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   // An earlier EtcdCluster of this name: its objects go first.
   const std::string stale = controllers::StaleDependent(
       cache_, {kStatefulSets, kConfigMaps, kServices, kPdbs, kNetworkPolicies, kSecrets},
-      {.kind = "EtcdCluster", .ns = req.ns, .name = req.name, .uid = cluster->metadata.uid});
+      {.kind = kEtcdClusterKind, .ns = req.ns, .name = req.name, .uid = cluster->metadata.uid});
   if (!stale.empty()) {
     recorder_.Normal(*stored, "WaitingForEarlierObjects",
                      stale +
@@ -433,7 +435,8 @@ runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
   runtime::Controller& c = manager.AddController("etcdcluster", reconciler, {.workers = workers});
   c.Watch(clusters, runtime::EnqueueRequestForObject(),
           {runtime::ResourceVersionChangedPredicate()});
-  auto owner = runtime::EnqueueRequestForOwner("etcd.aenix.io", "EtcdCluster");
+  auto owner = runtime::EnqueueRequestForOwner(std::string(api::kEtcdGroup),
+                                               std::string(api::kEtcdClusterKind));
   // The reconciler reads none of these objects' status (pods tell it how
   // members are): the StatefulSet controller's status writes while pods come
   // and go would only reconcile every cluster once more per write.

@@ -1,6 +1,8 @@
 #include "src/controllers/postgresbackup/job.h"
 
 #include "absl/strings/str_cat.h"
+#include "api/postgresbackup_types.h"
+#include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/job_outcome.h"
 #include "src/controllers/postgrescluster/builders.h"
@@ -163,8 +165,8 @@ Json BuildBackupJob(const api::PostgresBackup& b, const api::PostgresCluster& cl
     MountVolumeRepo(cluster, *repo, pod_spec);
   }
   return controllers::BuildOneShotJob(JobName(b), b.metadata.ns, Labels(b),
-                                      {.api_version = "postgres.quorum.dev/v1alpha1",
-                                       .kind = "PostgresBackup",
+                                      {.api_version = std::string(api::kPostgresApiVersion),
+                                       .kind = std::string(api::kPostgresBackupKind),
                                        .name = b.metadata.name,
                                        .uid = b.metadata.uid},
                                       kJobDeadlineSeconds, pod_spec);
