@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "api/etcdbackup_types.h"
+#include "api/etcdbackup.h"
 #include "api/etcdcluster.h"
 #include "src/controllers/common/job_outcome.h"
 #include "src/controllers/etcdcluster/auth.h"

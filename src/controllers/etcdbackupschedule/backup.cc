@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "api/etcdbackup_types.h"
-#include "api/etcdbackupschedule_types.h"
+#include "api/etcdbackupschedule.h"
 #include "api/etcdcluster.h"
 
 namespace quorum::etcdbackupschedule {

@@ -8,7 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "api/etcdbackupschedule_types.h"
+#include "api/etcdbackupschedule.h"
 #include "api/etcdcluster.h"
 #include "src/controllers/common/job_outcome.h"
 

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/cron.h"
 #include "api/etcdbackup_types.h"
-#include "api/etcdbackupschedule_types.h"
+#include "api/etcdbackupschedule.h"
 #include "api/etcdcluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/etcdbackup/reconciler.h"

@@ -1,7 +1,7 @@
 #include "src/controllers/postgresbackup/job.h"
 
 #include "absl/strings/str_cat.h"
-#include "api/postgresbackup_types.h"
+#include "api/postgresbackup.h"
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/job_outcome.h"

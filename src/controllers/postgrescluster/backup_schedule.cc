@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/cron.h"
-#include "api/postgresbackup_types.h"
+#include "api/postgresbackup.h"
 #include "api/postgrescluster.h"
 
 namespace quorum::postgrescluster {
