@@ -18,16 +18,11 @@
 #include "absl/status/statusor.h"
 #include "api/backup_destination.h"
 #include "api/backup_phase.h"
+#include "api/etcdbackup.h"
 #include "api/etcdcluster_types.h"
 #include "api/field_error.h"
 
 namespace quorum::api {
-
-inline constexpr std::string_view kEtcdBackupKind = "EtcdBackup";
-inline constexpr std::string_view kEtcdBackupListKind = "EtcdBackupList";
-inline constexpr std::string_view kEtcdBackupPlural = "etcdbackups";
-inline constexpr std::string_view kEtcdBackupSingular = "etcdbackup";
-inline constexpr std::string_view kEtcdBackupCrdName = "etcdbackups.etcd.aenix.io";
 
 // The Secret keys of destination.s3.credentialsSecretRef (aenix's names).
 inline constexpr std::string_view kS3AccessKeyIdKey = "AWS_ACCESS_KEY_ID";

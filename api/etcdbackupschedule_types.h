@@ -18,16 +18,12 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "api/backup_destination.h"
+#include "api/etcdbackupschedule.h"
 #include "api/etcdcluster_types.h"
 #include "api/field_error.h"
 
 namespace quorum::api {
 
-inline constexpr std::string_view kEtcdBackupScheduleKind = "EtcdBackupSchedule";
-inline constexpr std::string_view kEtcdBackupScheduleListKind = "EtcdBackupScheduleList";
-inline constexpr std::string_view kEtcdBackupSchedulePlural = "etcdbackupschedules";
-inline constexpr std::string_view kEtcdBackupScheduleSingular = "etcdbackupschedule";
-inline constexpr std::string_view kEtcdBackupScheduleCrdName = "etcdbackupschedules.etcd.aenix.io";
 // On each EtcdBackup a schedule creates: the cron time it stands for (RFC 3339).
 inline constexpr std::string_view kScheduledAtAnnotation = "etcd.aenix.io/scheduled-at";
 

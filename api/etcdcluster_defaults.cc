@@ -5,6 +5,7 @@
 
 #include "api/etcdcluster.h"
 #include "api/quantity.h"
+#include "src/base/json_access.h"
 
 namespace quorum::api {
 namespace {
@@ -63,7 +64,7 @@ void DefaultEtcdCluster(Json& obj) {
   Json* requests = ObjectAt(*resources, "requests");
   if (requests == nullptr) return;
   // A zero size is the default too, as aenix's webhook reads it.
-  if (Missing(*requests, "storage") || IsZeroQuantity((*requests)["storage"])) {
+  if (Missing(*requests, "storage") || IsZeroQuantity(json_access::At(*requests, {"storage"}))) {
     (*requests)["storage"] = std::string(kDefaultStorageSize);
   }
 }

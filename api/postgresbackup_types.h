@@ -20,14 +20,9 @@
 #include "api/backup_phase.h"
 #include "api/etcdcluster_types.h"
 #include "api/field_error.h"
+#include "api/postgresbackup.h"
 
 namespace quorum::api {
-
-inline constexpr std::string_view kPostgresBackupKind = "PostgresBackup";
-inline constexpr std::string_view kPostgresBackupListKind = "PostgresBackupList";
-inline constexpr std::string_view kPostgresBackupPlural = "postgresbackups";
-inline constexpr std::string_view kPostgresBackupSingular = "postgresbackup";
-inline constexpr std::string_view kPostgresBackupCrdName = "postgresbackups.postgres.quorum.dev";
 
 // spec.type: pgBackRest's backup types.
 inline constexpr std::string_view kBackupTypeFull = "full";

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/postgrescluster.h"
+#include "src/base/json_access.h"
 
 namespace quorum::api {
 namespace {
@@ -71,9 +72,8 @@ void DefaultPatroni(Json& spec) {
   SetIfMissing(*patroni, "retryTimeoutSeconds", kDefaultRetryTimeoutSeconds);
   if (Json* dcs = ObjectAt(*patroni, "dcs")) {
     SetIfMissing(*dcs, "type", std::string(kDcsKubernetes));
-    const Json& type = (*dcs)["type"];
     SetIfMissing(*patroni, "podAPIAccess",
-                 type.is_string() && type.get<std::string>() == kDcsEtcd
+                 json_access::Str(json_access::At(*dcs, {"type"})) == kDcsEtcd
                      ? kDefaultPodApiAccessWithEtcd
                      : kDefaultPodApiAccess);
   } else {

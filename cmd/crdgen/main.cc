@@ -29,6 +29,7 @@
 #include "api/openapi_schema.h"
 #include "api/yaml_writer.h"
 #include "cmd/crdgen/yaml_to_json.h"
+#include "src/base/json_access.h"
 #include "src/kube/client.h"
 #include "src/kube/config.h"
 
@@ -168,7 +169,7 @@ int Run(int argc, char** argv) {
   }
   std::vector<Json> crds;
   for (Json& crd : *all) {
-    const std::string plural = crd["spec"]["names"]["plural"].get<std::string>();
+    const std::string plural = json_access::Str(json_access::At(crd, {"spec", "names", "plural"}));
     if (selected.empty() || std::find(selected.begin(), selected.end(), plural) != selected.end()) {
       crds.push_back(std::move(crd));
     }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/json_access.h"
 #include "src/kube/errors.h"
 
 namespace quorum::kube {
@@ -110,12 +111,12 @@ absl::StatusOr<Json> Client::ListAll(const GroupVersionResource& gvr, std::strin
     options.resource_version_match.clear();
     absl::StatusOr<Json> page = List(gvr, ns, options);
     if (!page.ok()) return page;
-    if (page->contains("items") && (*page)["items"].is_array()) {
-      for (Json& item : (*page)["items"]) result["items"].push_back(std::move(item));
+    if (auto items = page->find("items"); items != page->end() && items->is_array()) {
+      for (Json& item : *items) result["items"].push_back(std::move(item));
     }
     result["metadata"]["continue"] = page->value("metadata", Json::object()).value("continue", "");
-    if (page->contains("metadata") && (*page)["metadata"].contains("remainingItemCount")) {
-      result["metadata"]["remainingItemCount"] = (*page)["metadata"]["remainingItemCount"];
+    if (const Json* left = json_access::Path(&*page, {"metadata", "remainingItemCount"})) {
+      result["metadata"]["remainingItemCount"] = *left;
     }
   }
   result["metadata"].erase("continue");

@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "src/base/json_access.h"
 #include "src/base/strings.h"
 
 namespace quorum::kube {
@@ -109,10 +110,10 @@ absl::Status StatusFromResponse(long http_code, std::string_view body,
   if (!parsed.is_discarded() && parsed.is_object() && parsed.value("kind", "") == "Status") {
     reason = parsed.value("reason", "");
     message = parsed.value("message", "");
-    const json details = parsed.value("details", json::object());
+    const json* details = json_access::Child(&parsed, "details");
     json causes = json::array();
-    if (details.is_object() && details.contains("causes") && details["causes"].is_array()) {
-      for (const json& c : details["causes"]) {
+    if (const json* list = json_access::Child(details, "causes"); list && list->is_array()) {
+      for (const json& c : *list) {
         if (!c.is_object()) continue;
         causes.push_back({{"type", c.value("reason", "")},
                           {"message", c.value("message", "")},
@@ -120,9 +121,9 @@ absl::Status StatusFromResponse(long http_code, std::string_view body,
       }
     }
     payload["causes"] = std::move(causes);
-    if (details.is_object() && details.contains("retryAfterSeconds") &&
-        details["retryAfterSeconds"].is_number_integer()) {
-      payload["retryAfterSeconds"] = details["retryAfterSeconds"].get<int64_t>();
+    if (const std::optional<int64_t> seconds =
+            json_access::Int(json_access::Child(details, "retryAfterSeconds"))) {
+      payload["retryAfterSeconds"] = *seconds;
     }
   } else {
     message = body.empty() ? std::string("empty response body")
@@ -157,18 +158,21 @@ int HttpCode(const absl::Status& status) {
 
 std::vector<StatusCause> Causes(const absl::Status& status) {
   std::vector<StatusCause> out;
-  auto p = Payload(status);
-  if (!p || !p->contains("causes")) return out;
-  for (const json& c : (*p)["causes"]) {
+  const auto p = Payload(status);
+  const json* causes = p ? json_access::Child(&*p, "causes") : nullptr;
+  if (causes == nullptr) return out;
+  for (const json& c : *causes) {
     out.push_back({c.value("type", ""), c.value("message", ""), c.value("field", "")});
   }
   return out;
 }
 
 std::optional<absl::Duration> RetryAfter(const absl::Status& status) {
-  auto p = Payload(status);
-  if (!p || !p->contains("retryAfterSeconds")) return std::nullopt;
-  return absl::Seconds((*p)["retryAfterSeconds"].get<int64_t>());
+  const auto p = Payload(status);
+  const std::optional<int64_t> seconds =
+      p ? json_access::Int(json_access::Child(&*p, "retryAfterSeconds")) : std::nullopt;
+  if (!seconds.has_value()) return std::nullopt;
+  return absl::Seconds(*seconds);
 }
 
 bool IsRetryable(const absl::Status& s) {

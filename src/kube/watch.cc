@@ -3,6 +3,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/json_access.h"
 #include "src/kube/errors.h"
 #include "src/kube/managed_fields.h"
 
@@ -26,11 +27,7 @@ bool TypeFromString(std::string_view s, WatchEventType& out) {
 }
 
 std::string RvOf(const Json& object) {
-  if (!object.is_object() || !object.contains("metadata")) return "";
-  const Json& meta = object["metadata"];
-  if (!meta.is_object() || !meta.contains("resourceVersion")) return "";
-  const Json& rv = meta["resourceVersion"];
-  return rv.is_string() ? rv.get<std::string>() : "";
+  return json_access::Str(json_access::At(object, {"metadata", "resourceVersion"}));
 }
 
 absl::StatusOr<WatchEvent> ParseEventText(std::string_view line) {
@@ -39,18 +36,20 @@ absl::StatusOr<WatchEvent> ParseEventText(std::string_view line) {
     return absl::InternalError(
         absl::StrCat("malformed watch event: not a JSON object (", line.size(), " bytes)"));
   }
-  if (!j.contains("type") || !j["type"].is_string()) {
+  const Json* type_field = json_access::Child(&j, "type");
+  if (type_field == nullptr || !type_field->is_string()) {
     return absl::InternalError("malformed watch event: no \"type\"");
   }
   WatchEvent ev{WatchEventType::kError, Json::object()};
-  const std::string type = j["type"].get<std::string>();
+  const std::string type = type_field->get<std::string>();
   if (!TypeFromString(type, ev.type)) {
     return absl::InternalError(absl::StrCat("malformed watch event: unknown type \"", type, "\""));
   }
-  if (!j.contains("object") || !j["object"].is_object()) {
+  auto object = j.find("object");
+  if (object == j.end() || !object->is_object()) {
     return absl::InternalError(absl::StrCat("malformed watch event: ", type, " without object"));
   }
-  ev.object = std::move(j["object"]);
+  ev.object = std::move(*object);
   return ev;
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/json_access.h"
 #include "src/base/strings.h"
 #include "src/kube/resources.h"
 #include "src/patroni/role.h"
@@ -84,7 +85,7 @@ absl::StatusOr<std::vector<LabelPatch>> SyncRoleLabels(
   std::vector<PodRoleLabel> pods;
   for (const kube::Json& item : list->value("items", kube::Json::array())) {
     PodRoleLabel p;
-    p.pod = item["metadata"].value("name", "");
+    p.pod = json_access::Str(json_access::At(item, {"metadata", "name"}));
     const kube::Json labels = item["metadata"].value("labels", kube::Json::object());
     if (auto it = labels.find(std::string(kRoleLabel)); it != labels.end() && it->is_string()) {
       p.label = it->get<std::string>();

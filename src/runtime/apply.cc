@@ -1,6 +1,7 @@
 #include "src/runtime/apply.h"
 
 #include "absl/strings/str_cat.h"
+#include "src/base/json_access.h"
 
 namespace quorum::runtime {
 
@@ -45,14 +46,15 @@ absl::StatusOr<bool> ApplyIfChanged(kube::Client& client, const kube::GroupVersi
                                     const Json& desired, const ObjectPtr& cached,
                                     const std::string& field_manager) {
   if (cached != nullptr && CachedHolds(desired, *cached)) return false;
-  const std::string ns = desired["metadata"].value("namespace", "");
+  const std::string ns = json_access::Str(json_access::At(desired, {"metadata", "namespace"}));
   absl::StatusOr<Json> applied = client.Apply(
       gvr, ns, desired, {.field_manager = field_manager, .force = true, .discard_response = true});
   if (IsRefusedWrite(applied.status())) {
     return absl::Status(
         applied.status().code(),
         absl::StrCat("the API server refused ", desired.value("kind", gvr.resource), " ",
-                     desired["metadata"].value("name", ""), ": ", applied.status().message()));
+                     json_access::Str(json_access::At(desired, {"metadata", "name"})), ": ",
+                     applied.status().message()));
   }
   if (!applied.ok()) return applied.status();
   return true;

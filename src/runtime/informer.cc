@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "src/base/json_access.h"
 #include "src/kube/errors.h"
 #include "src/kube/watch.h"
 
@@ -128,10 +129,11 @@ absl::Status SharedInformer::ListInto(const std::string& ns, std::string& resour
   if (kind.size() > 4 && kind.compare(kind.size() - 4, 4, "List") == 0)
     kind.resize(kind.size() - 4);
   std::vector<ObjectPtr> objects;
-  objects.reserve((*list)["items"].size());
-  for (Json& item : (*list)["items"])
-    objects.push_back(Prepare(std::move(item), api_version, kind));
-  resource_version = (*list)["metadata"].value("resourceVersion", "");
+  if (auto items = list->find("items"); items != list->end() && items->is_array()) {
+    objects.reserve(items->size());
+    for (Json& item : *items) objects.push_back(Prepare(std::move(item), api_version, kind));
+  }
+  resource_version = json_access::Str(json_access::At(*list, {"metadata", "resourceVersion"}));
   ReplaceDelta delta = store_.Replace(ns, std::move(objects));
   for (const ObjectPtr& o : delta.added) Dispatch(nullptr, o);
   for (const auto& [old_o, new_o] : delta.updated) Dispatch(old_o, new_o);

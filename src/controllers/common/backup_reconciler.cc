@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "src/base/json_access.h"
 #include "src/kube/resources.h"
 #include "src/runtime/handler.h"
 
@@ -12,7 +13,7 @@ using Json = nlohmann::json;
 
 // "<ns>/<name>" of what a backup's spec.clusterRef names, and of a cluster.
 std::vector<std::string> ClusterKeyOfBackup(const Json& backup) {
-  const std::string ns = backup["metadata"].value("namespace", "");
+  const std::string ns = json_access::Str(json_access::At(backup, {"metadata", "namespace"}));
   const std::string cluster =
       backup.value("spec", Json::object()).value("clusterRef", Json::object()).value("name", "");
   return cluster.empty() ? std::vector<std::string>{}
@@ -20,7 +21,8 @@ std::vector<std::string> ClusterKeyOfBackup(const Json& backup) {
 }
 
 std::vector<std::string> ClusterKey(const Json& cluster) {
-  return {cluster["metadata"].value("namespace", "") + "/" + cluster["metadata"].value("name", "")};
+  return {json_access::Str(json_access::At(cluster, {"metadata", "namespace"})) + "/" +
+          json_access::Str(json_access::At(cluster, {"metadata", "name"}))};
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "api/quantity.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/kube_fields.h"
+#include "src/kube/resources.h"
 #include "src/runtime/apply.h"
 
 namespace quorum::controllers {
@@ -294,10 +295,9 @@ absl::StatusOr<ClaimTemplateOutcome> PrepareStatefulSet(kube::Client& client,
     return keep_live("ClaimChangeRefused", absl::StrCat(field, ": ", patched->refused));
   }
   const std::string ns = Text(At(*live, {"metadata", "namespace"}));
-  absl::Status deleted =
-      client.Delete(kube::GroupVersionResource{"apps", "v1", "statefulsets"}, ns, name,
-                    {.propagation = kube::PropagationPolicy::kOrphan,
-                     .precondition_uid = Text(At(*live, {"metadata", "uid"}))});
+  absl::Status deleted = client.Delete(kube::kStatefulSets, ns, name,
+                                       {.propagation = kube::PropagationPolicy::kOrphan,
+                                        .precondition_uid = Text(At(*live, {"metadata", "uid"}))});
   if (!deleted.ok() && !absl::IsNotFound(deleted)) return deleted;
   out.statefulset = std::move(desired);
   out.apply = false;

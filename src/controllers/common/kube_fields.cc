@@ -57,6 +57,8 @@ bool PodReady(const Json& pod) {
   return false;
 }
 
+bool BeingDeleted(const Json& obj) { return !At(obj, {"metadata", "deletionTimestamp"}).is_null(); }
+
 absl::Duration Age(const Json& obj, absl::Time now) {
   absl::Time created;
   std::string err;

@@ -46,6 +46,8 @@ std::string PodNodeName(const nlohmann::json& pod);
 // Pod: its Ready condition is True.
 bool PodReady(const nlohmann::json& pod);
 
+// Any object: metadata.deletionTimestamp is set (its deletion has begun).
+bool BeingDeleted(const nlohmann::json& obj);
 // Any object: `now` - metadata.creationTimestamp; zero when absent or not
 // RFC 3339.
 absl::Duration Age(const nlohmann::json& obj, absl::Time now);

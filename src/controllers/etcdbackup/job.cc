@@ -2,6 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "api/etcdbackup.h"
+#include "api/etcdcluster.h"
 #include "src/controllers/common/job_outcome.h"
 #include "src/controllers/etcdcluster/auth.h"
 #include "src/controllers/etcdcluster/names.h"
@@ -110,8 +112,8 @@ Json BuildSnapshotJob(const api::EtcdBackup& b, const api::EtcdCluster& cluster,
   };
   const Json pod_spec = controllers::OneShotPodSpec(container, volumes, 65532);
   return controllers::BuildOneShotJob(JobName(b), b.metadata.ns, Labels(b),
-                                      {.api_version = "etcd.aenix.io/v1alpha1",
-                                       .kind = "EtcdBackup",
+                                      {.api_version = std::string(api::kEtcdApiVersion),
+                                       .kind = std::string(api::kEtcdBackupKind),
                                        .name = b.metadata.name,
                                        .uid = b.metadata.uid},
                                       kJobDeadlineSeconds, pod_spec);

@@ -3,6 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "api/etcdbackup_types.h"
+#include "api/etcdbackupschedule.h"
+#include "api/etcdcluster.h"
 
 namespace quorum::etcdbackupschedule {
 
@@ -30,15 +32,15 @@ Json BuildScheduledBackup(const api::EtcdBackupSchedule& s, absl::Time scheduled
   const std::string name = ScheduledBackupName(s.metadata.name, scheduled_at);
   const std::string at = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", scheduled_at, absl::UTCTimeZone());
   return {
-      {"apiVersion", "etcd.aenix.io/v1alpha1"},
-      {"kind", "EtcdBackup"},
+      {"apiVersion", std::string(api::kEtcdApiVersion)},
+      {"kind", std::string(api::kEtcdBackupKind)},
       {"metadata",
        {{"name", name},
         {"namespace", s.metadata.ns},
         {"labels", {{kScheduleLabel, label}}},
         {"annotations", {{std::string(api::kScheduledAtAnnotation), at}}},
-        {"ownerReferences", Json::array({{{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                                          {"kind", "EtcdBackupSchedule"},
+        {"ownerReferences", Json::array({{{"apiVersion", std::string(api::kEtcdApiVersion)},
+                                          {"kind", std::string(api::kEtcdBackupScheduleKind)},
                                           {"name", s.metadata.name},
                                           {"uid", s.metadata.uid},
                                           {"controller", true},

@@ -8,6 +8,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "api/etcdbackupschedule.h"
+#include "api/etcdcluster.h"
 #include "src/controllers/common/job_outcome.h"
 
 namespace quorum::etcdbackupschedule {
@@ -94,8 +96,8 @@ Json BuildPruneJob(const api::EtcdBackupSchedule& s, const std::vector<std::stri
        {{"name", PruneJobName(s.metadata.name, paths)},
         {"namespace", s.metadata.ns},
         {"labels", labels},
-        {"ownerReferences", Json::array({{{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                                          {"kind", "EtcdBackupSchedule"},
+        {"ownerReferences", Json::array({{{"apiVersion", std::string(api::kEtcdApiVersion)},
+                                          {"kind", std::string(api::kEtcdBackupScheduleKind)},
                                           {"name", s.metadata.name},
                                           {"uid", s.metadata.uid},
                                           {"controller", true},

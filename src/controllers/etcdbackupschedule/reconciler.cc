@@ -5,6 +5,9 @@
 #include "absl/strings/str_cat.h"
 #include "api/cron.h"
 #include "api/etcdbackup_types.h"
+#include "api/etcdbackupschedule.h"
+#include "api/etcdcluster.h"
+#include "src/base/json_access.h"
 #include "src/controllers/etcdbackup/reconciler.h"
 #include "src/controllers/etcdbackupschedule/backup.h"
 #include "src/controllers/etcdbackupschedule/plan.h"
@@ -19,8 +22,8 @@ constexpr char kFieldManager[] = "quorum-operator";
 
 absl::Status WriteStatus(kube::Client& client, const std::string& ns, const std::string& name,
                          const api::EtcdBackupScheduleStatus& status) {
-  const Json patch = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                      {"kind", "EtcdBackupSchedule"},
+  const Json patch = {{"apiVersion", std::string(api::kEtcdApiVersion)},
+                      {"kind", std::string(api::kEtcdBackupScheduleKind)},
                       {"metadata", {{"name", name}, {"namespace", ns}}},
                       {"status", api::ToJson(status)}};
   absl::StatusOr<Json> wrote = client.ApplyStatus(kEtcdBackupSchedules, ns, patch,
@@ -37,7 +40,7 @@ bool ControlledBy(const Json& obj, const std::string& uid) {
 }
 
 OwnedBackup ToOwned(const Json& obj) {
-  OwnedBackup b{.name = obj["metadata"].value("name", "")};
+  OwnedBackup b{.name = json_access::Str(json_access::At(obj, {"metadata", "name"}))};
   const Json annotations = obj["metadata"].value("annotations", Json::object());
   const std::string at = annotations.value(std::string(api::kScheduledAtAnnotation), "");
   std::string err;
@@ -95,8 +98,8 @@ absl::Status EtcdBackupScheduleReconciler::RefuseInvalid(const Json& stored,
                           .message = std::string(why.message()),
                           .last_transition_time = Rfc3339(clock_.Now())});
   recorder_.Warning(stored, "InvalidSpec", std::string(why.message()));
-  return WriteStatus(client_, stored["metadata"].value("namespace", ""),
-                     stored["metadata"].value("name", ""), s);
+  return WriteStatus(client_, json_access::Str(json_access::At(stored, {"metadata", "namespace"})),
+                     json_access::Str(json_access::At(stored, {"metadata", "name"})), s);
 }
 
 absl::StatusOr<runtime::Result> EtcdBackupScheduleReconciler::Reconcile(
@@ -163,10 +166,12 @@ runtime::Controller& SetupEtcdBackupScheduleController(runtime::Manager& manager
           {runtime::ResourceVersionChangedPredicate()});
   // A backup that finishes (or is deleted) and a prune Job that ends wake their schedule.
   c.Watch(cache.Informer(etcdbackup::kEtcdBackups),
-          runtime::EnqueueRequestForOwner("etcd.aenix.io", "EtcdBackupSchedule"),
+          runtime::EnqueueRequestForOwner(std::string(api::kEtcdGroup),
+                                          std::string(api::kEtcdBackupScheduleKind)),
           {runtime::ResourceVersionChangedPredicate()});
   c.Watch(cache.Informer(etcdbackup::kJobs),
-          runtime::EnqueueRequestForOwner("etcd.aenix.io", "EtcdBackupSchedule"),
+          runtime::EnqueueRequestForOwner(std::string(api::kEtcdGroup),
+                                          std::string(api::kEtcdBackupScheduleKind)),
           {runtime::ResourceVersionChangedPredicate()});
   return c;
 }

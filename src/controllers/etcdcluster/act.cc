@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "api/etcdcluster.h"
+#include "src/base/json_access.h"
 #include "src/controllers/common/kube_fields.h"
 #include "src/controllers/etcdcluster/adopt.h"
 #include "src/controllers/etcdcluster/builders.h"
@@ -23,7 +25,7 @@ std::vector<std::string> PostgresClients(const runtime::Cache& cache, const Etcd
   for (const runtime::ObjectPtr& pg :
        cache.ByIndex(kPostgresClusters, kPostgresClientIndex,
                      cluster.metadata.ns + "/" + cluster.metadata.name)) {
-    names.push_back((*pg)["metadata"].value("name", ""));
+    names.push_back(json_access::Str(json_access::At(*pg, {"metadata", "name"})));
   }
   return names;
 }
@@ -35,7 +37,7 @@ absl::Status DeleteUnwanted(kube::Client& client, const runtime::Cache& cache,
                             const EtcdCluster& cluster, const kube::GroupVersionResource& gvr,
                             const std::string& name) {
   runtime::ObjectPtr cached = cache.Get(gvr, cluster.metadata.ns, name);
-  if (cached == nullptr || (*cached)["metadata"].contains("deletionTimestamp")) {
+  if (cached == nullptr || controllers::BeingDeleted(*cached)) {
     return absl::OkStatus();
   }
   bool ours = false;
@@ -148,7 +150,7 @@ absl::Status ApplyOwnedObjects(kube::Client& client, const runtime::Cache& cache
       BuildNetworkPolicy(cluster, operator_peer, PostgresClients(cache, cluster));
   if (policy.has_value()) desired.emplace_back(kNetworkPolicies, *policy);
   for (auto& [gvr, obj] : desired) {
-    const std::string name = obj["metadata"]["name"].get<std::string>();
+    const std::string name = json_access::Str(json_access::At(obj, {"metadata", "name"}));
     runtime::ObjectPtr cached = cache.Get(gvr, cluster.metadata.ns, name);
     if (gvr == kStatefulSets && cached == nullptr) {
       // Not in the cache: not made yet, or made by another operator without
@@ -194,8 +196,8 @@ absl::Status WriteStatus(kube::Client& client, const EtcdCluster& cluster,
                          const api::EtcdClusterStatus& status) {
   if (status == cluster.status) return absl::OkStatus();
   const Json patch = {
-      {"apiVersion", "etcd.aenix.io/v1alpha1"},
-      {"kind", "EtcdCluster"},
+      {"apiVersion", std::string(api::kEtcdApiVersion)},
+      {"kind", std::string(api::kEtcdClusterKind)},
       {"metadata", {{"name", cluster.metadata.name}, {"namespace", cluster.metadata.ns}}},
       {"status", api::ToJson(status)}};
   absl::StatusOr<Json> wrote =

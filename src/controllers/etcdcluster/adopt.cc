@@ -10,12 +10,7 @@ namespace quorum::etcdcluster {
 namespace {
 
 bool HasPeerAutoTlsFlag(const Json& sts) {
-  const Json* containers = nullptr;
-  if (sts.contains("spec") && sts["spec"].contains("template") &&
-      sts["spec"]["template"].contains("spec")) {
-    const Json& pod = sts["spec"]["template"]["spec"];
-    if (pod.contains("containers")) containers = &pod["containers"];
-  }
+  const Json* containers = json_access::Path(&sts, {"spec", "template", "spec", "containers"});
   if (containers == nullptr || !containers->is_array()) return false;
   for (const Json& c : *containers) {
     if (c.value("name", "") != kContainerName) continue;
@@ -60,17 +55,15 @@ bool MayAdopt(const Json& live, const EtcdCluster& cluster) {
 }
 
 Json KeepLiveSelector(Json desired, const Json* live) {
-  if (live == nullptr || !live->contains("spec") || !(*live)["spec"].contains("selector")) {
-    return desired;
-  }
-  const Json& selector = (*live)["spec"]["selector"];
-  if (desired["spec"]["selector"] == selector) return desired;
+  const Json* live_selector = json_access::Path(live, {"spec", "selector"});
+  if (live_selector == nullptr) return desired;
+  const Json& selector = *live_selector;
+  if (json_access::At(desired, {"spec", "selector"}) == selector) return desired;
   desired["spec"]["selector"] = selector;
   Json& labels = desired["spec"]["template"]["metadata"]["labels"];
-  if (!selector.contains("matchLabels") || !selector["matchLabels"].is_object()) return desired;
-  for (auto it = selector["matchLabels"].begin(); it != selector["matchLabels"].end(); ++it) {
-    labels[it.key()] = it.value();
-  }
+  const Json* match = json_access::Child(&selector, "matchLabels");
+  if (match == nullptr || !match->is_object()) return desired;
+  for (auto it = match->begin(); it != match->end(); ++it) labels[it.key()] = it.value();
   return desired;
 }
 

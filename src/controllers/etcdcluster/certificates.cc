@@ -5,6 +5,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "src/base/json_access.h"
 #include "src/controllers/etcdcluster/builders.h"
 #include "src/controllers/etcdcluster/resources.h"
 #include "src/runtime/certs.h"
@@ -124,7 +125,8 @@ class Issuer {
       if (absl::IsAlreadyExists(wrote.status())) return absl::OkStatus();  // next time
     } else {
       // In place: the kubelet swaps the files under the running members.
-      secret["metadata"]["resourceVersion"] = (**have)["metadata"].value("resourceVersion", "");
+      secret["metadata"]["resourceVersion"] =
+          json_access::Str(json_access::At(**have, {"metadata", "resourceVersion"}));
       wrote = client_.Update(kSecrets, cluster_.metadata.ns, secret);
     }
     if (!wrote.ok()) return wrote.status();

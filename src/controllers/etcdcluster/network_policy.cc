@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/postgrescluster.h"
+#include "src/base/json_access.h"
 
 namespace quorum::etcdcluster {
 namespace {
@@ -19,8 +20,7 @@ Json MatchLabels(const std::map<std::string, std::string>& labels) {
 // load balancer.
 bool ServedOutside(const EtcdCluster& cluster) {
   const Json& spec = cluster.spec.service_template.spec;
-  const std::string type =
-      spec.contains("type") && spec["type"].is_string() ? spec["type"].get<std::string>() : "";
+  const std::string type = json_access::Str(json_access::At(spec, {"type"}));
   return type == "NodePort" || type == "LoadBalancer";
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "src/base/json_access.h"
 #include "src/controllers/common/kube_fields.h"
 #include "src/controllers/etcdcluster/resources.h"
 
@@ -63,8 +64,9 @@ std::vector<std::string> LeftoverClaims(const runtime::Cache& cache, const EtcdC
   const Names n = NamesOf(cluster);
   const std::string prefix = std::string(kDataVolume) + "-" + n.cluster + "-";
   for (const runtime::ObjectPtr& pvc : cache.ByInstance(kPvcs, n.ns, n.cluster)) {
-    const std::string name = (*pvc)["metadata"].value("name", "");
-    const std::string made = (*pvc)["metadata"].value("creationTimestamp", "");
+    const std::string name = json_access::Str(json_access::At(*pvc, {"metadata", "name"}));
+    const std::string made =
+        json_access::Str(json_access::At(*pvc, {"metadata", "creationTimestamp"}));
     if (absl::StartsWith(name, prefix) && !made.empty() && made < created) out.push_back(name);
   }
   std::sort(out.begin(), out.end());
@@ -94,7 +96,7 @@ World ObserveWorld(const runtime::Cache& cache, const EtcdCluster& cluster, absl
     } else if (p.ordinal >= 0) {
       const std::string claim = std::string(kDataVolume) + "-" + p.name;
       if (runtime::ObjectPtr pvc = cache.Get(kPvcs, n.ns, claim)) {
-        w.storage_uids[p.ordinal] = (*pvc)["metadata"].value("uid", "");
+        w.storage_uids[p.ordinal] = json_access::Str(json_access::At(*pvc, {"metadata", "uid"}));
       }
     }
     w.pods.push_back(std::move(p));

@@ -7,9 +7,11 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "api/etcdcluster.h"
 #include "api/etcdcluster_types.h"
 #include "src/base/failpoint.h"
 #include "src/base/json_access.h"
+#include "src/controllers/common/kube_fields.h"
 #include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/common/stale_dependents.h"
 #include "src/controllers/etcdcluster/access.h"
@@ -37,6 +39,7 @@ absl::StatusOr<runtime::Result> LookAgainForReady(absl::StatusOr<runtime::Result
   return next;
 }
 
+using api::kEtcdClusterKind;
 using runtime::ObjectPtr;
 using runtime::Result;
 
@@ -153,7 +156,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   controllers::ReconcileLogScope log("etcdcluster", req);
   const absl::Time now = clock_.Now();  // once: every decision below is made at this time
   ObjectPtr stored = cache_.Get(kEtcdClusters, req.ns, req.name);
-  if (stored == nullptr || (*stored)["metadata"].contains("deletionTimestamp")) {
+  if (stored == nullptr || controllers::BeingDeleted(*stored)) {
     Forget(req);
     return Result{};
   }
@@ -165,7 +168,7 @@ absl::StatusOr<Result> EtcdClusterReconciler::Reconcile(const runtime::Request& 
   // An earlier EtcdCluster of this name: its objects go first.
   const std::string stale = controllers::StaleDependent(
       cache_, {kStatefulSets, kConfigMaps, kServices, kPdbs, kNetworkPolicies, kSecrets},
-      {.kind = "EtcdCluster", .ns = req.ns, .name = req.name, .uid = cluster->metadata.uid});
+      {.kind = kEtcdClusterKind, .ns = req.ns, .name = req.name, .uid = cluster->metadata.uid});
   if (!stale.empty()) {
     recorder_.Normal(*stored, "WaitingForEarlierObjects",
                      stale +
@@ -432,7 +435,8 @@ runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
   runtime::Controller& c = manager.AddController("etcdcluster", reconciler, {.workers = workers});
   c.Watch(clusters, runtime::EnqueueRequestForObject(),
           {runtime::ResourceVersionChangedPredicate()});
-  auto owner = runtime::EnqueueRequestForOwner("etcd.aenix.io", "EtcdCluster");
+  auto owner = runtime::EnqueueRequestForOwner(std::string(api::kEtcdGroup),
+                                               std::string(api::kEtcdClusterKind));
   // The reconciler reads none of these objects' status (pods tell it how
   // members are): the StatefulSet controller's status writes while pods come
   // and go would only reconcile every cluster once more per write.
@@ -445,8 +449,9 @@ runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
             const Json labels = pod["metadata"].value("labels", Json::object());
             if (labels.value("app.kubernetes.io/name", "") != "etcd")
               return std::vector<runtime::Request>{};
-            return std::vector<runtime::Request>{{pod["metadata"].value("namespace", ""),
-                                                  labels.value("app.kubernetes.io/instance", "")}};
+            return std::vector<runtime::Request>{
+                {json_access::Str(json_access::At(pod, {"metadata", "namespace"})),
+                 labels.value("app.kubernetes.io/instance", "")}};
           },
           // Only what the cache keeps of a pod (StripPod) counts.
           {runtime::ContentChangedPredicate()});
@@ -454,8 +459,9 @@ runtime::Controller& SetupEtcdClusterController(runtime::Manager& manager,
   // appears or changes reconciles the clusters that name it: a missing
   // Secret is waited for, not polled.
   auto key_of = [](const Json& o) {
-    return std::vector<std::string>{o["metadata"].value("namespace", "") + "/" +
-                                    o["metadata"].value("name", "")};
+    return std::vector<std::string>{
+        json_access::Str(json_access::At(o, {"metadata", "namespace"})) + "/" +
+        json_access::Str(json_access::At(o, {"metadata", "name"}))};
   };
   c.Watch(cache.Informer(kSecrets),
           [owner, index = runtime::EnqueueRequestsFromIndex(clusters.store(), kSecretIndex,
@@ -482,20 +488,21 @@ void WatchPostgresClients(runtime::Manager& manager, runtime::Controller& contro
   postgres.AddIndex(kPostgresClientIndex, [referenced](const Json& pg) {
     const std::string ref = referenced(pg);
     if (ref.empty()) return std::vector<std::string>{};
-    return std::vector<std::string>{pg["metadata"].value("namespace", "") + "/" + ref};
+    return std::vector<std::string>{
+        json_access::Str(json_access::At(pg, {"metadata", "namespace"})) + "/" + ref};
   });
   runtime::Predicate created_or_deleted;
   created_or_deleted.update = [referenced](const Json& old_pg, const Json& new_pg) {
     return referenced(old_pg) != referenced(new_pg);
   };
-  controller.Watch(
-      postgres,
-      [referenced](const Json& pg) {
-        const std::string ref = referenced(pg);
-        if (ref.empty()) return std::vector<runtime::Request>{};
-        return std::vector<runtime::Request>{{pg["metadata"].value("namespace", ""), ref}};
-      },
-      {created_or_deleted});
+  controller.Watch(postgres,
+                   [referenced](const Json& pg) {
+                     const std::string ref = referenced(pg);
+                     if (ref.empty()) return std::vector<runtime::Request>{};
+                     return std::vector<runtime::Request>{
+                         {json_access::Str(json_access::At(pg, {"metadata", "namespace"})), ref}};
+                   },
+                   {created_or_deleted});
 }
 
 }  // namespace quorum::etcdcluster

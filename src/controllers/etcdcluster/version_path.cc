@@ -127,16 +127,15 @@ VersionGate JudgeVersionPath(const EtcdCluster& cluster, const EtcdView& view, c
 EtcdCluster WithEtcdImage(EtcdCluster cluster, const std::string& image) {
   Json& spec = cluster.spec.pod_template.spec;
   if (!spec.is_object()) spec = Json::object();
-  if (!spec.contains("containers") || !spec["containers"].is_array()) {
-    spec["containers"] = Json::array();
-  }
-  for (Json& c : spec["containers"]) {
+  Json& containers = spec["containers"];  // created when missing: the image goes in it
+  if (!containers.is_array()) containers = Json::array();
+  for (Json& c : containers) {
     if (c.is_object() && c.value("name", "") == kContainerName) {
       c["image"] = image;
       return cluster;
     }
   }
-  spec["containers"].push_back({{"name", kContainerName}, {"image", image}});
+  containers.push_back({{"name", kContainerName}, {"image", image}});
   return cluster;
 }
 

@@ -1,6 +1,9 @@
 #include "src/controllers/postgresbackup/job.h"
 
 #include "absl/strings/str_cat.h"
+#include "api/postgresbackup.h"
+#include "api/postgrescluster.h"
+#include "src/base/json_access.h"
 #include "src/controllers/common/job_outcome.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/names.h"
@@ -54,11 +57,12 @@ void MountVolumeRepo(const api::PostgresCluster& cluster, const api::PgBackRestR
                      Json& pod_spec) {
   Json& container = pod_spec["containers"][0];
   for (Json& e : container["env"]) {
-    if (e["name"] == "PGBACKREST_CONFIG") e["value"] = pg::kPgBackRestLocalReposConfigFile;
+    if (json_access::Str(json_access::At(e, {"name"})) == "PGBACKREST_CONFIG")
+      e["value"] = pg::kPgBackRestLocalReposConfigFile;
   }
   Json& volumes = pod_spec["volumes"];
   for (Json& v : volumes) {
-    if (v["name"] != "config") continue;
+    if (json_access::Str(json_access::At(v, {"name"})) != "config") continue;
     v["configMap"]["items"].push_back(
         {{"key", "pgbackrest-repo.conf"}, {"path", "pgbackrest-repo.conf"}});
   }
@@ -161,8 +165,8 @@ Json BuildBackupJob(const api::PostgresBackup& b, const api::PostgresCluster& cl
     MountVolumeRepo(cluster, *repo, pod_spec);
   }
   return controllers::BuildOneShotJob(JobName(b), b.metadata.ns, Labels(b),
-                                      {.api_version = "postgres.quorum.dev/v1alpha1",
-                                       .kind = "PostgresBackup",
+                                      {.api_version = std::string(api::kPostgresApiVersion),
+                                       .kind = std::string(api::kPostgresBackupKind),
                                        .name = b.metadata.name,
                                        .uid = b.metadata.uid},
                                       kJobDeadlineSeconds, pod_spec);

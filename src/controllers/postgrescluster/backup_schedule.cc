@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/cron.h"
+#include "api/postgresbackup.h"
+#include "api/postgrescluster.h"
 
 namespace quorum::postgrescluster {
 namespace {
@@ -118,8 +120,8 @@ Json BuildScheduledBackup(const PostgresCluster& cluster, const BackupToCreate& 
                  {kBackupClusterLabel, n.cluster},
                  {kBackupScheduleLabel, c.repo + "-" + c.type}};
   return {
-      {"apiVersion", "postgres.quorum.dev/v1alpha1"},
-      {"kind", "PostgresBackup"},
+      {"apiVersion", std::string(api::kPostgresApiVersion)},
+      {"kind", std::string(api::kPostgresBackupKind)},
       {"metadata",
        {{"name", name},
         {"namespace", n.ns},

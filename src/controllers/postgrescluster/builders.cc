@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_owned_config.h"
+#include "src/base/json_access.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/readiness.h"
 #include "src/patroni/role.h"
@@ -575,8 +576,9 @@ std::optional<Json> UpgradedCredentialData(const Json& data, const std::string& 
   Json out = data.is_object() ? data : Json::object();
   auto decoded = [&](const char* key) -> std::optional<std::string> {
     std::string v;
-    if (!out.contains(key) || !out[key].is_string() ||
-        !absl::Base64Unescape(out[key].get<std::string>(), &v)) {
+    const Json* field = json_access::Child(&out, key);
+    if (field == nullptr || !field->is_string() ||
+        !absl::Base64Unescape(field->get<std::string>(), &v)) {
       return std::nullopt;
     }
     return v;

@@ -6,6 +6,8 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "src/base/json_access.h"
+#include "src/controllers/common/kube_fields.h"
 #include "src/controllers/postgrescluster/etcd_user.h"
 #include "src/controllers/postgrescluster/leader.h"
 #include "src/controllers/postgrescluster/reconciler.h"
@@ -33,10 +35,12 @@ absl::Status SetFinalizer(kube::Client& client, const Json& stored, bool present
   if (present) list.push_back(kDcsFinalizer);
   const Json patch = {{"metadata",
                        {{"finalizers", list},
-                        {"resourceVersion", stored["metadata"].value("resourceVersion", "")}}}};
-  absl::StatusOr<Json> r =
-      client.Patch(kPostgresClusters, stored["metadata"].value("namespace", ""),
-                   stored["metadata"].value("name", ""), kube::PatchType::kMerge, patch);
+                        {"resourceVersion", json_access::Str(json_access::At(
+                                                stored, {"metadata", "resourceVersion"}))}}}};
+  absl::StatusOr<Json> r = client.Patch(
+      kPostgresClusters, json_access::Str(json_access::At(stored, {"metadata", "namespace"})),
+      json_access::Str(json_access::At(stored, {"metadata", "name"})), kube::PatchType::kMerge,
+      patch);
   return r.ok() || absl::IsNotFound(r.status()) ? absl::OkStatus() : r.status();
 }
 
@@ -92,7 +96,8 @@ absl::Status StopMembers(kube::Client& client, const runtime::Cache& cache, cons
 absl::Time DeletionTime(const Json& stored, absl::Time now) {
   absl::Time t;
   std::string err;
-  const std::string ts = stored["metadata"].value("deletionTimestamp", "");
+  const std::string ts =
+      json_access::Str(json_access::At(stored, {"metadata", "deletionTimestamp"}));
   if (!absl::ParseTime(absl::RFC3339_full, ts, &t, &err)) return now;
   return t;
 }
@@ -131,9 +136,9 @@ absl::StatusOr<absl::Duration> ReconcileFinalizer(kube::Client& client, const ru
   bool owner_gone = false;
   if (!ref.empty()) {
     ObjectPtr ec = cache.Get(kEtcdClusters, n.ns, ref);
-    owner_gone = ec == nullptr || (*ec)["metadata"].contains("deletionTimestamp");
+    owner_gone = ec == nullptr || controllers::BeingDeleted(*ec);
   }
-  const bool deleting = stored["metadata"].contains("deletionTimestamp");
+  const bool deleting = controllers::BeingDeleted(stored);
   const FinalizerStep step = PlanFinalizer(
       {.uses_etcd = UsesEtcd(cluster),
        .has_finalizer = HasFinalizer(stored),

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "src/base/json_access.h"
+#include "src/controllers/common/kube_fields.h"
 #include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/reconciler.h"
@@ -45,7 +47,7 @@ absl::Status EnsureCredentials(const Phase& p, const std::string& ca_pem) {
 namespace {
 
 kube::GroupVersionResource RbacResource(const Json& o) {
-  const std::string kind = o["kind"];
+  const std::string kind = json_access::Str(json_access::At(o, {"kind"}));
   return kind == "ServiceAccount" ? kServiceAccounts : kind == "Role" ? kRoles : kRoleBindings;
 }
 
@@ -54,12 +56,13 @@ kube::GroupVersionResource RbacResource(const Json& o) {
 // outcome with something to say goes to `claims`, and is evented.
 absl::StatusOr<bool> PrepareInstanceSet(const Phase& p, Json& obj, const ObjectPtr& cached,
                                         controllers::ClaimTemplateOutcome* claims) {
-  std::string field = obj["metadata"].value("name", "") == p.n.repo_host
+  const std::string name = json_access::Str(json_access::At(obj, {"metadata", "name"}));
+  std::string field = name == p.n.repo_host
                           ? "spec.backups.pgbackrest.repos[].volume.volumeClaimSpec"
                           : "spec.instances[].dataVolumeClaimSpec";
   const std::vector<api::PostgresInstanceSet>& sets = p.cluster.spec.instances;
   for (size_t i = 0; i < sets.size(); ++i) {
-    if (StatefulSetName(p.cluster, sets[i].name) == obj["metadata"].value("name", "")) {
+    if (StatefulSetName(p.cluster, sets[i].name) == name) {
       field = absl::StrCat("spec.instances[", i, "].dataVolumeClaimSpec");
     }
   }
@@ -84,7 +87,7 @@ absl::StatusOr<bool> PrepareInstanceSet(const Phase& p, Json& obj, const ObjectP
 absl::Status DeleteRepoHost(const Phase& p) {
   for (const kube::GroupVersionResource& gvr : {kStatefulSets, kServices, kNetworkPolicies}) {
     const ObjectPtr cached = p.cache.Get(gvr, p.n.ns, p.n.repo_host);
-    if (cached == nullptr || (*cached)["metadata"].contains("deletionTimestamp")) continue;
+    if (cached == nullptr || controllers::BeingDeleted(*cached)) continue;
     absl::Status s = p.client.Delete(gvr, p.n.ns, p.n.repo_host);
     if (!s.ok() && !absl::IsNotFound(s)) return s;
   }
@@ -126,7 +129,8 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
   }
   absl::Status refused;  // the first object the API server refused
   for (auto& [gvr, obj] : desired) {
-    ObjectPtr cached = p.cache.Get(gvr, p.n.ns, obj["metadata"]["name"].get<std::string>());
+    const std::string name = json_access::Str(json_access::At(obj, {"metadata", "name"}));
+    ObjectPtr cached = p.cache.Get(gvr, p.n.ns, name);
     if (gvr == kStatefulSets) {  // a changed claim template must not fail the apply
       absl::StatusOr<bool> apply = PrepareInstanceSet(p, obj, cached, &applied->claims);
       if (!apply.ok()) return apply.status();
@@ -138,7 +142,7 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
       continue;
     }
     if (!wrote.ok()) return wrote.status();
-    if (gvr == kStatefulSets && *wrote && obj["metadata"]["name"] != p.n.repo_host) {
+    if (gvr == kStatefulSets && *wrote && name != p.n.repo_host) {
       applied->statefulset_written = true;
     }
   }

@@ -138,7 +138,7 @@ std::vector<ObjectPtr> ObservePods(const Phase& p) {
   for (const ObjectPtr& pod : p.cache.ByInstance(kPods, p.n.ns, p.n.cluster)) {
     if (Str(At(*pod, {"metadata", "labels", std::string(api::kClusterLabel).c_str()})) ==
             p.n.cluster &&
-        !(*pod)["metadata"].contains("deletionTimestamp")) {
+        !controllers::BeingDeleted(*pod)) {
       pods.push_back(pod);
     }
   }

@@ -5,6 +5,7 @@
 #include "api/postgrescluster_types.h"
 #include "src/base/failpoint.h"
 #include "src/controllers/common/claim_templates.h"
+#include "src/controllers/common/kube_fields.h"
 #include "src/controllers/common/reconcile_log.h"
 #include "src/controllers/common/stale_dependents.h"
 #include "src/controllers/postgrescluster/backup_schedule.h"
@@ -263,7 +264,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
     Forget(req);
     return Result{};
   }
-  if ((*stored)["metadata"].contains("deletionTimestamp")) {
+  if (controllers::BeingDeleted(*stored)) {
     return ReconcileDeletion(req, *stored, now);
   }
   absl::StatusOr<PostgresCluster> cluster = api::ParsePostgresCluster(*stored);  // parse

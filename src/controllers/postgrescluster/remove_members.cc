@@ -41,7 +41,7 @@ std::vector<SetScale> ObserveSets(const Phase& p) {
     const std::string name = Str(At(*sts, {"metadata", "name"}));
     if (Str(At(labels, {std::string(api::kClusterLabel).c_str()})) != p.n.cluster ||
         Str(At(labels, {std::string(api::kInstanceSetLabel).c_str()})).empty() ||
-        named.contains(name) || (*sts)["metadata"].contains("deletionTimestamp")) {
+        named.contains(name) || controllers::BeingDeleted(*sts)) {
       continue;
     }
     out.push_back({.statefulset = name, .desired = 0, .current = Replicas(sts), .removed = true});

@@ -28,14 +28,16 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
     return std::vector<std::string>{c->metadata.ns + "/" + ReferencedEtcdCluster(*c)};
   });
   auto key_of = [](const Json& o) {
-    return std::vector<std::string>{o["metadata"].value("namespace", "") + "/" +
-                                    o["metadata"].value("name", "")};
+    return std::vector<std::string>{
+        json_access::Str(json_access::At(o, {"metadata", "namespace"})) + "/" +
+        json_access::Str(json_access::At(o, {"metadata", "name"}))};
   };
   auto by_cluster_label = [](const Json& o) {
     const std::string name =
         Str(At(o, {"metadata", "labels", std::string(api::kClusterLabel).c_str()}));
     if (name.empty()) return std::vector<runtime::Request>{};
-    return std::vector<runtime::Request>{{o["metadata"].value("namespace", ""), name}};
+    return std::vector<runtime::Request>{
+        {json_access::Str(json_access::At(o, {"metadata", "namespace"})), name}};
   };
   runtime::Controller& c =
       manager.AddController("postgrescluster", reconciler, {.workers = workers});
@@ -87,14 +89,14 @@ void WatchScheduledBackups(runtime::Manager& manager, runtime::Controller& contr
                            PostgresClusterReconciler& reconciler) {
   // Every backup of a cluster (scheduled or not) wakes it: its schedule and
   // status.backups follow them.
-  controller.Watch(
-      manager.cache().Informer(kPostgresBackups),
-      [](const Json& b) {
-        const std::string name = Str(At(b, {"spec", "clusterRef", "name"}));
-        if (name.empty()) return std::vector<runtime::Request>{};
-        return std::vector<runtime::Request>{{b["metadata"].value("namespace", ""), name}};
-      },
-      {runtime::ResourceVersionChangedPredicate()});
+  controller.Watch(manager.cache().Informer(kPostgresBackups),
+                   [](const Json& b) {
+                     const std::string name = Str(At(b, {"spec", "clusterRef", "name"}));
+                     if (name.empty()) return std::vector<runtime::Request>{};
+                     return std::vector<runtime::Request>{
+                         {json_access::Str(json_access::At(b, {"metadata", "namespace"})), name}};
+                   },
+                   {runtime::ResourceVersionChangedPredicate()});
   reconciler.EnableScheduledBackups();
 }
 

@@ -3,7 +3,7 @@
 // controller's own state (a reconcile counted, its queue idle) instead.
 // ApiWrites counts every create/update/patch/delete the manager's client sent,
 // whatever the answer (refused ones — 403, 404, 409, 422, 500 — and those that
-// got no answer count too). Header-only.
+// got no answer count too). Header-only; WaitIdle is quorum_controllertest's.
 #ifndef QUORUM_TEST_INTEGRATION_CONTROLLERS_API_WRITES_H_
 #define QUORUM_TEST_INTEGRATION_CONTROLLERS_API_WRITES_H_
 
@@ -14,6 +14,7 @@
 #include "src/kube/client.h"
 #include "src/runtime/controller.h"
 #include "src/runtime/manager.h"
+#include "test/integration/controllers/controller_fixture.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::testenv {
@@ -36,7 +37,7 @@ inline double ReconcilesEnded(runtime::Manager& manager, const runtime::Controll
 // nothing the controller owns, waits until `controller` has reconciled since
 // and its queue is idle (nothing ready, nothing being reconciled: any
 // follow-up of a write has run too), and returns the API writes `manager`
-// made meanwhile; nullopt when that did not happen within 30 s.
+// made meanwhile; nullopt when either did not happen within 30 s.
 inline std::optional<double> WritesOfATouch(kube::Client& client, runtime::Manager& manager,
                                             runtime::Controller& controller,
                                             const kube::GroupVersionResource& gvr,
@@ -49,11 +50,11 @@ inline std::optional<double> WritesOfATouch(kube::Client& client, runtime::Manag
                  {{"metadata", {{"annotations", {{"example.com/touched", touch}}}}}})
           .status();
   if (!patched.ok()) return std::nullopt;
-  if (!Eventually(
-          [&] {
-            return ReconcilesEnded(manager, controller) > reconciles && controller.queue().Idle();
-          },
-          absl::Seconds(30))) {
+  // A reconcile that ended after the touch stays counted: then the queue
+  // drains (WaitIdle, controller_fixture.h).
+  if (!Eventually([&] { return ReconcilesEnded(manager, controller) > reconciles; },
+                  absl::Seconds(30)) ||
+      !WaitIdle(controller, absl::Seconds(30))) {
     return std::nullopt;
   }
   return ApiWrites(manager) - writes;

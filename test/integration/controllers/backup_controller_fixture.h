@@ -1,5 +1,5 @@
 // A backup controller (EtcdBackup, PostgresBackup) under a real manager
-// against the real control plane, its time a FakeClock the test advances, so
+// (ControllerTest), its time a FakeClock the test advances, so
 // the start bound (api::kBackupStartTimeout) runs out without waiting for it.
 // Header-only.
 #ifndef QUORUM_TEST_INTEGRATION_CONTROLLERS_BACKUP_CONTROLLER_FIXTURE_H_
@@ -11,19 +11,16 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "src/base/clock.h"
 #include "src/controllers/common/backup_reconciler.h"
-#include "src/controllers/common/cache_scopes.h"
 #include "test/integration/controllers/api_writes.h"
-#include "test/integration/testenv.h"
-#include "test/testmain/paths.h"
+#include "test/integration/controllers/controller_fixture.h"
 
 namespace quorum::testenv {
 
-class BackupControllerTest : public IntegrationTest {
+class BackupControllerTest : public ControllerTest {
  protected:
   // Installs `crds` (deploy/crds file names), then starts the reconciler
   // `make` returns, registered by `setup`.
@@ -32,27 +29,13 @@ class BackupControllerTest : public IntegrationTest {
              const std::function<std::unique_ptr<Reconciler>(kube::Client&, runtime::Manager&,
                                                              Clock&)>& make,
              const std::function<runtime::Controller&(runtime::Manager&, Reconciler&)>& setup) {
-    for (const std::string& crd : crds) {
-      ASSERT_TRUE(
-          InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/" + crd).ok());
-    }
-    auto c = kube::Client::Create(control_plane().config);
-    ASSERT_TRUE(c.ok());
-    operator_client_ = *std::move(c);
-    manager_ = std::make_unique<runtime::Manager>(
-        *operator_client_, runtime::ManagerOptions{.namespaces = {ns()},
-                                                   .metrics_bind_address = "0",
-                                                   .health_probe_bind_address = "0",
-                                                   .cache_scopes = controllers::CacheScopes()});
-    std::unique_ptr<Reconciler> r = make(*operator_client_, *manager_, clock_);
-    controller_ = &setup(*manager_, *r);
-    reconciler_ = std::move(r);
-    runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
-  }
-  void TearDown() override {
-    cancel_.Cancel();
-    if (runner_.joinable()) runner_.join();
-    IntegrationTest::TearDown();
+    StartControllers(crds,
+                     [&](kube::Client& client, runtime::Manager& manager) -> runtime::Controller& {
+                       std::unique_ptr<Reconciler> r = make(client, manager, clock_);
+                       runtime::Controller& controller = setup(manager, *r);
+                       reconciler_ = std::move(r);
+                       return controller;
+                     });
   }
 
   // "<phase>/<reason of the first condition>" of the backup `gvr` ns/name.
@@ -70,17 +53,12 @@ class BackupControllerTest : public IntegrationTest {
   bool AdvanceAndReconcile(absl::Duration d, const kube::GroupVersionResource& gvr,
                            const std::string& name) {
     clock_.Advance(d);
-    return WritesOfATouch(client(), *manager_, *controller_, gvr, ns(), name).has_value();
+    return WritesOfATouch(client(), manager(), controller(), gvr, ns(), name).has_value();
   }
 
   // The API server stamps creationTimestamp from its own clock: start there.
   FakeClock clock_{absl::Now()};
-  std::unique_ptr<kube::Client> operator_client_;
-  std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<runtime::Reconciler> reconciler_;
-  runtime::Controller* controller_ = nullptr;
-  Cancellation cancel_;
-  std::thread runner_;
 };
 
 }  // namespace quorum::testenv

@@ -10,15 +10,13 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <thread>
 
-#include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/etcd/client.h"
 #include "src/patroni/role.h"
+#include "test/integration/controllers/controller_fixture.h"
 #include "test/integration/etcd/etcd_harness.h"
 #include "test/integration/testenv.h"
-#include "test/testmain/paths.h"
 
 namespace quorum::postgrescluster {
 namespace {
@@ -41,17 +39,10 @@ Json Cluster(const std::string& name, const std::string& etcd_url) {
             {"patroni", {{"dcs", {{"type", "etcd"}, {"etcd", {{"endpoints", {etcd_url}}}}}}}}}}};
 }
 
-class LeaderWatchTest : public testenv::IntegrationTest {
+class LeaderWatchTest : public testenv::ControllerTest {
  protected:
   void SetUp() override {
-    IntegrationTest::SetUp();
-    for (const char* crd :
-         {"etcd.aenix.io_etcdclusters.yaml", "postgres.quorum.dev_postgresclusters.yaml"}) {
-      ASSERT_TRUE(
-          testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/" + crd)
-              .ok())
-          << crd;
-    }
+    ControllerTest::SetUp();
     harness_ = std::make_unique<etcd::testing::EtcdHarness>(
         etcd::testing::HarnessOptions{.max_members = 1, .name_prefix = "dcs"});
     ASSERT_TRUE(harness_->Init().ok());
@@ -59,24 +50,18 @@ class LeaderWatchTest : public testenv::IntegrationTest {
     ASSERT_TRUE(e.ok());
     etcd_ = *std::move(e);
     ASSERT_TRUE(harness_->StartNewCluster(*etcd_, 1).ok()) << harness_->LogTail(0);
-    auto c = kube::Client::Create(control_plane().config);
-    ASSERT_TRUE(c.ok());
-    operator_client_ = *std::move(c);
-    manager_ = std::make_unique<runtime::Manager>(
-        *operator_client_, runtime::ManagerOptions{.namespaces = {ns()},
-                                                   .metrics_bind_address = "0",
-                                                   .health_probe_bind_address = "0",
-                                                   .cache_scopes = controllers::CacheScopes()});
-    reconciler_ = std::make_unique<PostgresClusterReconciler>(*operator_client_, manager_->cache(),
-                                                              manager_->recorder());
-    SetupPostgresClusterController(*manager_, *reconciler_, 2);
-    runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
+    StartControllers(
+        {"etcd.aenix.io_etcdclusters.yaml", "postgres.quorum.dev_postgresclusters.yaml"},
+        [this](kube::Client& client, runtime::Manager& manager) -> runtime::Controller& {
+          reconciler_ = std::make_unique<PostgresClusterReconciler>(client, manager.cache(),
+                                                                    manager.recorder());
+          return SetupPostgresClusterController(manager, *reconciler_, 2);
+        });
   }
   void TearDown() override {
-    cancel_.Cancel();
-    if (runner_.joinable()) runner_.join();
+    StopManager();
     reconciler_.reset();
-    IntegrationTest::TearDown();
+    ControllerTest::TearDown();
   }
 
   std::string RoleOf(const std::string& pod) {
@@ -92,11 +77,7 @@ class LeaderWatchTest : public testenv::IntegrationTest {
 
   std::unique_ptr<etcd::testing::EtcdHarness> harness_;
   std::unique_ptr<etcd::Client> etcd_;
-  std::unique_ptr<kube::Client> operator_client_;
-  std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<PostgresClusterReconciler> reconciler_;
-  Cancellation cancel_;
-  std::thread runner_;
 };
 
 TEST_F(LeaderWatchTest, ALeaderKeyChangeInEtcdAloneMovesThePrimaryLabel) {

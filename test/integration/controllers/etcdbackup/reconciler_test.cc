@@ -8,13 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "absl/strings/match.h"
-#include "src/controllers/common/cache_scopes.h"
 #include "test/integration/controllers/api_writes.h"
+#include "test/integration/controllers/controller_fixture.h"
 #include "test/integration/testenv.h"
-#include "test/testmain/paths.h"
 
 namespace quorum::etcdbackup {
 namespace {
@@ -33,32 +31,17 @@ Json Backup(const std::string& name, const Json& destination) {
 
 const Json kPvc = {{"pvc", {{"claimName", "backups"}, {"subPath", "etcd"}}}};
 
-class EtcdBackupControllerTest : public testenv::IntegrationTest {
+class EtcdBackupControllerTest : public testenv::ControllerTest {
  protected:
   void SetUp() override {
-    IntegrationTest::SetUp();
-    for (const char* crd : {"etcd.aenix.io_etcdclusters.yaml", "etcd.aenix.io_etcdbackups.yaml"}) {
-      ASSERT_TRUE(
-          testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/" + crd)
-              .ok());
-    }
-    auto c = kube::Client::Create(control_plane().config);
-    ASSERT_TRUE(c.ok());
-    operator_client_ = *std::move(c);
-    manager_ = std::make_unique<runtime::Manager>(
-        *operator_client_, runtime::ManagerOptions{.namespaces = {ns()},
-                                                   .metrics_bind_address = "0",
-                                                   .health_probe_bind_address = "0",
-                                                   .cache_scopes = controllers::CacheScopes()});
-    reconciler_ = std::make_unique<EtcdBackupReconciler>(*operator_client_, manager_->cache(),
-                                                         manager_->recorder(), "operator:test");
-    controller_ = &SetupEtcdBackupController(*manager_, *reconciler_, 2);
-    runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
-  }
-  void TearDown() override {
-    cancel_.Cancel();
-    if (runner_.joinable()) runner_.join();
-    IntegrationTest::TearDown();
+    ControllerTest::SetUp();
+    StartControllers(
+        {"etcd.aenix.io_etcdclusters.yaml", "etcd.aenix.io_etcdbackups.yaml"},
+        [this](kube::Client& client, runtime::Manager& manager) -> runtime::Controller& {
+          reconciler_ = std::make_unique<EtcdBackupReconciler>(client, manager.cache(),
+                                                               manager.recorder(), "operator:test");
+          return SetupEtcdBackupController(manager, *reconciler_, 2);
+        });
   }
 
   std::string Reason(const std::string& name) {
@@ -70,12 +53,7 @@ class EtcdBackupControllerTest : public testenv::IntegrationTest {
            (conditions.empty() ? "" : conditions[0].value("reason", ""));
   }
 
-  std::unique_ptr<kube::Client> operator_client_;
-  std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<EtcdBackupReconciler> reconciler_;
-  runtime::Controller* controller_ = nullptr;
-  Cancellation cancel_;
-  std::thread runner_;
 };
 
 TEST_F(EtcdBackupControllerTest, TheApiServerRefusesWhatTheCrdForbids) {
@@ -142,11 +120,11 @@ TEST_F(EtcdBackupControllerTest, WaitsForTheClusterThenCreatesOneJobAndThenWrite
       << Reason("nightly");
 
   // Converged: nothing more to write while the Job runs.
-  ASSERT_TRUE(testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kEtcdBackups, ns(),
+  ASSERT_TRUE(testenv::SettlesToZeroWrites(client(), manager(), controller(), kEtcdBackups, ns(),
                                            "nightly"))
       << "the controller kept writing";
   const std::optional<double> writes =
-      testenv::WritesOfATouch(client(), *manager_, *controller_, kEtcdBackups, ns(), "nightly");
+      testenv::WritesOfATouch(client(), manager(), controller(), kEtcdBackups, ns(), "nightly");
   ASSERT_TRUE(writes.has_value()) << "no reconcile after the touch";
   EXPECT_EQ(*writes, 0) << "a no-op reconcile must not write";
 }

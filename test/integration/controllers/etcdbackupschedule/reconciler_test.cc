@@ -15,7 +15,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -24,11 +23,10 @@
 #include "src/backup/s3.h"
 #include "src/backup/s3_listing.h"
 #include "src/backup/sigv4.h"
-#include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/etcdbackup/reconciler.h"
 #include "test/integration/controllers/api_writes.h"
+#include "test/integration/controllers/controller_fixture.h"
 #include "test/integration/testenv.h"
-#include "test/testmain/paths.h"
 
 namespace quorum::etcdbackupschedule {
 namespace {
@@ -61,21 +59,15 @@ std::map<std::string, std::string> S3Env() {
   return env;
 }
 
-class EtcdBackupScheduleControllerTest : public testenv::IntegrationTest {
+class EtcdBackupScheduleControllerTest : public testenv::ControllerTest {
  protected:
   void SetUp() override {
-    IntegrationTest::SetUp();
+    ControllerTest::SetUp();
     if (HasFatalFailure()) return;
     s3_ = S3Env();
     ASSERT_TRUE(s3_.contains("QUORUM_S3_ENDPOINT")) << "the s3 fixture did not run";
     creds_ = {.access_key_id = ReadTrimmed(s3_.at("QUORUM_S3_ACCESS_KEY_FILE")),
               .secret_access_key = ReadTrimmed(s3_.at("QUORUM_S3_SECRET_KEY_FILE"))};
-    for (const char* crd :
-         {"etcd.aenix.io_etcdbackups.yaml", "etcd.aenix.io_etcdbackupschedules.yaml"}) {
-      ASSERT_TRUE(
-          testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/" + crd)
-              .ok());
-    }
     const Json secret = {{"apiVersion", "v1"},
                          {"kind", "Secret"},
                          {"metadata", {{"name", "s3-creds"}}},
@@ -83,24 +75,14 @@ class EtcdBackupScheduleControllerTest : public testenv::IntegrationTest {
                           {{"AWS_ACCESS_KEY_ID", creds_.access_key_id},
                            {"AWS_SECRET_ACCESS_KEY", creds_.secret_access_key}}}};
     ASSERT_TRUE(client().Create(kSecrets, ns(), secret).ok());
-    auto c = kube::Client::Create(control_plane().config);
-    ASSERT_TRUE(c.ok());
-    operator_client_ = *std::move(c);
-    manager_ = std::make_unique<runtime::Manager>(
-        *operator_client_, runtime::ManagerOptions{.namespaces = {ns()},
-                                                   .metrics_bind_address = "0",
-                                                   .health_probe_bind_address = "0",
-                                                   .cache_scopes = controllers::CacheScopes()});
-    reconciler_ = std::make_unique<EtcdBackupScheduleReconciler>(
-        *operator_client_, manager_->cache(), manager_->recorder(), "operator:test",
-        s3_.at("QUORUM_S3_CA_FILE"), clock_);
-    controller_ = &SetupEtcdBackupScheduleController(*manager_, *reconciler_, 2);
-    runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
-  }
-  void TearDown() override {
-    cancel_.Cancel();
-    if (runner_.joinable()) runner_.join();
-    IntegrationTest::TearDown();
+    StartControllers(
+        {"etcd.aenix.io_etcdbackups.yaml", "etcd.aenix.io_etcdbackupschedules.yaml"},
+        [this](kube::Client& client, runtime::Manager& manager) -> runtime::Controller& {
+          reconciler_ = std::make_unique<EtcdBackupScheduleReconciler>(
+              client, manager.cache(), manager.recorder(), "operator:test",
+              s3_.at("QUORUM_S3_CA_FILE"), clock_);
+          return SetupEtcdBackupScheduleController(manager, *reconciler_, 2);
+        });
   }
 
   backup::S3Location Location(const std::string& key) {
@@ -193,12 +175,7 @@ class EtcdBackupScheduleControllerTest : public testenv::IntegrationTest {
   FakeClock clock_{FakeStart()};
   std::map<std::string, std::string> s3_;
   backup::SigV4Credentials creds_;
-  std::unique_ptr<kube::Client> operator_client_;
-  std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<EtcdBackupScheduleReconciler> reconciler_;
-  runtime::Controller* controller_ = nullptr;
-  Cancellation cancel_;
-  std::thread runner_;
 };
 
 TEST_F(EtcdBackupScheduleControllerTest, TheApiServerRefusesNegativeLimitsAndKeepLastZero) {
@@ -273,10 +250,10 @@ TEST_F(EtcdBackupScheduleControllerTest, KeepsKeepLastSnapshotsInS3AndWakesAtThe
   // Between cron times nothing is written: two seconds before the next, once
   // the status of this one has landed, a reconcile writes nothing (nor do the
   // requeues in between, which find nothing due while the clock stands still).
-  ASSERT_TRUE(testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kEtcdBackupSchedules,
+  ASSERT_TRUE(testenv::SettlesToZeroWrites(client(), manager(), controller(), kEtcdBackupSchedules,
                                            ns(), "every"))
       << "the schedule kept writing between cron times";
-  const std::optional<double> writes = testenv::WritesOfATouch(client(), *manager_, *controller_,
+  const std::optional<double> writes = testenv::WritesOfATouch(client(), manager(), controller(),
                                                                kEtcdBackupSchedules, ns(), "every");
   ASSERT_TRUE(writes.has_value()) << "no reconcile after the touch";
   EXPECT_EQ(*writes, 0) << "a reconcile between cron times wrote";

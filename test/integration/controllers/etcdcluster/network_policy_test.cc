@@ -7,15 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <thread>
 
-#include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/etcdcluster/reconciler.h"
 #include "src/kube/errors.h"
 #include "test/examples/examples.h"
 #include "test/integration/controllers/api_writes.h"
+#include "test/integration/controllers/controller_fixture.h"
 #include "test/integration/testenv.h"
-#include "test/testmain/paths.h"
 
 namespace quorum::etcdcluster {
 namespace {
@@ -25,36 +23,20 @@ using testenv::Eventually;
 
 constexpr char kOperatorNamespace[] = "quorum-system";
 
-class EtcdNetworkPolicyTest : public testenv::IntegrationTest {
+class EtcdNetworkPolicyTest : public testenv::ControllerTest {
  protected:
   void SetUp() override {
-    IntegrationTest::SetUp();
-    for (const char* crd :
-         {"etcd.aenix.io_etcdclusters.yaml", "postgres.quorum.dev_postgresclusters.yaml"}) {
-      ASSERT_TRUE(
-          testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/" + crd)
-              .ok())
-          << crd;
-    }
-    auto c = kube::Client::Create(control_plane().config);
-    ASSERT_TRUE(c.ok());
-    operator_client_ = *std::move(c);
-    manager_ = std::make_unique<runtime::Manager>(
-        *operator_client_, runtime::ManagerOptions{.namespaces = {ns()},
-                                                   .metrics_bind_address = "0",
-                                                   .health_probe_bind_address = "0",
-                                                   .cache_scopes = controllers::CacheScopes()});
-    reconciler_ = std::make_unique<EtcdClusterReconciler>(*operator_client_, manager_->cache(),
-                                                          manager_->recorder());
-    reconciler_->SetOperatorNamespace(kOperatorNamespace);
-    controller_ = &SetupEtcdClusterController(*manager_, *reconciler_, 2);
-    WatchPostgresClients(*manager_, *controller_);
-    runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
-  }
-  void TearDown() override {
-    cancel_.Cancel();
-    if (runner_.joinable()) runner_.join();
-    IntegrationTest::TearDown();
+    ControllerTest::SetUp();
+    StartControllers(
+        {"etcd.aenix.io_etcdclusters.yaml", "postgres.quorum.dev_postgresclusters.yaml"},
+        [this](kube::Client& client, runtime::Manager& manager) -> runtime::Controller& {
+          reconciler_ =
+              std::make_unique<EtcdClusterReconciler>(client, manager.cache(), manager.recorder());
+          reconciler_->SetOperatorNamespace(kOperatorNamespace);
+          runtime::Controller& controller = SetupEtcdClusterController(manager, *reconciler_, 2);
+          WatchPostgresClients(manager, controller);
+          return controller;
+        });
   }
 
   // The stored policy's rule for `port` (null when the policy or the rule
@@ -95,12 +77,7 @@ class EtcdNetworkPolicyTest : public testenv::IntegrationTest {
                           {{"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})}}}};
   }
 
-  std::unique_ptr<kube::Client> operator_client_;
-  std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<EtcdClusterReconciler> reconciler_;
-  runtime::Controller* controller_ = nullptr;
-  Cancellation cancel_;
-  std::thread runner_;
 };
 
 const Json kNamespace = {{"podSelector", Json::object()}};
@@ -167,10 +144,10 @@ TEST_F(EtcdNetworkPolicyTest, FollowsTheSpecAndItsPostgresClientsAndGoesWhenTurn
       absl::Seconds(30)))
       << RuleFor("dcs", 2379).dump();
   ASSERT_TRUE(
-      testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kEtcdClusters, ns(), "dcs"))
+      testenv::SettlesToZeroWrites(client(), manager(), controller(), kEtcdClusters, ns(), "dcs"))
       << "the controller kept writing";
   const std::optional<double> writes =
-      testenv::WritesOfATouch(client(), *manager_, *controller_, kEtcdClusters, ns(), "dcs");
+      testenv::WritesOfATouch(client(), manager(), controller(), kEtcdClusters, ns(), "dcs");
   ASSERT_TRUE(writes.has_value()) << "no reconcile after the touch";
   EXPECT_EQ(*writes, 0) << "a no-op reconcile must not write";
 
@@ -212,7 +189,7 @@ TEST_F(EtcdNetworkPolicyTest, TurningItOffLeavesAnotherOwnersPolicyAlone) {
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), etcd).ok());
   ASSERT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "shared").ok(); },
                          absl::Seconds(30)));
-  ASSERT_TRUE(testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kEtcdClusters, ns(),
+  ASSERT_TRUE(testenv::SettlesToZeroWrites(client(), manager(), controller(), kEtcdClusters, ns(),
                                            "shared"));
   EXPECT_TRUE(client().Get(kNetworkPolicies, ns(), "shared").ok());
 }

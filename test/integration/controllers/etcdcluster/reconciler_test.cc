@@ -12,20 +12,18 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
-#include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/wait.h"
 #include "src/kube/errors.h"
 #include "src/runtime/certs.h"
 #include "test/examples/examples.h"
 #include "test/integration/controllers/api_writes.h"
+#include "test/integration/controllers/controller_fixture.h"
 #include "test/integration/controllers/refuse_budgets.h"
 #include "test/integration/testenv.h"
-#include "test/testmain/paths.h"
 
 namespace quorum::etcdcluster {
 namespace {
@@ -39,34 +37,19 @@ Json Example(const std::string& name) {
   return obj;
 }
 
-class EtcdClusterControllerTest : public testenv::IntegrationTest {
+class EtcdClusterControllerTest : public testenv::ControllerTest {
  protected:
   void SetUp() override {
-    IntegrationTest::SetUp();
-    ASSERT_TRUE(testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) +
-                                                  "/deploy/crds/etcd.aenix.io_etcdclusters.yaml")
-                    .ok());
-    auto c = kube::Client::Create(control_plane().config);
-    ASSERT_TRUE(c.ok());
-    operator_client_ = *std::move(c);
-    manager_ = std::make_unique<runtime::Manager>(
-        *operator_client_,
-        runtime::ManagerOptions{.namespaces = {ns()},
-                                .metrics_bind_address = "0",
-                                .health_probe_bind_address = "0",
-                                // What the binary caches, so that these tests see what users run.
-                                .cache_scopes = controllers::CacheScopes()});
-    reconciler_ = std::make_unique<EtcdClusterReconciler>(
-        *operator_client_, manager_->cache(), manager_->recorder(), nullptr, "", clock_);
-    controller_ = &SetupEtcdClusterController(*manager_, *reconciler_, 2);
-    runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
+    ControllerTest::SetUp();
+    StartControllers(
+        {"etcd.aenix.io_etcdclusters.yaml"},
+        [this](kube::Client& client, runtime::Manager& manager) -> runtime::Controller& {
+          reconciler_ = std::make_unique<EtcdClusterReconciler>(
+              client, manager.cache(), manager.recorder(), nullptr, "", clock_);
+          return SetupEtcdClusterController(manager, *reconciler_, 2);
+        });
   }
-  void TearDown() override {
-    cancel_.Cancel();
-    if (runner_.joinable()) runner_.join();
-    IntegrationTest::TearDown();
-  }
-  double Writes() { return testenv::ApiWrites(*manager_); }
+  double Writes() { return testenv::ApiWrites(manager()); }
   // EtcdCluster `name`'s Ready condition; an empty object before it has one.
   Json ReadyCondition(const std::string& name) {
     auto got = client().Get(kEtcdClusters, ns(), name);
@@ -88,12 +71,7 @@ class EtcdClusterControllerTest : public testenv::IntegrationTest {
 
   // The reconciler's time: it stands still unless a test advances it.
   FakeClock clock_{absl::Now()};
-  std::unique_ptr<kube::Client> operator_client_;
-  std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<EtcdClusterReconciler> reconciler_;
-  runtime::Controller* controller_ = nullptr;
-  Cancellation cancel_;
-  std::thread runner_;
 };
 
 TEST_F(EtcdClusterControllerTest, DesignExampleProducesItsObjectsAndWaitsForFirstQuorum) {
@@ -147,7 +125,7 @@ TEST_F(EtcdClusterControllerTest, WritesTheApiServerRefusesAreCounted) {
   ASSERT_TRUE(policy.ok()) << "the admission policy never took effect";
 
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), Example("refused")).ok());
-  auto& requests = manager_->metrics().Counter("rest_client_requests_total", "", {});
+  auto& requests = manager().metrics().Counter("rest_client_requests_total", "", {});
   const auto sum = [&](const std::vector<std::string>& codes) {
     double n = 0;
     for (const char* verb : {"create", "update", "patch", "delete"}) {
@@ -242,10 +220,10 @@ TEST_F(EtcdClusterControllerTest, ReconcilingAnUnchangedClusterWritesNothing) {
   // Once the objects' own events have settled, a reconcile woken by a change
   // that touches nothing the controller owns writes nothing.
   ASSERT_TRUE(
-      testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kEtcdClusters, ns(), "quiet"))
+      testenv::SettlesToZeroWrites(client(), manager(), controller(), kEtcdClusters, ns(), "quiet"))
       << "the controller kept writing";
   const std::optional<double> writes =
-      testenv::WritesOfATouch(client(), *manager_, *controller_, kEtcdClusters, ns(), "quiet");
+      testenv::WritesOfATouch(client(), manager(), controller(), kEtcdClusters, ns(), "quiet");
   ASSERT_TRUE(writes.has_value()) << "no reconcile after the touch";
   EXPECT_EQ(*writes, 0) << "a no-op reconcile must not write";
 }
@@ -372,7 +350,7 @@ TEST_F(ManagedTlsTest, IssuesEveryCertificateAndRenewsInPlace) {
   EXPECT_EQ((*stored)["status"]["clientSecretName"], "mtls-client-tls");
   EXPECT_EQ((*stored)["status"]["clientEndpoint"], "https://mtls." + ns() + ".svc:2379");
   EXPECT_TRUE(
-      testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kEtcdClusters, ns(), "mtls"))
+      testenv::SettlesToZeroWrites(client(), manager(), controller(), kEtcdClusters, ns(), "mtls"))
       << "the controller kept writing";
 
   // A certificate that no longer fits (here: other names) is rewritten in
@@ -416,7 +394,7 @@ TEST_F(ManagedTlsTest, CertificatesComingDueOnTheClockAreRenewedWithoutWaiting) 
       [&] { return std::all_of(leaves.begin(), leaves.end(), [&](auto& s) { return Exists(s); }); },
       absl::Seconds(30)));
   ASSERT_TRUE(
-      testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kEtcdClusters, ns(), "due"))
+      testenv::SettlesToZeroWrites(client(), manager(), controller(), kEtcdClusters, ns(), "due"))
       << "the controller kept writing";
   std::map<std::string, runtime::CertificateInfo> before;
   for (const std::string& s : leaves) {
@@ -428,12 +406,12 @@ TEST_F(ManagedTlsTest, CertificatesComingDueOnTheClockAreRenewedWithoutWaiting) 
   const absl::Time expiry = before["due-server-tls"].not_after;
   const absl::Time renewal = expiry - (expiry - before["due-server-tls"].not_before) / 3;
   clock_.Advance(renewal - absl::Hours(24) - clock_.Now());
-  EXPECT_EQ(testenv::WritesOfATouch(client(), *manager_, *controller_, kEtcdClusters, ns(), "due"),
+  EXPECT_EQ(testenv::WritesOfATouch(client(), manager(), controller(), kEtcdClusters, ns(), "due"),
             0.0);
 
   clock_.Advance(expiry - absl::Hours(1) - clock_.Now());
   ASSERT_TRUE(
-      testenv::WritesOfATouch(client(), *manager_, *controller_, kEtcdClusters, ns(), "due"));
+      testenv::WritesOfATouch(client(), manager(), controller(), kEtcdClusters, ns(), "due"));
   for (const std::string& s : leaves) {
     absl::StatusOr<runtime::CertificateInfo> now;
     ASSERT_TRUE(Eventually(

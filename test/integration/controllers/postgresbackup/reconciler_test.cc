@@ -71,7 +71,7 @@ TEST_F(PostgresBackupControllerTest, ABackupWhoseClusterNeverComesFailsWhenTheBo
 
   // Final: a reconcile of a Failed backup writes nothing.
   const std::optional<double> writes =
-      testenv::WritesOfATouch(client(), *manager_, *controller_, kPostgresBackups, ns(), "orphan");
+      testenv::WritesOfATouch(client(), manager(), controller(), kPostgresBackups, ns(), "orphan");
   ASSERT_TRUE(writes.has_value()) << "no reconcile after the touch";
   EXPECT_EQ(*writes, 0) << "a finished backup must not write";
 }

@@ -11,17 +11,15 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
-#include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/etcd/client.h"
 #include "src/runtime/certs.h"
+#include "test/integration/controllers/controller_fixture.h"
 #include "test/integration/etcd/etcd_harness.h"
 #include "test/integration/testenv.h"
-#include "test/testmain/paths.h"
 
 namespace quorum::postgrescluster {
 namespace {
@@ -61,34 +59,17 @@ bool Contains(const absl::StatusOr<std::vector<std::string>>& names, const std::
   return names.ok() && std::find(names->begin(), names->end(), name) != names->end();
 }
 
-class EtcdUserTest : public testenv::IntegrationTest {
+class EtcdUserTest : public testenv::ControllerTest {
  protected:
   void SetUp() override {
-    IntegrationTest::SetUp();
-    for (const char* crd :
-         {"etcd.aenix.io_etcdclusters.yaml", "postgres.quorum.dev_postgresclusters.yaml"}) {
-      ASSERT_TRUE(
-          testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/" + crd)
-              .ok())
-          << crd;
-    }
-    auto c = kube::Client::Create(control_plane().config);
-    ASSERT_TRUE(c.ok());
-    operator_client_ = *std::move(c);
-    manager_ = std::make_unique<runtime::Manager>(
-        *operator_client_, runtime::ManagerOptions{.namespaces = {ns()},
-                                                   .metrics_bind_address = "0",
-                                                   .health_probe_bind_address = "0",
-                                                   .cache_scopes = controllers::CacheScopes()});
-    reconciler_ = std::make_unique<PostgresClusterReconciler>(*operator_client_, manager_->cache(),
-                                                              manager_->recorder());
-    SetupPostgresClusterController(*manager_, *reconciler_, 2);
-    runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
-  }
-  void TearDown() override {
-    cancel_.Cancel();
-    if (runner_.joinable()) runner_.join();
-    IntegrationTest::TearDown();
+    ControllerTest::SetUp();
+    StartControllers(
+        {"etcd.aenix.io_etcdclusters.yaml", "postgres.quorum.dev_postgresclusters.yaml"},
+        [this](kube::Client& client, runtime::Manager& manager) -> runtime::Controller& {
+          reconciler_ = std::make_unique<PostgresClusterReconciler>(client, manager.cache(),
+                                                                    manager.recorder());
+          return SetupPostgresClusterController(manager, *reconciler_, 2);
+        });
   }
   Json Condition(const std::string& name, const std::string& type) {
     auto got = client().Get(kPostgresClusters, ns(), name);
@@ -100,11 +81,7 @@ class EtcdUserTest : public testenv::IntegrationTest {
     return nullptr;
   }
 
-  std::unique_ptr<kube::Client> operator_client_;
-  std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<PostgresClusterReconciler> reconciler_;
-  Cancellation cancel_;
-  std::thread runner_;
 };
 
 TEST_F(EtcdUserTest, EachClusterGetsAnEtcdUserLimitedToItsOwnKeys) {

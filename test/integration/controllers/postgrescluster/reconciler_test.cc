@@ -13,23 +13,21 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
-#include <thread>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "api/postgrescluster.h"
-#include "src/controllers/common/cache_scopes.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/postgrescluster/finalizer.h"
 #include "src/etcd/client.h"
 #include "src/kube/errors.h"
 #include "src/runtime/certs.h"
 #include "test/integration/controllers/api_writes.h"
+#include "test/integration/controllers/controller_fixture.h"
 #include "test/integration/controllers/refuse_budgets.h"
 #include "test/integration/etcd/etcd_harness.h"
 #include "test/integration/testenv.h"
-#include "test/testmain/paths.h"
 
 namespace quorum::postgrescluster {
 namespace {
@@ -59,36 +57,17 @@ Json Secret(const std::string& name, std::map<std::string, std::string> data) {
   return {{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", {{"name", name}}}, {"data", d}};
 }
 
-class PostgresClusterControllerTest : public testenv::IntegrationTest {
+class PostgresClusterControllerTest : public testenv::ControllerTest {
  protected:
   void SetUp() override {
-    IntegrationTest::SetUp();
-    for (const char* crd :
-         {"etcd.aenix.io_etcdclusters.yaml", "postgres.quorum.dev_postgresclusters.yaml"}) {
-      ASSERT_TRUE(
-          testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) + "/deploy/crds/" + crd)
-              .ok())
-          << crd;
-    }
-    auto c = kube::Client::Create(control_plane().config);
-    ASSERT_TRUE(c.ok());
-    operator_client_ = *std::move(c);
-    manager_ = std::make_unique<runtime::Manager>(
-        *operator_client_,
-        runtime::ManagerOptions{.namespaces = {ns()},
-                                .metrics_bind_address = "0",
-                                .health_probe_bind_address = "0",
-                                // What the binary caches, so that these tests see what users run.
-                                .cache_scopes = controllers::CacheScopes()});
-    reconciler_ = std::make_unique<PostgresClusterReconciler>(
-        *operator_client_, manager_->cache(), manager_->recorder(), nullptr, clock_);
-    controller_ = &SetupPostgresClusterController(*manager_, *reconciler_, 2);
-    runner_ = std::thread([this] { (void)manager_->Run(cancel_); });
-  }
-  void TearDown() override {
-    cancel_.Cancel();
-    if (runner_.joinable()) runner_.join();
-    IntegrationTest::TearDown();
+    ControllerTest::SetUp();
+    StartControllers(
+        {"etcd.aenix.io_etcdclusters.yaml", "postgres.quorum.dev_postgresclusters.yaml"},
+        [this](kube::Client& client, runtime::Manager& manager) -> runtime::Controller& {
+          reconciler_ = std::make_unique<PostgresClusterReconciler>(
+              client, manager.cache(), manager.recorder(), nullptr, clock_);
+          return SetupPostgresClusterController(manager, *reconciler_, 2);
+        });
   }
 
   // Kind/name of every object in the namespace owned by `owner_uid`.
@@ -136,27 +115,22 @@ class PostgresClusterControllerTest : public testenv::IntegrationTest {
     }
     return false;
   }
-  double Writes() { return testenv::ApiWrites(*manager_); }
+  double Writes() { return testenv::ApiWrites(manager()); }
   // Once the cluster `name` has settled, a reconcile woken by a change that
   // touches nothing the controller owns writes nothing.
   void ExpectANoOpReconcileWritesNothing(const std::string& name) {
-    ASSERT_TRUE(testenv::SettlesToZeroWrites(client(), *manager_, *controller_, kPostgresClusters,
+    ASSERT_TRUE(testenv::SettlesToZeroWrites(client(), manager(), controller(), kPostgresClusters,
                                              ns(), name))
         << "the controller kept writing";
     const std::optional<double> writes =
-        testenv::WritesOfATouch(client(), *manager_, *controller_, kPostgresClusters, ns(), name);
+        testenv::WritesOfATouch(client(), manager(), controller(), kPostgresClusters, ns(), name);
     ASSERT_TRUE(writes.has_value()) << "no reconcile after the touch";
     EXPECT_EQ(*writes, 0) << "a no-op reconcile must not write";
   }
 
   // The reconciler's time: it stands still unless a test advances it.
   FakeClock clock_{absl::Now()};
-  std::unique_ptr<kube::Client> operator_client_;
-  std::unique_ptr<runtime::Manager> manager_;
   std::unique_ptr<PostgresClusterReconciler> reconciler_;
-  runtime::Controller* controller_ = nullptr;
-  Cancellation cancel_;
-  std::thread runner_;
 };
 
 TEST_F(PostgresClusterControllerTest, KubernetesDcsProducesItsObjects) {
@@ -874,12 +848,12 @@ TEST_F(PostgresClusterControllerTest, TheServerCertificateComingDueOnTheClockIsR
   const absl::Time renewal = first->not_after - (first->not_after - first->not_before) / 3;
   clock_.Advance(renewal - absl::Hours(24) - clock_.Now());
   EXPECT_EQ(
-      testenv::WritesOfATouch(client(), *manager_, *controller_, kPostgresClusters, ns(), "due"),
+      testenv::WritesOfATouch(client(), manager(), controller(), kPostgresClusters, ns(), "due"),
       0.0);
 
   clock_.Advance(first->not_after - absl::Hours(1) - clock_.Now());
   ASSERT_TRUE(
-      testenv::WritesOfATouch(client(), *manager_, *controller_, kPostgresClusters, ns(), "due"));
+      testenv::WritesOfATouch(client(), manager(), controller(), kPostgresClusters, ns(), "due"));
   absl::StatusOr<Json> after;
   absl::StatusOr<runtime::CertificateInfo> renewed;
   ASSERT_TRUE(Eventually(
