@@ -372,6 +372,13 @@ Json Status() {
            String("The lowest etcd version any member answered since the operator first saw "
                   "the cluster, kept across upgrades: a cluster that ran 3.5 cannot be upgraded "
                   "in place to 3.7 (its members' logs may hold entries 3.7 cannot replay).")},
+          {"minorSince",
+           Object("Since when every member runs the cluster's current minor version, "
+                  "recorded when all members first answered it: entries after raftIndex were "
+                  "written by that minor or later. A cluster that ran 3.5 goes to 3.7 once "
+                  "each member has taken a Raft snapshot after it.",
+                  {{"minor", String("The minor version, e.g. 3.6.")},
+                   {"raftIndex", Int64("The highest Raft index a member reported then.")}})},
       });
 }
 

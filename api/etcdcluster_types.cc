@@ -130,6 +130,12 @@ void DecodeStatus(Decoder& d, const Json* status, EtcdClusterStatus& out) {
   d.String(status, "status", "clientSecretName", out.client_secret_name);
   d.String(status, "status", "authSecretName", out.auth_secret_name);
   d.String(status, "status", "lowestVersion", out.lowest_version);
+  if (const Json* since = d.Member(status, "status", "minorSince")) {
+    EtcdClusterStatus::MinorSince m;
+    d.String(since, "status.minorSince", "minor", m.minor);
+    d.Int64(since, "status.minorSince", "raftIndex", m.raft_index);
+    out.minor_since = m;
+  }
   const Json* conditions = d.Member(status, "status", "conditions");
   for (size_t i = 0; conditions != nullptr && conditions->is_array() && i < conditions->size();
        ++i) {
@@ -275,6 +281,9 @@ Json ToJson(const EtcdClusterStatus& s) {
   if (!s.client_secret_name.empty()) out["clientSecretName"] = s.client_secret_name;
   if (!s.auth_secret_name.empty()) out["authSecretName"] = s.auth_secret_name;
   if (!s.lowest_version.empty()) out["lowestVersion"] = s.lowest_version;
+  if (s.minor_since) {
+    out["minorSince"] = {{"minor", s.minor_since->minor}, {"raftIndex", s.minor_since->raft_index}};
+  }
   return out;
 }
 

@@ -145,6 +145,15 @@ struct EtcdClusterStatus {
   // The lowest etcd version any member answered since the operator first
   // saw the cluster, kept across upgrades ("" before any answered).
   std::string lowest_version;
+  // Since when every member runs its current minor version: recorded when
+  // all members first answered it. Entries after `raft_index` were written by
+  // that minor or later (the upgrade rules read it: version_path.h).
+  struct MinorSince {
+    std::string minor;       // "3.6"
+    int64_t raft_index = 0;  // the highest Raft index a member reported then
+    bool operator==(const MinorSince&) const = default;
+  };
+  std::optional<MinorSince> minor_since;
   bool operator==(const EtcdClusterStatus&) const = default;
 };
 

@@ -3,11 +3,12 @@
 // moved (src/controllers/etcdcluster/roll.h). A 3-member PVC cluster on etcd
 // 3.5 (the node's 3.5 image, a late 3.5 patch) asked for 3.7 keeps its image
 // (a skipped minor: condition VersionSupported False naming the rule, no pod
-// restarted); asked for 3.6.16 it rolls, the members answer 3.6.16, and every
-// write a client had acknowledged throughout is still there; 3.7 is then
-// refused because the cluster ran 3.5 (its logs may hold entries 3.7 cannot
-// replay). A cluster born on 3.6 rolls to 3.7.3. An emptyDir cluster
-// upgrades by replacing each member.
+// restarted); asked for 3.6.16 it rolls, the members answer 3.6.16; 3.7 is
+// then refused because the cluster ran 3.5 (its logs may hold entries 3.7
+// cannot replay) until every member has taken a Raft snapshot since all ran
+// 3.6, and then it rolls on to 3.7.3; every write a client had acknowledged
+// throughout is still there. A cluster born on 3.6 rolls to 3.7.3. An
+// emptyDir cluster upgrades by replacing each member.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,7 +39,8 @@ class EtcdUpgradeE2E : public E2ETest {
     return {{"spec", {{"containers", Json::array({{{"name", "etcd"}, {"image", image}}})}}}};
   }
   // A 3-member EtcdCluster `name` on `image`, on 1Gi claims or on emptyDir.
-  void Create3Members(const std::string& name, const std::string& image, bool claims) {
+  void Create3Members(const std::string& name, const std::string& image, bool claims,
+                      const Json& options = Json::object()) {
     const Json storage = claims ? Json{{"volumeClaimTemplate",
                                         {{"spec",
                                           {{"accessModes", {"ReadWriteOnce"}},
@@ -49,7 +51,9 @@ class EtcdUpgradeE2E : public E2ETest {
         {"kind", "EtcdCluster"},
         {"metadata", {{"name", name}, {"namespace", ns()}}},
         {"spec", {{"replicas", 3}, {"podTemplate", PodTemplate(image)}, {"storage", storage}}}};
-    ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
+    Json with_options = cluster;
+    if (!options.empty()) with_options["spec"]["options"] = options;
+    ASSERT_TRUE(client().Create(kEtcdClusters, ns(), with_options).ok());
   }
   void SetImage(const std::string& name, const std::string& image) {
     ASSERT_TRUE(client()
@@ -159,7 +163,10 @@ class EtcdUpgradeE2E : public E2ETest {
 TEST_F(EtcdUpgradeE2E, ASkippedMinorIsRefusedAndEachMinorUpRollsKeepingEveryWrite) {
   OperatorProcess op(ns());
   op.Start();
-  ASSERT_NO_FATAL_FAILURE(Create3Members("up", kEtcd35, /*claims=*/true));
+  // A Raft snapshot every 300 applied entries (etcd's default is 10,000), so
+  // that the test can write past the snapshot that lets 3.7 in.
+  ASSERT_NO_FATAL_FAILURE(
+      Create3Members("up", kEtcd35, /*claims=*/true, {{"snapshot-count", "300"}}));
   ASSERT_TRUE(testenv::Eventually(
       [&] { return EtcdClusterReady("up") && Versions("up") == std::set<std::string>{"3.5.35"}; },
       absl::Minutes(6)))
@@ -205,8 +212,9 @@ TEST_F(EtcdUpgradeE2E, ASkippedMinorIsRefusedAndEachMinorUpRollsKeepingEveryWrit
   const std::vector<std::string> to36 = Steps("up", {"RollPod", "MoveLeader"});
   ExpectLeaderLast(to36, {"up-0", "up-1", "up-2"}, leader, "RollPod");
 
-  // 3.6.16 → 3.7.3 in place is refused for a cluster that ran 3.5: its
-  // members' logs still hold entries 3.7 cannot replay.
+  // 3.6.16 → 3.7.3 right after is refused for a cluster that ran 3.5: its
+  // members' logs still hold entries 3.7 cannot replay, until each member
+  // has taken a Raft snapshot after all ran 3.6 (status.minorSince).
   const std::map<std::string, std::string> on36 = PodUids("up");
   SetImage("up", kEtcd37);
   ASSERT_TRUE(testenv::Eventually(
@@ -216,9 +224,28 @@ TEST_F(EtcdUpgradeE2E, ASkippedMinorIsRefusedAndEachMinorUpRollsKeepingEveryWrit
       },
       absl::Minutes(1)))
       << Condition("up", "VersionSupported");
+  EXPECT_TRUE(
+      absl::StrContains(Condition("up", "VersionSupported").value("message", ""), "writes to go"))
+      << Condition("up", "VersionSupported");
   absl::SleepFor(absl::Seconds(10));  // a roll, if one had started, would show by now
   EXPECT_EQ(StatefulSetImage("up"), kEtcd36);
   EXPECT_EQ(PodUids("up"), on36) << "a member was restarted for a refused image";
+
+  // Past the snapshot: the image held back rolls on to 3.7.3 by itself.
+  for (int i = 0; i < 350; ++i) {
+    ASSERT_EQ(Etcdctl(ns(), "up", {"put", absl::StrCat("b/", i), "v"}).exit_code, 0);
+  }
+  const absl::Time t1 = absl::Now();
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        return StatefulSetImage("up") == kEtcd37 && EtcdClusterReady("up") &&
+               Versions("up") == std::set<std::string>{"3.7.3"};
+      },
+      absl::Minutes(8)))
+      << "the upgrade to 3.7.3 did not finish: " << Condition("up", "VersionSupported");
+  std::printf("then 3.6.16 -> 3.7.3 once every member snapshotted: %.1f s\n",
+              absl::ToDoubleSeconds(absl::Now() - t1));
+  EXPECT_EQ(Condition("up", "VersionSupported").value("status", ""), "True");
   absl::SleepFor(absl::Seconds(2));
   ExpectEveryAcknowledgedWrite("up", writer.Stop());
 }

@@ -188,6 +188,7 @@ api::EtcdClusterStatus BuildStatus(const StatusInput& in) {
     }
   }
   s.lowest_version = LowestVersion(cluster.status.lowest_version, *in.etcd);
+  s.minor_since = MinorSince(cluster.status.minor_since, *in.etcd);
   const bool initialized = in.etcd->members_known || StatusInitialized(cluster);
   s.conditions.push_back(
       MakeCondition(cluster, "Initialized", initialized,

@@ -26,6 +26,40 @@ const Json* EtcdContainerIn(const Json* pod_spec) {
   return nullptr;
 }
 
+// Why a cluster that ran `lowest_run` (3.5) may not go to `target` (3.7+)
+// yet; "" once `log` shows every member has snapshotted since all ran 3.6+.
+std::string LogNotClean(const std::string& from, EtcdVersion target, EtcdVersion lowest_run,
+                        const LogEvidence& log) {
+  const std::string head = "etcd " + from + " to " + Text(target) + ": this cluster ran etcd " +
+                           Text(lowest_run) + ", and etcd " +
+                           absl::StrCat(target.major, ".", target.minor) +
+                           " cannot replay Raft log entries that version wrote. ";
+  const std::string restore =
+      "Or restore a snapshot into a new EtcdCluster on 3.6 (spec.bootstrap.restore), which "
+      "starts a clean log";
+  std::optional<EtcdVersion> since_minor =
+      log.since ? ParseEtcdVersion(log.since->minor + ".0") : std::nullopt;
+  if (!since_minor || *since_minor < EtcdVersion{3, 6, 0}) {
+    return head +
+           "Each member drops them at its first Raft snapshot after every member runs 3.6; "
+           "not every member has answered 3.6 yet. " +
+           restore;
+  }
+  const uint64_t clean_at =
+      static_cast<uint64_t>(log.since->raft_index) + static_cast<uint64_t>(log.snapshot_count);
+  if (log.lowest_applied && *log.lowest_applied > clean_at) return "";
+  return head + absl::StrCat(
+                    "Each member drops them at its first Raft snapshot after index ",
+                    log.since->raft_index, " (when every member ran ", log.since->minor,
+                    "); etcd takes one every --snapshot-count=", log.snapshot_count,
+                    " applied entries, so every member has by index ", clean_at + 1, "; ",
+                    log.lowest_applied
+                        ? absl::StrCat("the slowest member has applied ", *log.lowest_applied, " (",
+                                       clean_at + 1 - *log.lowest_applied, " writes to go). ")
+                        : std::string("not every member answered. "),
+                    restore);
+}
+
 }  // namespace
 
 std::optional<EtcdVersion> ParseEtcdVersion(std::string_view text) {
@@ -52,7 +86,7 @@ std::optional<EtcdVersion> ImageVersion(std::string_view image) {
 }
 
 std::string UnsupportedVersionPath(const std::vector<EtcdVersion>& running, EtcdVersion target,
-                                   std::optional<EtcdVersion> lowest_run) {
+                                   std::optional<EtcdVersion> lowest_run, const LogEvidence& log) {
   if (running.empty()) return "";
   const EtcdVersion low = *std::min_element(running.begin(), running.end());
   const EtcdVersion high = *std::max_element(running.begin(), running.end());
@@ -75,12 +109,46 @@ std::string UnsupportedVersionPath(const std::vector<EtcdVersion>& running, Etcd
   }
   if (lowest_run && lowest_run->major == 3 && lowest_run->minor <= 5 && target.major == 3 &&
       target.minor >= 7 && target.minor > high.minor) {
-    return "etcd " + from + " to " + Text(target) + ": this cluster ran etcd " + Text(*lowest_run) +
-           ", and its members' Raft logs may still hold entries that version wrote, which etcd "
-           "3.7 cannot replay (the member stops at start). Restore a snapshot into a new "
-           "EtcdCluster on 3.6 (spec.bootstrap.restore) and upgrade that one";
+    return LogNotClean(from, target, *lowest_run, log);
   }
   return "";
+}
+
+std::optional<api::EtcdClusterStatus::MinorSince> MinorSince(
+    const std::optional<api::EtcdClusterStatus::MinorSince>& recorded, const EtcdView& view) {
+  if (!view.members_known || view.members.empty()) return recorded;
+  std::optional<EtcdVersion> low;
+  uint64_t highest_index = 0;
+  for (const MemberStatus& m : view.members) {
+    std::optional<EtcdVersion> v = m.status ? ParseEtcdVersion(m.status->version) : std::nullopt;
+    if (!v) return recorded;  // not every member answered
+    if (!low || *v < *low) low = v;
+    highest_index = std::max(highest_index, m.status->raft_index);
+  }
+  const std::string minor = absl::StrCat(low->major, ".", low->minor);
+  if (recorded && recorded->minor == minor) return recorded;
+  return api::EtcdClusterStatus::MinorSince{.minor = minor,
+                                            .raft_index = static_cast<int64_t>(highest_index)};
+}
+
+LogEvidence LogEvidenceOf(const EtcdCluster& cluster, const EtcdView& view) {
+  LogEvidence e{.since = MinorSince(cluster.status.minor_since, view)};
+  for (const MemberStatus& m : view.members) {
+    if (!m.status) {
+      e.lowest_applied.reset();
+      break;
+    }
+    const uint64_t applied = m.status->raft_applied_index;
+    e.lowest_applied = e.lowest_applied ? std::min(*e.lowest_applied, applied) : applied;
+  }
+  if (!view.members_known) e.lowest_applied.reset();
+  auto option = cluster.spec.options.find("snapshot-count");
+  int64_t count = 0;
+  if (option != cluster.spec.options.end() && absl::SimpleAtoi(option->second, &count) &&
+      count > 0) {
+    e.snapshot_count = count;
+  }
+  return e;
 }
 
 std::string LowestVersion(const std::string& recorded, const EtcdView& view) {
@@ -119,7 +187,8 @@ VersionGate JudgeVersionPath(const EtcdCluster& cluster, const EtcdView& view, c
     if (std::optional<EtcdVersion> v = ParseEtcdVersion(m.status->version)) running.push_back(*v);
   }
   std::string rule = UnsupportedVersionPath(
-      running, *target, ParseEtcdVersion(LowestVersion(cluster.status.lowest_version, view)));
+      running, *target, ParseEtcdVersion(LowestVersion(cluster.status.lowest_version, view)),
+      LogEvidenceOf(cluster, view));
   if (rule.empty()) return {};
   return {.rule = "image " + desired + ": " + rule, .held = live};
 }

@@ -36,16 +36,46 @@ std::optional<EtcdVersion> ParseEtcdVersion(std::string_view text);
 // digest, no tag or a tag that is not a version.
 std::optional<EtcdVersion> ImageVersion(std::string_view image);
 
+// etcd 3.6's --snapshot-count default: a member takes a Raft snapshot once it
+// has applied this many entries since its last one.
+inline constexpr int64_t kDefaultSnapshotCount = 10000;
+
+// What shows that no member's Raft log still holds entries an older minor
+// wrote. A member replays, at start, only the entries after its last Raft
+// snapshot, and takes a snapshot as soon as it has applied more than
+// `snapshot_count` entries since the previous one: so a member that ran the
+// minor of `since` throughout and has applied past since.raft_index +
+// snapshot_count has taken a snapshot after since.raft_index, and every entry
+// it will replay was written by that minor or later. (A member's reported
+// storage version is no evidence: etcd 3.6 reports the 3.6 schema at once on
+// a 3.5 data directory whose log 3.7 still cannot replay.)
+struct LogEvidence {
+  std::optional<api::EtcdClusterStatus::MinorSince> since;
+  std::optional<uint64_t> lowest_applied;  // over every member; nullopt if one did not answer
+  int64_t snapshot_count = kDefaultSnapshotCount;
+};
+
 // The rule moving members that run `running` to `target` breaks, as a
 // sentence; "" when etcd supports it (or `running` is empty). `lowest_run`:
 // the lowest version the cluster ever ran (status.lowestVersion), if known:
-// a cluster that ran 3.5 does not go to 3.7 in place, because its members'
-// Raft logs may still hold entries 3.5 wrote, which etcd 3.7 cannot replay
-// (seen with 3.5.35 → 3.6.16 → 3.7.3: the 3.7 member stops at start with
-// "unmarshal should never fail"); a snapshot restored into a new cluster on
-// 3.6 starts a clean log.
+// a cluster that ran 3.5 goes to 3.7 only once `log` shows every member has
+// taken a Raft snapshot since all ran 3.6, because etcd 3.7 cannot replay
+// entries 3.5 wrote (seen with 3.5.35 → 3.6.16 → 3.7.3: the 3.7 member stops
+// at start with "unmarshal should never fail"); until then the way is a
+// snapshot restored into a new cluster on 3.6, which starts a clean log.
 std::string UnsupportedVersionPath(const std::vector<EtcdVersion>& running, EtcdVersion target,
-                                   std::optional<EtcdVersion> lowest_run = std::nullopt);
+                                   std::optional<EtcdVersion> lowest_run = std::nullopt,
+                                   const LogEvidence& log = {});
+
+// status.minorSince after `view`: `recorded` while it names the lowest minor
+// every member answered, else that minor with the highest Raft index a member
+// reported; `recorded` unchanged when some member did not answer.
+std::optional<api::EtcdClusterStatus::MinorSince> MinorSince(
+    const std::optional<api::EtcdClusterStatus::MinorSince>& recorded, const EtcdView& view);
+
+// The LogEvidence of `cluster` as `view` shows it: MinorSince, the lowest
+// applied index, and spec.options' snapshot-count (else the default).
+LogEvidence LogEvidenceOf(const EtcdCluster& cluster, const EtcdView& view);
 
 // The lower of `recorded` (status.lowestVersion) and the versions the
 // members answered in `view`, as text ("" when neither has one).

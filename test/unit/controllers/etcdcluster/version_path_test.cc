@@ -40,6 +40,45 @@ TEST(VersionPathTest, AClusterThatRan35DoesNotGoTo37InPlace) {
       << "a roll already under way goes on";
 }
 
+// The way on for a cluster that ran 3.5: every member has applied more than
+// --snapshot-count entries past the index at which all ran 3.6, so each has
+// taken a Raft snapshot after every entry 3.5 wrote.
+TEST(VersionPathTest, AClusterThatRan35GoesTo37OnceEveryMemberSnapshottedOn36) {
+  using Since = api::EtcdClusterStatus::MinorSince;
+  struct Case {
+    const char* name;
+    LogEvidence log;
+    const char* rule;  // a part of the rule broken; "" when supported
+  } cases[] = {
+      {"nothing recorded", {}, "not every member has answered 3.6"},
+      {"recorded while some ran 3.5",
+       {.since = Since{"3.5", 10}, .lowest_applied = 50000},
+       "not every member has answered 3.6"},
+      {"a member did not answer",
+       {.since = Since{"3.6", 1000}, .snapshot_count = 100},
+       "not every member answered"},
+      {"the slowest member is short of it",
+       {.since = Since{"3.6", 1000}, .lowest_applied = 1090, .snapshot_count = 100},
+       "(11 writes to go)"},
+      {"exactly at the bound: the snapshot may not have happened",
+       {.since = Since{"3.6", 1000}, .lowest_applied = 1100, .snapshot_count = 100},
+       "by index 1101"},
+      {"past it", {.since = Since{"3.6", 1000}, .lowest_applied = 1101, .snapshot_count = 100}, ""},
+      {"default count",
+       {.since = Since{"3.6", 1000}, .lowest_applied = 5000},
+       "--snapshot-count=10000"},
+  };
+  for (const Case& c : cases) {
+    const std::string rule = UnsupportedVersionPath({V(3, 6, 16)}, V(3, 7, 3), V(3, 5, 35), c.log);
+    if (std::string(c.rule).empty()) {
+      EXPECT_EQ(rule, "") << c.name;
+    } else {
+      EXPECT_TRUE(absl::StrContains(rule, c.rule)) << c.name << ": " << rule;
+      EXPECT_TRUE(absl::StrContains(rule, "spec.bootstrap.restore")) << c.name << ": " << rule;
+    }
+  }
+}
+
 TEST(VersionPathTest, TheLowestVersionIsKept) {
   EtcdView view;
   view.members.push_back({.status = etcd::StatusResponse{.version = "3.6.16"}});
@@ -142,6 +181,42 @@ TEST(VersionPathTest, WithEtcdImageSetsOnlyTheEtcdContainersImage) {
   EXPECT_EQ(held.spec.pod_template.spec["containers"][0]["image"], "s:1");
   EXPECT_EQ(DesiredEtcdImage(WithEtcdImage(WithImage("a/etcd:v3.6.1"), "b/etcd:v3.6.2")),
             "b/etcd:v3.6.2");
+}
+
+TEST(VersionPathTest, MinorSinceIsRecordedWhenEveryMemberFirstRunsAMinor) {
+  using Since = api::EtcdClusterStatus::MinorSince;
+  auto view = [](std::vector<std::pair<std::string, uint64_t>> members) {
+    EtcdView v;
+    v.members_known = true;
+    for (const auto& [version, index] : members) {
+      if (version.empty()) {
+        v.members.push_back({.status = std::nullopt});
+      } else {
+        v.members.push_back(
+            {.status = etcd::StatusResponse{.version = version, .raft_index = index}});
+      }
+    }
+    return v;
+  };
+  EXPECT_EQ(MinorSince(std::nullopt, view({{"3.5.35", 7}, {"3.5.35", 9}})), (Since{"3.5", 9}));
+  EXPECT_EQ(MinorSince(Since{"3.5", 9}, view({{"3.6.16", 40}, {"3.5.35", 41}})), (Since{"3.5", 9}))
+      << "mid-roll: the lowest minor is still 3.5";
+  EXPECT_EQ(MinorSince(Since{"3.5", 9}, view({{"3.6.16", 60}, {"3.6.16", 61}})),
+            (Since{"3.6", 61}));
+  EXPECT_EQ(MinorSince(Since{"3.6", 61}, view({{"3.6.16", 900}, {"3.6.16", 901}})),
+            (Since{"3.6", 61}))
+      << "kept while the minor stays";
+  EXPECT_EQ(MinorSince(Since{"3.5", 9}, view({{"3.6.16", 60}, {"", 0}})), (Since{"3.5", 9}))
+      << "a member that did not answer may still run 3.5";
+  EXPECT_EQ(MinorSince(std::nullopt, EtcdView{}), std::nullopt);
+
+  EtcdCluster c = WithImage("");
+  c.spec.options["snapshot-count"] = "250";
+  c.status.minor_since = Since{"3.6", 61};
+  const LogEvidence e = LogEvidenceOf(c, view({{"3.6.16", 900}, {"3.6.16", 901}}));
+  EXPECT_EQ(e.snapshot_count, 250);
+  EXPECT_EQ(e.since, (Since{"3.6", 61}));
+  EXPECT_FALSE(LogEvidenceOf(c, view({{"3.6.16", 900}, {"", 0}})).lowest_applied.has_value());
 }
 
 }  // namespace
