@@ -39,7 +39,7 @@ define controlplane_up
 	@echo "Stop it with: make controlplane-down"
 endef
 
-.PHONY: help deps build install test unit integration format controlplane-up controlplane-down bench bench-scale bench-node bench-backup demo demo-down faults clean
+.PHONY: help deps build install test unit integration test-matrix format controlplane-up controlplane-down bench bench-scale bench-node bench-backup demo demo-down faults clean
 
 help:
 	@echo "make demo               control plane + a real node + operator + a sample EtcdCluster and PostgresCluster"
@@ -50,6 +50,7 @@ help:
 	@echo "make install [PREFIX=~/.local]  build and install kubectl-quorum (\`kubectl quorum\`) into PREFIX/bin"
 	@echo "make unit               build, then run the unit tests only"
 	@echo "make integration        build, then run the integration tests only (real control plane)"
+	@echo "make test-matrix        build, then the integration tests against each pinned Kubernetes minor"
 	@echo "make format             clang-format -i the C++ sources"
 	@echo "make controlplane-up    start the dev control plane in $(DEV_CONTROLPLANE)"
 	@echo "make controlplane-down  stop it"
@@ -95,6 +96,16 @@ unit:
 integration:
 	$(cmake_build)
 	$(CTEST) -L integration
+
+# The Kubernetes version matrix (hack/test-matrix.sh, docs/testbed.md): the
+# integration tests against a control plane of each pinned minor (MATRIX_VERSIONS,
+# default all: hack/tools/kube and hack/tools/kubeNN), then a table of the results.
+# MATRIX_E2E=REGEX also runs the matching e2e tests on the real node per version.
+MATRIX_VERSIONS ?=
+MATRIX_E2E ?=
+test-matrix:
+	$(cmake_build)
+	BUILD_DIR=$(BUILD_DIR) TEST_JOBS=$(TEST_JOBS) MATRIX_E2E='$(MATRIX_E2E)' hack/test-matrix.sh $(MATRIX_VERSIONS)
 
 format:
 	find $(FORMAT_DIRS) -type f \( -name '*.h' -o -name '*.cc' \) -print0 | xargs -0 -r clang-format -i

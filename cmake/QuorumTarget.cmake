@@ -115,3 +115,36 @@ function(quorum_test_folders root)
     endforeach()
   endforeach()
 endfunction()
+
+# quorum_controlplane_override(DIR...): lets one CTest run point the tests of the
+# source folders DIR... at another control plane than the configured
+# QUORUM_CONTROLPLANE_DIR, without reconfiguring: when ctest runs with
+# QUORUM_TEST_CONTROLPLANE_DIR in its environment (hack/test-matrix.sh: one control
+# plane per Kubernetes version), those tests get that folder as
+# QUORUM_CONTROLPLANE_DIR. It lists their tests now and writes a file that CTest
+# includes when it reads the calling folder (TEST_INCLUDE_FILES), so the choice is
+# made at test time. CTest includes that file before the folder's own tests and
+# before its subfolders, so call it from a folder added after DIR... (test/matrix).
+function(quorum_controlplane_override)
+  set(tests)
+  foreach(dir ${ARGN})
+    get_property(dir_tests DIRECTORY ${dir} PROPERTY TESTS)
+    list(APPEND tests ${dir_tests})
+  endforeach()
+  set(file ${CMAKE_CURRENT_BINARY_DIR}/controlplane_override.cmake)
+  file(WRITE ${file} "# Written by quorum_controlplane_override() (cmake/QuorumTarget.cmake).\n"
+    "if(DEFINED ENV{QUORUM_TEST_CONTROLPLANE_DIR})\n"
+    "  set_tests_properties(${tests} PROPERTIES ENVIRONMENT_MODIFICATION\n"
+    "    \"QUORUM_CONTROLPLANE_DIR=set:\$ENV{QUORUM_TEST_CONTROLPLANE_DIR}\")\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${file})
+endfunction()
+
+# quorum_controlplane_command(VAR SCRIPT VERB): VAR becomes the command line that
+# runs `SCRIPT VERB DIR` on the configured QUORUM_CONTROLPLANE_DIR, or on
+# $QUORUM_TEST_CONTROLPLANE_DIR when ctest runs with it (the fixtures' side of
+# quorum_controlplane_override()).
+function(quorum_controlplane_command var script verb)
+  set(${var} bash -c "exec \"$0\" ${verb} \"\${QUORUM_TEST_CONTROLPLANE_DIR:-$1}\""
+    ${script} ${QUORUM_CONTROLPLANE_DIR} PARENT_SCOPE)
+endfunction()

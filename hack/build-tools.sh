@@ -11,6 +11,13 @@
 #                              firewall enforces NetworkPolicy; runc, the one cgo build,
 #                              with libseccomp); prints the node's bin folder, which
 #                              holds the control plane's binaries too.
+#
+# Kubernetes version: QUORUM_K8S_VERSION=1.NN (in the environment, for every mode that
+# builds Kubernetes) selects that minor's pinned release: hack/tools/kube (with
+# hack/tools/kubenode) holds the default one, hack/tools/kubeNN (e.g. kube134, kube137)
+# each other minor of the version matrix (make test-matrix), the control plane's
+# binaries and the node's in one module. Unset, or the default minor, means the default.
+#
 #   hack/build-tools.sh etcd35 etcd 3.5 (tools/etcd35) for the version-matrix etcd image;
 #                              prints its folder.
 #   hack/build-tools.sh etcd37 etcd 3.7 with etcdctl and etcdutl (tools/etcd37), likewise.
@@ -32,11 +39,25 @@ modversion() {  # modversion <go.mod> <module>: the required version of a module
   sed -nE "s#^(require)?[[:space:]]*$2[[:space:]]+(v[^[:space:]]+).*#\\2#p" "$1" | head -1
 }
 kube_version="$(modversion "$here/tools/kube/go.mod" k8s.io/kubernetes)"
+# The Kubernetes minor asked for: its tools module(s) and whether it is the default.
+default_minor="${kube_version#v}"; default_minor="${default_minor%.*}"
+k8s_minor="${QUORUM_K8S_VERSION:-$default_minor}"; k8s_minor="${k8s_minor#v}"
+[[ "$k8s_minor" =~ ^1\.[0-9]+$ ]] || { echo "build-tools: QUORUM_K8S_VERSION must be a minor like 1.34, got '$k8s_minor'" >&2; exit 2; }
+kube_mod="$here/tools/kube" kubenode_mod="$here/tools/kubenode"
+if [[ "$k8s_minor" != "$default_minor" ]]; then
+  kube_mod="$here/tools/kube${k8s_minor//./}" kubenode_mod="$kube_mod"
+  if [[ ! -f "$kube_mod/go.mod" ]]; then
+    echo "build-tools: no pinned Kubernetes $k8s_minor (hack/tools/kube${k8s_minor//./}); known: $default_minor (default)$(
+      cd "$here/tools" && for d in kube[0-9]*; do printf ', 1.%s' "${d#kube1}"; done)" >&2
+    exit 2
+  fi
+  kube_version="$(modversion "$kube_mod/go.mod" k8s.io/kubernetes)"
+fi
 etcd_version="$(modversion "$here/tools/etcd/go.mod" go.etcd.io/etcd/server/v3)"
 helm_version="$(modversion "$here/tools/helm/go.mod" helm.sh/helm/v3)"
 [[ -n "$kube_version" && -n "$etcd_version" && -n "$helm_version" ]] || { echo "build-tools: cannot read pinned versions" >&2; exit 1; }
 key() { cat "$1/go.mod" "$1/go.sum" | sha256sum | cut -c1-12; }
-kube_dir="$cache/bin/kube-$kube_version-$(key "$here/tools/kube")"
+kube_dir="$cache/bin/kube-$kube_version-$(key "$kube_mod")"
 etcd_dir="$cache/bin/etcd-$etcd_version-$(key "$here/tools/etcd")"
 helm_dir="$cache/bin/helm-$helm_version-$(key "$here/tools/helm")"
 bin="$cache/bin/current-$kube_version-$etcd_version"
@@ -109,10 +130,17 @@ minor="${kube_version#v1.}"; minor="${minor%%.*}"
 kube_ld="-X k8s.io/component-base/version.gitVersion=$kube_version"
 kube_ld+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
 kube_ld+=" -X k8s.io/component-base/version.gitTreeState=clean"
+# kube-scheduler runs only beside the node (hack/node.sh): the default version keeps
+# it with the control plane's binaries (as cached today), the matrix versions build
+# it with the node's, so that a matrix control plane costs three binaries.
+controlplane_scheduler=(kube-scheduler=k8s.io/kubernetes/cmd/kube-scheduler) node_scheduler=()
+if [[ "$kube_mod" != "$here/tools/kube" ]]; then
+  node_scheduler=("${controlplane_scheduler[@]}") controlplane_scheduler=()
+fi
 # The node's binaries first when asked for: they do not wait for a control-plane
 # build that another run may hold the lock of.
 if [[ "$mode" == node ]]; then
-  node_kube_version="$(modversion "$here/tools/kubenode/go.mod" k8s.io/kubernetes)"
+  node_kube_version="$(modversion "$kubenode_mod/go.mod" k8s.io/kubernetes)"
   containerd_version="$(modversion "$here/tools/containerd/go.mod" github.com/containerd/containerd/v2)"
   cni_version="$(modversion "$here/tools/cni/go.mod" github.com/containernetworking/plugins)"
   coredns_version="$(modversion "$here/tools/coredns/go.mod" github.com/coredns/coredns)"
@@ -124,7 +152,7 @@ if [[ "$mode" == node ]]; then
   # would change its key and rebuild the whole control plane) but must be the same
   # Kubernetes release as the apiserver.
   [[ "$node_kube_version" == "$kube_version" ]] || { echo "build-tools: tools/kubenode pins $node_kube_version, tools/kube $kube_version" >&2; exit 1; }
-  kubenode_dir="$cache/bin/kubenode-$kube_version-$(key "$here/tools/kubenode")"
+  kubenode_dir="$cache/bin/kubenode-$kube_version-$(key "$kubenode_mod")"
   containerd_dir="$cache/bin/containerd-$containerd_version-$(key "$here/tools/containerd")"
   cni_dir="$cache/bin/cni-$cni_version-$(key "$here/tools/cni")"
   coredns_dir="$cache/bin/coredns-$coredns_version-$(key "$here/tools/coredns")"
@@ -133,9 +161,10 @@ if [[ "$mode" == node ]]; then
   kube_router_dir="$cache/bin/kube-router-$kube_router_version-$(key "$here/tools/kube-router")"
   node_bin="$cache/bin/node-$kube_version-$containerd_version-$cni_version-$coredns_version"
 
-  build "$here/tools/kubenode" "$kubenode_dir" "$kube_ld" \
+  build "$kubenode_mod" "$kubenode_dir" "$kube_ld" \
     kubelet=k8s.io/kubernetes/cmd/kubelet \
-    kube-proxy=k8s.io/kubernetes/cmd/kube-proxy
+    kube-proxy=k8s.io/kubernetes/cmd/kube-proxy \
+    "${node_scheduler[@]}"
   containerd_ld="-X github.com/containerd/containerd/v2/version.Version=$containerd_version"
   containerd_ld+=" -X github.com/containerd/containerd/v2/version.Revision=$containerd_version"
   GOFLAGS="$GOFLAGS -tags=no_btrfs,no_devmapper,no_zfs" build "$here/tools/containerd" "$containerd_dir" "$containerd_ld" \
@@ -159,10 +188,10 @@ if [[ "$mode" == node ]]; then
     "-X main.version=$runc_version" runc=github.com/opencontainers/runc
 fi
 
-build "$here/tools/kube" "$kube_dir" "$kube_ld" \
+build "$kube_mod" "$kube_dir" "$kube_ld" \
   kube-apiserver=k8s.io/kubernetes/cmd/kube-apiserver \
   kube-controller-manager=k8s.io/kubernetes/cmd/kube-controller-manager \
-  kube-scheduler=k8s.io/kubernetes/cmd/kube-scheduler \
+  "${controlplane_scheduler[@]}" \
   kubectl=k8s.io/kubernetes/cmd/kubectl
 build "$here/tools/etcd" "$etcd_dir" "" \
   etcd=go.etcd.io/etcd/server/v3 \

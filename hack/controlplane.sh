@@ -14,6 +14,11 @@
 # env (a sourceable file exporting KUBECONFIG, QUORUM_APISERVER,
 # QUORUM_ETCD_ENDPOINT, QUORUM_BIN and QUORUM_CONTROLPLANE_DIR).
 #
+# Kubernetes version: QUORUM_K8S_VERSION=1.NN at `start` runs that minor's pinned
+# release (hack/build-tools.sh; unset: the default, hack/tools/kube). `start` on a DIR
+# that runs another version than the one asked for restarts it afresh. env exports
+# the minor that runs as QUORUM_K8S_VERSION, which hack/node.sh then follows.
+#
 # Orphan protection: `start` also runs a watchdog that stops the control plane
 # when its owner process is gone. The owner is the process that ran `start`
 # ($PPID), or QUORUM_OWNER_PID; QUORUM_OWNER_PID=none disables the watchdog
@@ -55,6 +60,7 @@ kcm_controllers+=",persistentvolumeclaim-protection-controller,root-ca-certifica
 service_cidr="${QUORUM_SERVICE_CIDR:-10.96.0.0/19}"
 # Set by start, or read back from $dir/state by the other commands.
 bin="" etcd_port="" peer_port="" api_port="" kcm_port="" etcd_url="" api_url=""
+k8s_request="" k8s_release=""
 
 log() { echo "controlplane: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -221,7 +227,7 @@ healthy() {
 
 print_endpoints() {
   echo "control plane in $dir"
-  echo "  kube-apiserver: $api_url"
+  echo "  kube-apiserver: $api_url (Kubernetes $k8s_release)"
   echo "  etcd:           $etcd_url"
   echo "  kubeconfig:     $dir/kubeconfig"
   echo "  env:            source $dir/env"
@@ -314,7 +320,7 @@ EOF
 }
 
 write_env() {  # one `export KEY='VALUE'` a line: easy to source and to parse
-  local q="'\\''"
+  local q="'\\''" k8s_minor
   export_line() { printf "export %s='%s'\n" "$1" "${2//\'/$q}"; }
   {
     echo "# Written by hack/controlplane.sh; source it to use this control plane."
@@ -323,13 +329,15 @@ write_env() {  # one `export KEY='VALUE'` a line: easy to source and to parse
     export_line QUORUM_ETCD_ENDPOINT "$etcd_url"
     export_line QUORUM_BIN "$bin"
     export_line QUORUM_CONTROLPLANE_DIR "$dir"
+    k8s_minor="${k8s_release#v}"
+    export_line QUORUM_K8S_VERSION "${k8s_minor%.*}"
   } >"$dir/env.tmp"
   mv "$dir/env.tmp" "$dir/env"
 }
 
 write_state() {
   {
-    printf 'bin=%q\n' "$bin"
+    printf 'bin=%q\nk8s_request=%q\nk8s_release=%q\n' "$bin" "$k8s_request" "$k8s_release"
     printf 'etcd_port=%q\npeer_port=%q\napi_port=%q\nkcm_port=%q\n' \
       "$etcd_port" "$peer_port" "$api_port" "$kcm_port"
   } >"$dir/state"
@@ -460,17 +468,23 @@ lock() {  # serialises start/stop/restart on one DIR
 
 # ---------------------------------------------------------------- commands
 
+same_version() {  # the running control plane (state loaded) is the version asked for
+  local asked="${QUORUM_K8S_VERSION:-}" running="${k8s_release#v}"
+  asked="${asked#v}"
+  if [[ -z "$asked" ]]; then [[ -z "$k8s_request" ]]; else [[ "$asked" == "${running%.*}" ]]; fi
+}
+
 cmd_start() {
   local t0=$SECONDS attempt name
   check_owner
   mkdir -p "$dir"
   lock
-  if healthy; then
+  if healthy && same_version; then
     log "already running"
     print_endpoints
     return 0
   fi
-  stop_all  # anything left from a crashed run
+  stop_all  # anything left from a crashed run, or another Kubernetes version
   # Interrupted half-way (Ctrl-C, kill): leave nothing running.
   trap 'trap - INT TERM; log "interrupted"; stop_all; exit 130' INT TERM
 
@@ -478,6 +492,9 @@ cmd_start() {
   for name in "${components[@]}" kubectl; do
     [[ -x "$bin/$name" ]] || die "$bin/$name is missing (hack/build-tools.sh)"
   done
+  k8s_request="${QUORUM_K8S_VERSION:-}"
+  k8s_release="$("$bin/kube-apiserver" --version)" && k8s_release="${k8s_release##* }"
+  [[ "$k8s_release" =~ ^v1\.[0-9]+\. ]] || die "cannot read the version of $bin/kube-apiserver"
 
   rm -rf "$dir/etcd" "$dir/args" "$dir/pids" "$dir/logs.prev" "$dir/state" "$dir/env" "$dir/kubeconfig"
   [[ -d "$dir/logs" ]] && mv "$dir/logs" "$dir/logs.prev"

@@ -52,6 +52,10 @@
 # nftables `queue` expression, and kernels built without CONFIG_NFT_QUEUE (this one: "nft
 # add rule ... queue num 98" fails with "No such file or directory") cannot load its table.
 #
+# Kubernetes version: the node runs the control plane's (QUORUM_K8S_VERSION in CP_DIR/env,
+# written by hack/controlplane.sh), its kubelet, kube-proxy and kube-scheduler from the same
+# pinned release (hack/build-tools.sh node); a QUORUM_K8S_VERSION set here must agree.
+#
 # Orphan protection as in controlplane.sh: a watchdog stops the node once its owner
 # ($QUORUM_OWNER_PID, default the caller's parent) is gone; QUORUM_OWNER_PID=none disables it.
 set -euo pipefail
@@ -751,12 +755,21 @@ load_cp() {
   [[ -n "$api_url" ]] || die "cannot read QUORUM_APISERVER from $cp/env"
 }
 
+node_tools() {  # builds (or finds) the node's binaries of the control plane's Kubernetes version
+  local cp_version=""
+  [[ -f "$cp/env" ]] && cp_version="$(sed -n "s/^export QUORUM_K8S_VERSION='\(.*\)'$/\1/p" "$cp/env")"
+  if [[ -n "${QUORUM_K8S_VERSION:-}" && -n "$cp_version" && "${QUORUM_K8S_VERSION#v}" != "$cp_version" ]]; then
+    die "QUORUM_K8S_VERSION=$QUORUM_K8S_VERSION but the control plane in $cp runs Kubernetes $cp_version"
+  fi
+  QUORUM_K8S_VERSION="${cp_version:-${QUORUM_K8S_VERSION:-}}" "$here/build-tools.sh" node
+}
+
 cmd_start() {
   local t0=$SECONDS name
   mkdir -p "$node"
   lock
   load_cp
-  bin="$("$here/build-tools.sh" node)"
+  bin="$(node_tools)"
   for name in "${components[@]}" kubectl ctr crictl runc containerd-shim-runc-v2 cni/bridge; do
     [[ -x "$bin/$name" ]] || die "$bin/$name is missing (hack/build-tools.sh node)"
   done
@@ -824,7 +837,7 @@ cmd_stop() {
     # shellcheck source=/dev/null
     source "$node/state"
   else
-    bin="$("$here/build-tools.sh" node)"
+    bin="$(node_tools)"
   fi
   [[ -f "$cp/env" ]] && load_cp
   stop_all

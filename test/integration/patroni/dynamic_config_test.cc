@@ -86,9 +86,17 @@ TEST_F(DynamicConfigTest, ASpecChangeReachesARunningClusterThroughPatchConfig) {
       absl::Seconds(120)))
       << Logs();
 
-  // Right after bootstrap the DCS holds what the file said: nothing to patch.
+  // Right after bootstrap the DCS holds what the file said: nothing to patch. Patroni
+  // answers /config from its cached view of the DCS, which can still predate the
+  // bootstrap's write of it (502) for a loop or so.
   absl::StatusOr<json> current = rest.GetConfig(api);
-  ASSERT_TRUE(current.ok()) << current.status();
+  ASSERT_TRUE(Eventually(
+      [&] {
+        current = rest.GetConfig(api);
+        return current.ok();
+      },
+      absl::Seconds(30)))
+      << current.status();
   EXPECT_EQ(DynamicConfigPatch(DynamicConfig(in), *current), json::object()) << current->dump();
 
   // The spec changes: faster timings and a parameter of the user's.
