@@ -22,10 +22,13 @@ absl::StatusOr<CommandOutput> RunStatus(kube::Client& client, const StatusOption
   absl::StatusOr<ClusterInputs> in = FetchCluster(client, options.ns, options.target);
   if (!in.ok()) return in.status();
   if (const auto* etcd = std::get_if<EtcdInputs>(&*in)) {
-    return Render(BuildEtcdStatusView(etcd->cluster, etcd->pods, etcd->backups), options);
+    return Render(
+        BuildEtcdStatusView(etcd->cluster, etcd->pods, etcd->backups, etcd->backups_unreadable),
+        options);
   }
   const auto& pg = std::get<PostgresInputs>(*in);
-  return Render(BuildPostgresStatusView(pg.cluster, pg.pods, pg.backups), options);
+  return Render(BuildPostgresStatusView(pg.cluster, pg.pods, pg.backups, pg.backups_unreadable),
+                options);
 }
 
 }  // namespace quorum::kubectl
