@@ -96,7 +96,32 @@ absl::StatusOr<ClusterInputs> ReadPostgres(kube::Client& client, const Json& obj
   return in;
 }
 
+template <typename T, typename Decode>
+absl::StatusOr<std::vector<T>> Decoded(kube::Client& client, const kube::GroupVersionResource& gvr,
+                                       const std::string& ns, Decode decode) {
+  absl::StatusOr<Json> items = Items(client, gvr, ns);
+  if (!items.ok()) return items.status();
+  std::vector<T> out;
+  for (const Json& item : *items) {
+    absl::StatusOr<T> obj = decode(item);
+    if (obj.ok()) out.push_back(*std::move(obj));
+  }
+  return out;
+}
+
 }  // namespace
+
+absl::StatusOr<ClusterLists> FetchClusters(kube::Client& client, const std::string& ns) {
+  ClusterLists out;
+  auto etcd = Decoded<api::EtcdCluster>(client, kEtcdClusters, ns, api::DecodeEtcdCluster);
+  if (!etcd.ok()) return etcd.status();
+  out.etcd = *std::move(etcd);
+  auto pg =
+      Decoded<api::PostgresCluster>(client, kPostgresClusters, ns, api::DecodePostgresCluster);
+  if (!pg.ok()) return pg.status();
+  out.postgres = *std::move(pg);
+  return out;
+}
 
 absl::StatusOr<ClusterInputs> FetchCluster(kube::Client& client, const std::string& ns,
                                            const Target& target) {

@@ -49,6 +49,16 @@ using ClusterInputs = std::variant<EtcdInputs, PostgresInputs>;
 absl::StatusOr<ClusterInputs> FetchCluster(kube::Client& client, const std::string& ns,
                                            const Target& target);
 
+struct ClusterLists {
+  std::vector<api::EtcdCluster> etcd;
+  std::vector<api::PostgresCluster> postgres;
+};
+
+// Every EtcdCluster and PostgresCluster of `ns` ("" means every namespace).
+// A kind whose CRD is not installed lists empty; an object that does not
+// decode is skipped. Errors: as the API answered (kube/errors.h).
+absl::StatusOr<ClusterLists> FetchClusters(kube::Client& client, const std::string& ns);
+
 }  // namespace quorum::kubectl
 
 #endif  // QUORUM_SRC_KUBECTL_FETCH_H_

@@ -272,7 +272,7 @@ TEST_F(KubectlQuorumStatusTest, NotFoundAndAmbiguousNamesExitTwoWithAClearMessag
   EXPECT_EQ(ParseJson(pending)["phase"], "Pending");
 
   EXPECT_EQ(Run({"status", "pods/x"}).exit_code, 2);
-  EXPECT_EQ(Run({"status"}).exit_code, 2);
+  EXPECT_EQ(Run({"status", "-A", "ec/nope"}).exit_code, 2) << "-A takes no name";
 }
 
 TEST_F(KubectlQuorumStatusTest, ForbiddenBackupsAreShownAsNotReadableAndTheExitFollowsTheCluster) {
@@ -302,6 +302,48 @@ TEST_F(KubectlQuorumStatusTest, ForbiddenBackupsAreShownAsNotReadableAndTheExitF
       << pg.out;
   EXPECT_NE(pg.out.find("pg-a-main-1"), std::string::npos) << pg.out;
   Capture("postgres-backups-forbidden.txt", pg.out);
+}
+
+TEST_F(KubectlQuorumStatusTest, WithoutANameListsEveryClusterAndExitsOneWhenAnyIsNotReady) {
+  const testing::PluginRun empty = Run({"status", "-n", ns()});
+  EXPECT_EQ(empty.exit_code, 0) << empty.err;
+  EXPECT_EQ(empty.out, "No EtcdClusters or PostgresClusters in namespace " + ns() + ".\n");
+
+  CreateEtcd("etcd-a");
+  CreatePostgres("pg-a", "etcd-a");
+  const testing::PluginRun ready = Run({"status", "-n", ns(), "-o", "json"});
+  ASSERT_EQ(ready.exit_code, 0) << ready.out << ready.err;
+  const Json doc = ParseJson(ready);
+  EXPECT_EQ(doc["kind"], "ClusterList");
+  ASSERT_EQ(doc["items"].size(), 2u) << doc.dump(2);
+  EXPECT_EQ(doc["items"][0]["kind"], "EtcdCluster");
+  EXPECT_EQ(doc["items"][0]["members"], (Json{{"ready", 3}, {"desired", 3}}));
+  EXPECT_EQ(doc["items"][0]["leader"], "etcd-a-0");
+  EXPECT_EQ(doc["items"][0]["version"], "3.6.16");
+  EXPECT_EQ(doc["items"][1]["kind"], "PostgresCluster");
+  EXPECT_EQ(doc["items"][1]["leader"], "pg-a-main-1");
+  EXPECT_NE(doc["items"][1]["creationTimestamp"], "");
+
+  auto patched =
+      client().Patch(kEtcdClusters, ns(), "etcd-a", kube::PatchType::kMerge,
+                     testing::EtcdClusterStatus("etcd-a", ns(), false), {.subresource = "status"});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  const testing::PluginRun text = Run({"status", "-n", ns()});
+  EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
+  EXPECT_NE(text.out.find("EtcdCluster      etcd-a  NotReady  2/3      3.6.16   etcd-a-0"),
+            std::string::npos)
+      << text.out;
+  Capture("list.txt", text.out);
+
+  const testing::PluginRun all = Run({"status", "-A", "-o", "json"});
+  EXPECT_EQ(all.exit_code, 1) << all.err;
+  int mine = 0;
+  const Json listed = ParseJson(all);
+  for (const Json& item : listed["items"]) mine += item["namespace"] == ns() ? 1 : 0;
+  EXPECT_EQ(mine, 2);
+  const testing::PluginRun all_text = Run({"status", "--all-namespaces"});
+  EXPECT_EQ(all_text.out.rfind("NAMESPACE  ", 0), 0u) << all_text.out;
+  Capture("list-all.txt", all_text.out);
 }
 
 TEST_F(KubectlQuorumStatusTest, AnUnreachableApiServerExitsThree) {
