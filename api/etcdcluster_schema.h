@@ -22,7 +22,10 @@ namespace quorum::api {
 // "#/components/schemas/io.k8s.api.core.v1.PodSpec".
 nlohmann::json EtcdClusterSchemaSource();
 
-// additionalPrinterColumns of the v1alpha1 version.
+// additionalPrinterColumns of the v1alpha1 version: Replicas (desired),
+// Ready (ready members), Leader, Version (the lowest member version), Status
+// (the Ready condition's reason), Age. aenix's CRD has none; these are
+// Quorum's own, kept as they were and extended (issue 38).
 nlohmann::json EtcdClusterPrinterColumns();
 
 }  // namespace quorum::api

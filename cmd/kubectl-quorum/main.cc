@@ -23,7 +23,7 @@ using namespace quorum;  // NOLINT(build/namespaces): main only
 
 struct Flags {
   std::string kubeconfig, context, ns, output = "text", cluster;
-  bool no_color = false;
+  bool no_color = false, all_namespaces = false;
 };
 
 int Fail(const absl::Status& status) {
@@ -44,8 +44,12 @@ absl::StatusOr<kube::RestConfig> LoadConfig(const Flags& f) {
 }
 
 int RunStatus(const Flags& f) {
-  absl::StatusOr<kubectl::Target> target = kubectl::ParseTarget(f.cluster);
+  absl::StatusOr<kubectl::Target> target =
+      f.cluster.empty() ? kubectl::Target{} : kubectl::ParseTarget(f.cluster);
   if (!target.ok()) return Fail(target.status());
+  if (f.all_namespaces && !f.cluster.empty()) {
+    return Fail(absl::InvalidArgumentError("-A/--all-namespaces lists clusters: give no name"));
+  }
   if (f.output != "text" && f.output != "json") {
     return Fail(absl::InvalidArgumentError("-o/--output: want text or json"));
   }
@@ -56,6 +60,7 @@ int RunStatus(const Flags& f) {
   kubectl::StatusOptions options{
       .ns = f.ns.empty() ? config->namespace_name : f.ns,
       .target = *target,
+      .all_namespaces = f.all_namespaces,
       .format = f.output == "json" ? kubectl::OutputFormat::kJson : kubectl::OutputFormat::kText,
       .colour = !f.no_color && std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO) == 1,
       .now = absl::Now()};
@@ -79,12 +84,14 @@ int main(int argc, char** argv) {
   app.add_option("--context", f.context, "kubeconfig context (default: current-context)");
   app.add_option("-n,--namespace", f.ns, "Namespace (default: the context's namespace)");
   CLI::App* status = app.add_subcommand(
-      "status", "One screen on a cluster: members, roles, versions, backups, conditions");
-  status
-      ->add_option("cluster", f.cluster,
-                   "KIND/NAME (etcdcluster|ec|postgrescluster|pg) or NAME when only one kind "
-                   "has it")
-      ->required();
+      "status",
+      "One screen on a cluster: members, roles, versions, backups, conditions; without a "
+      "name, one line per cluster");
+  status->add_option("cluster", f.cluster,
+                     "KIND/NAME (etcdcluster|ec|postgrescluster|pg) or NAME when only one kind "
+                     "has it; none: list every cluster of the namespace");
+  status->add_flag("-A,--all-namespaces", f.all_namespaces,
+                   "Without a name: list the clusters of every namespace");
   status->add_option("-o,--output", f.output, "text or json")->capture_default_str();
   status->add_flag("--no-color", f.no_color, "Never colour the text (also: NO_COLOR set)");
   status->footer(kubectl::kExitCodesHelp);

@@ -69,7 +69,8 @@ BackupRow BackupRowOf(const api::EtcdBackup& b) {
 
 EtcdStatusView BuildEtcdStatusView(const api::EtcdCluster& cluster,
                                    const std::vector<PodInfo>& pods,
-                                   const std::vector<api::EtcdBackup>& backups) {
+                                   const std::vector<api::EtcdBackup>& backups,
+                                   const std::string& backups_unreadable) {
   const api::EtcdClusterStatus& s = cluster.status;
   EtcdStatusView v;
   v.ns = cluster.metadata.ns;
@@ -89,7 +90,7 @@ EtcdStatusView BuildEtcdStatusView(const api::EtcdCluster& cluster,
   for (const api::EtcdBackup& b : backups) {
     if (b.spec.cluster_ref == cluster.metadata.name) rows.push_back(BackupRowOf(b));
   }
-  v.backups = SummarizeBackups(rows);
+  v.backups = SummarizeBackups(rows, backups_unreadable);
   v.conditions = ConditionRows(s.conditions);
   return v;
 }

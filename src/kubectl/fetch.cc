@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
 #include "src/controllers/common/resources.h"
+#include "src/kube/errors.h"
 #include "src/kube/resources.h"
 
 namespace quorum::kubectl {
@@ -36,17 +37,22 @@ absl::StatusOr<Json> Items(kube::Client& client, const kube::GroupVersionResourc
   return it != list->end() && it->is_array() ? *it : Json::array();
 }
 
-template <typename T, typename Parse>
-absl::StatusOr<std::vector<T>> Backups(kube::Client& client, const kube::GroupVersionResource& gvr,
-                                       const std::string& ns, Parse parse) {
+// The backups of `ns` into `in`; a list the API forbids is recorded as
+// unreadable, so that the rest of the status is still shown.
+template <typename T, typename Inputs, typename Parse>
+absl::Status ReadBackups(kube::Client& client, const kube::GroupVersionResource& gvr,
+                         const std::string& ns, Parse parse, Inputs& in) {
   absl::StatusOr<Json> items = Items(client, gvr, ns);
+  if (kube::IsForbidden(items.status())) {
+    in.backups_unreadable = absl::StrCat("forbidden: ", gvr.resource, ".", gvr.group);
+    return absl::OkStatus();
+  }
   if (!items.ok()) return items.status();
-  std::vector<T> out;
   for (const Json& item : *items) {
     absl::StatusOr<T> b = parse(item);
-    if (b.ok()) out.push_back(*std::move(b));
+    if (b.ok()) in.backups.push_back(*std::move(b));
   }
-  return out;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<PodInfo>> Pods(kube::Client& client, const std::string& ns,
@@ -69,9 +75,9 @@ absl::StatusOr<ClusterInputs> ReadEtcd(kube::Client& client, const Json& obj) {
   absl::StatusOr<std::vector<PodInfo>> pods = Pods(client, ns, selector);
   if (!pods.ok()) return pods.status();
   in.pods = *std::move(pods);
-  auto backups = Backups<api::EtcdBackup>(client, kEtcdBackups, ns, api::ParseEtcdBackup);
-  if (!backups.ok()) return backups.status();
-  in.backups = *std::move(backups);
+  absl::Status backups =
+      ReadBackups<api::EtcdBackup>(client, kEtcdBackups, ns, api::ParseEtcdBackup, in);
+  if (!backups.ok()) return backups;
   return in;
 }
 
@@ -84,14 +90,38 @@ absl::StatusOr<ClusterInputs> ReadPostgres(kube::Client& client, const Json& obj
       client, ns, absl::StrCat(std::string(api::kClusterLabel), "=", in.cluster.metadata.name));
   if (!pods.ok()) return pods.status();
   in.pods = *std::move(pods);
-  auto backups =
-      Backups<api::PostgresBackup>(client, kPostgresBackups, ns, api::ParsePostgresBackup);
-  if (!backups.ok()) return backups.status();
-  in.backups = *std::move(backups);
+  absl::Status backups =
+      ReadBackups<api::PostgresBackup>(client, kPostgresBackups, ns, api::ParsePostgresBackup, in);
+  if (!backups.ok()) return backups;
   return in;
 }
 
+template <typename T, typename Decode>
+absl::StatusOr<std::vector<T>> Decoded(kube::Client& client, const kube::GroupVersionResource& gvr,
+                                       const std::string& ns, Decode decode) {
+  absl::StatusOr<Json> items = Items(client, gvr, ns);
+  if (!items.ok()) return items.status();
+  std::vector<T> out;
+  for (const Json& item : *items) {
+    absl::StatusOr<T> obj = decode(item);
+    if (obj.ok()) out.push_back(*std::move(obj));
+  }
+  return out;
+}
+
 }  // namespace
+
+absl::StatusOr<ClusterLists> FetchClusters(kube::Client& client, const std::string& ns) {
+  ClusterLists out;
+  auto etcd = Decoded<api::EtcdCluster>(client, kEtcdClusters, ns, api::DecodeEtcdCluster);
+  if (!etcd.ok()) return etcd.status();
+  out.etcd = *std::move(etcd);
+  auto pg =
+      Decoded<api::PostgresCluster>(client, kPostgresClusters, ns, api::DecodePostgresCluster);
+  if (!pg.ok()) return pg.status();
+  out.postgres = *std::move(pg);
+  return out;
+}
 
 absl::StatusOr<ClusterInputs> FetchCluster(kube::Client& client, const std::string& ns,
                                            const Target& target) {

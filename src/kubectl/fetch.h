@@ -26,25 +26,38 @@ struct EtcdInputs {
   api::EtcdCluster cluster;
   std::vector<PodInfo> pods;
   std::vector<api::EtcdBackup> backups;
+  std::string backups_unreadable;  // "forbidden: RESOURCE" when RBAC refused the list
 };
 
 struct PostgresInputs {
   api::PostgresCluster cluster;
   std::vector<PodInfo> pods;
   std::vector<api::PostgresBackup> backups;
+  std::string backups_unreadable;  // as EtcdInputs
 };
 
 using ClusterInputs = std::variant<EtcdInputs, PostgresInputs>;
 
 // Reads `target` in namespace `ns`. A kind whose CRD is not installed reads
 // as absent; backup objects that do not parse are skipped (they do not make
-// a cluster's status unreadable).
+// a cluster's status unreadable), and a backup list the API forbids (403)
+// is recorded in `backups_unreadable` instead of failing the read.
 // Errors: NotFound when no cluster of that name (and kind) exists, the
 // message naming what was looked for; InvalidArgument when a bare NAME is
 // both an EtcdCluster and a PostgresCluster; DataLoss when the stored cluster
 // does not decode; any other code as the API answered (kube/errors.h).
 absl::StatusOr<ClusterInputs> FetchCluster(kube::Client& client, const std::string& ns,
                                            const Target& target);
+
+struct ClusterLists {
+  std::vector<api::EtcdCluster> etcd;
+  std::vector<api::PostgresCluster> postgres;
+};
+
+// Every EtcdCluster and PostgresCluster of `ns` ("" means every namespace).
+// A kind whose CRD is not installed lists empty; an object that does not
+// decode is skipped. Errors: as the API answered (kube/errors.h).
+absl::StatusOr<ClusterLists> FetchClusters(kube::Client& client, const std::string& ns);
 
 }  // namespace quorum::kubectl
 

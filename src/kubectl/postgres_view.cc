@@ -96,7 +96,8 @@ std::string RestoreOf(const api::PostgresClusterStatus& s) {
 
 PostgresStatusView BuildPostgresStatusView(const api::PostgresCluster& cluster,
                                            const std::vector<PodInfo>& pods,
-                                           const std::vector<api::PostgresBackup>& backups) {
+                                           const std::vector<api::PostgresBackup>& backups,
+                                           const std::string& backups_unreadable) {
   const api::PostgresClusterStatus& s = cluster.status;
   PostgresStatusView v;
   v.ns = cluster.metadata.ns;
@@ -115,7 +116,7 @@ PostgresStatusView BuildPostgresStatusView(const api::PostgresCluster& cluster,
   for (const api::PostgresBackup& b : backups) {
     if (b.spec.cluster_ref == cluster.metadata.name) rows.push_back(BackupRowOf(b));
   }
-  v.backups = SummarizeBackups(rows);
+  v.backups = SummarizeBackups(rows, backups_unreadable);
   v.last_switchover = SwitchoverOf(s.patroni);
   v.restore = RestoreOf(s);
   v.conditions = ConditionRows(s.conditions);

@@ -24,7 +24,12 @@ Json Backup(const std::optional<BackupRow>& row) {
 }
 
 Json Backups(const BackupsView& b) {
-  return {{"count", b.count}, {"last", Backup(b.last)}, {"lastComplete", Backup(b.last_complete)}};
+  Json count = b.count;
+  if (!b.unreadable.empty()) count = nullptr;  // unknown, not zero
+  return {{"count", count},
+          {"last", Backup(b.last)},
+          {"lastComplete", Backup(b.last_complete)},
+          {"unreadable", b.unreadable}};
 }
 
 Json Header(const char* kind, const std::string& ns, const std::string& name,

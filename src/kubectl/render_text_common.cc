@@ -41,6 +41,10 @@ std::string BackupLine(const BackupRow& row, const TextOptions& options) {
 
 std::vector<std::pair<std::string, std::string>> BackupFields(const BackupsView& b,
                                                               const TextOptions& options) {
+  if (!b.unreadable.empty()) {
+    return {{"backup", Paint(absl::StrCat("not readable (", b.unreadable, ")"), Colour::kYellow,
+                             options.colour)}};
+  }
   if (!b.last) return {{"backup", "none"}};
   std::vector<std::pair<std::string, std::string>> out = {{"backup", BackupLine(*b.last, options)}};
   if (b.last->phase != api::kBackupComplete) {

@@ -58,4 +58,9 @@ BackupsView SummarizeBackups(const std::vector<BackupRow>& rows) {
   return out;
 }
 
+BackupsView SummarizeBackups(const std::vector<BackupRow>& rows, const std::string& unreadable) {
+  if (!unreadable.empty()) return {.unreadable = unreadable};
+  return SummarizeBackups(rows);
+}
+
 }  // namespace quorum::kubectl

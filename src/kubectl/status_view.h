@@ -52,6 +52,10 @@ struct BackupRow {
 };
 
 struct BackupsView {
+  // Why the backup objects could not be listed, "forbidden: etcdbackups.etcd.aenix.io"
+  // when the API refused the list (RBAC); "" when they were read. When set,
+  // the rest of this struct is empty: the backups are unknown, not absent.
+  std::string unreadable;
   int32_t count = 0;                       // backup objects naming the cluster
   std::optional<BackupRow> last;           // the newest, whatever its phase
   std::optional<BackupRow> last_complete;  // the newest Complete one
@@ -138,13 +142,17 @@ struct PostgresStatusView {
 
 // Builds the views. `pods` are the cluster's member pods (any order);
 // `backups` any backup objects of the namespace: those naming another
-// cluster are ignored.
+// cluster are ignored. A non-empty `backups_unreadable` says why the backup
+// objects could not be listed ("forbidden: RESOURCE"): the view's backups
+// then carry only that reason, everything else is built as usual.
 EtcdStatusView BuildEtcdStatusView(const api::EtcdCluster& cluster,
                                    const std::vector<PodInfo>& pods,
-                                   const std::vector<api::EtcdBackup>& backups);
+                                   const std::vector<api::EtcdBackup>& backups,
+                                   const std::string& backups_unreadable = "");
 PostgresStatusView BuildPostgresStatusView(const api::PostgresCluster& cluster,
                                            const std::vector<PodInfo>& pods,
-                                           const std::vector<api::PostgresBackup>& backups);
+                                           const std::vector<api::PostgresBackup>& backups,
+                                           const std::string& backups_unreadable = "");
 
 // Shared by both builders: the rows of `conditions` in their stored order,
 // and the phase and health they (and a pending deletion) imply. The phase
@@ -156,6 +164,8 @@ Health HealthOf(const std::vector<api::Condition>& conditions, bool deleting);
 // The count, the newest and the newest Complete of `rows` (by `time`;
 // a time that does not parse as RFC 3339 sorts oldest).
 BackupsView SummarizeBackups(const std::vector<BackupRow>& rows);
+// SummarizeBackups, or only `unreadable` when that is not empty.
+BackupsView SummarizeBackups(const std::vector<BackupRow>& rows, const std::string& unreadable);
 
 }  // namespace quorum::kubectl
 

@@ -3,8 +3,8 @@
 // against an EtcdCluster and a PostgresCluster whose status subresources,
 // member pods and backups the test wrote. Checked: the JSON document, the
 // exit codes (0 Ready, 1 not ready, 2 not found or ambiguous, 3 API
-// unreachable), the namespace from --namespace and from the kubeconfig's
-// context, and a bare NAME. The text screens are kept in
+// unreachable; backups forbidden by RBAC do not change it), the namespace from --namespace and from
+// the kubeconfig's context, and a bare NAME. The text screens are kept in
 // <build>/kubectl-quorum-capture/ for docs/kubectl-quorum.md.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/escaping.h"
 #include "src/controllers/common/resources.h"
 #include "src/kube/resources.h"
 #include "test/integration/kubectl/objects.h"
@@ -103,6 +104,59 @@ class KubectlQuorumStatusTest : public testenv::IntegrationTest {
     }
     const std::string path = std::string(QUORUM_BINARY_DIR) + "/kubeconfig-" + ns();
     std::ofstream(path) << YAML::Dump(config);
+    kubeconfig_copies_.push_back(path);
+    return path;
+  }
+
+  // A kubeconfig whose user is a ServiceAccount of the test's namespace
+  // (a bound token) with a Role that may read the cluster kinds and pods
+  // only: listing EtcdBackups or PostgresBackups is forbidden to it.
+  std::string KubeconfigWithoutBackupAccess() {
+    const kube::GroupVersionResource sas{"", "v1", "serviceaccounts"},
+        roles{"rbac.authorization.k8s.io", "v1", "roles"},
+        bindings{"rbac.authorization.k8s.io", "v1", "rolebindings"};
+    const std::string user = "no-backups";
+    EXPECT_TRUE(client().Create(sas, ns(), {{"metadata", {{"name", user}}}}).ok());
+    const Json rules = {{{"apiGroups", {"etcd.aenix.io"}},
+                         {"resources", {"etcdclusters"}},
+                         {"verbs", {"get", "list"}}},
+                        {{"apiGroups", {"postgres.quorum.dev"}},
+                         {"resources", {"postgresclusters"}},
+                         {"verbs", {"get", "list"}}},
+                        {{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list"}}}};
+    EXPECT_TRUE(client()
+                    .Create(roles, ns(),
+                            {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                             {"kind", "Role"},
+                             {"metadata", {{"name", user}}},
+                             {"rules", rules}})
+                    .ok());
+    EXPECT_TRUE(
+        client()
+            .Create(
+                bindings, ns(),
+                {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+                 {"kind", "RoleBinding"},
+                 {"metadata", {{"name", user}}},
+                 {"roleRef",
+                  {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", user}}},
+                 {"subjects", {{{"kind", "ServiceAccount"}, {"name", user}, {"namespace", ns()}}}}})
+            .ok());
+    auto token = client().CreateSubresource(sas, ns(), user, "token",
+                                            {{"apiVersion", "authentication.k8s.io/v1"},
+                                             {"kind", "TokenRequest"},
+                                             {"spec", {{"expirationSeconds", 3600}}}});
+    EXPECT_TRUE(token.ok()) << token.status();
+    if (!token.ok()) return "";
+    const std::string path = std::string(QUORUM_BINARY_DIR) + "/kubeconfig-sa-" + ns();
+    std::ofstream(path) << "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n"
+                        << "    server: " << control_plane().config.server
+                        << "\n    certificate-authority-data: "
+                        << absl::Base64Escape(control_plane().config.ca_pem)
+                        << "\nusers:\n- name: u\n  user:\n    token: "
+                        << (*token)["status"]["token"].get<std::string>()
+                        << "\ncontexts:\n- name: c\n  context: {cluster: c, user: u, namespace: "
+                        << ns() << "}\ncurrent-context: c\n";
     kubeconfig_copies_.push_back(path);
     return path;
   }
@@ -218,7 +272,78 @@ TEST_F(KubectlQuorumStatusTest, NotFoundAndAmbiguousNamesExitTwoWithAClearMessag
   EXPECT_EQ(ParseJson(pending)["phase"], "Pending");
 
   EXPECT_EQ(Run({"status", "pods/x"}).exit_code, 2);
-  EXPECT_EQ(Run({"status"}).exit_code, 2);
+  EXPECT_EQ(Run({"status", "-A", "ec/nope"}).exit_code, 2) << "-A takes no name";
+}
+
+TEST_F(KubectlQuorumStatusTest, ForbiddenBackupsAreShownAsNotReadableAndTheExitFollowsTheCluster) {
+  CreateEtcd("etcd-a");
+  CreatePostgres("pg-a", "etcd-a");
+  const std::string kubeconfig = KubeconfigWithoutBackupAccess();
+  ASSERT_FALSE(kubeconfig.empty());
+  const testing::PluginRun etcd =
+      RunPlugin({"status", "ec/etcd-a", "-o", "json"}, {{"KUBECONFIG", kubeconfig}});
+  ASSERT_EQ(etcd.exit_code, 0) << etcd.out << etcd.err;
+  const Json doc = ParseJson(etcd);
+  EXPECT_EQ(doc["backups"]["unreadable"], "forbidden: etcdbackups.etcd.aenix.io");
+  EXPECT_EQ(doc["backups"]["count"], nullptr);
+  EXPECT_EQ(doc["members"].size(), 3u);
+
+  auto patched = client().Patch(
+      kPostgresClusters, ns(), "pg-a", kube::PatchType::kMerge,
+      {{"status",
+        {{"conditions",
+          {testing::Condition("Ready", "False", "MemberNotReady", "", absl::Minutes(1))}}}}},
+      {.subresource = "status"});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  const testing::PluginRun pg = RunPlugin({"status", "pg/pg-a"}, {{"KUBECONFIG", kubeconfig}});
+  EXPECT_EQ(pg.exit_code, 1) << pg.out << pg.err;
+  EXPECT_NE(pg.out.find("not readable (forbidden: postgresbackups.postgres.quorum.dev)\n"),
+            std::string::npos)
+      << pg.out;
+  EXPECT_NE(pg.out.find("pg-a-main-1"), std::string::npos) << pg.out;
+  Capture("postgres-backups-forbidden.txt", pg.out);
+}
+
+TEST_F(KubectlQuorumStatusTest, WithoutANameListsEveryClusterAndExitsOneWhenAnyIsNotReady) {
+  const testing::PluginRun empty = Run({"status", "-n", ns()});
+  EXPECT_EQ(empty.exit_code, 0) << empty.err;
+  EXPECT_EQ(empty.out, "No EtcdClusters or PostgresClusters in namespace " + ns() + ".\n");
+
+  CreateEtcd("etcd-a");
+  CreatePostgres("pg-a", "etcd-a");
+  const testing::PluginRun ready = Run({"status", "-n", ns(), "-o", "json"});
+  ASSERT_EQ(ready.exit_code, 0) << ready.out << ready.err;
+  const Json doc = ParseJson(ready);
+  EXPECT_EQ(doc["kind"], "ClusterList");
+  ASSERT_EQ(doc["items"].size(), 2u) << doc.dump(2);
+  EXPECT_EQ(doc["items"][0]["kind"], "EtcdCluster");
+  EXPECT_EQ(doc["items"][0]["members"], (Json{{"ready", 3}, {"desired", 3}}));
+  EXPECT_EQ(doc["items"][0]["leader"], "etcd-a-0");
+  EXPECT_EQ(doc["items"][0]["version"], "3.6.16");
+  EXPECT_EQ(doc["items"][1]["kind"], "PostgresCluster");
+  EXPECT_EQ(doc["items"][1]["leader"], "pg-a-main-1");
+  EXPECT_NE(doc["items"][1]["creationTimestamp"], "");
+
+  auto patched =
+      client().Patch(kEtcdClusters, ns(), "etcd-a", kube::PatchType::kMerge,
+                     testing::EtcdClusterStatus("etcd-a", ns(), false), {.subresource = "status"});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  const testing::PluginRun text = Run({"status", "-n", ns()});
+  EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
+  EXPECT_NE(text.out.find("EtcdCluster      etcd-a  NotReady  2/3      3.6.16   etcd-a-0"),
+            std::string::npos)
+      << text.out;
+  Capture("list.txt", text.out);
+
+  const testing::PluginRun all = Run({"status", "-A", "-o", "json"});
+  EXPECT_EQ(all.exit_code, 1) << all.err;
+  int mine = 0;
+  const Json listed = ParseJson(all);
+  for (const Json& item : listed["items"]) mine += item["namespace"] == ns() ? 1 : 0;
+  EXPECT_EQ(mine, 2);
+  const testing::PluginRun all_text = Run({"status", "--all-namespaces"});
+  EXPECT_EQ(all_text.out.rfind("NAMESPACE  ", 0), 0u) << all_text.out;
+  Capture("list-all.txt", all_text.out);
 }
 
 TEST_F(KubectlQuorumStatusTest, AnUnreachableApiServerExitsThree) {

@@ -82,7 +82,8 @@ TEST_F(CrdTest, NamesTheResourceLikeTheAenixOperator) {
       "labelSelectorPath": ".status.selector"}})"));
   std::vector<std::string> columns;
   for (const Json& c : v["additionalPrinterColumns"]) columns.push_back(c["name"]);
-  EXPECT_EQ(columns, (std::vector<std::string>{"Replicas", "Ready", "Leader", "Status", "Age"}));
+  EXPECT_EQ(columns,
+            (std::vector<std::string>{"Replicas", "Ready", "Leader", "Version", "Status", "Age"}));
 }
 
 TEST_F(CrdTest, HasEveryFieldOfTheApi) {

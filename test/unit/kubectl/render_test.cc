@@ -72,6 +72,30 @@ TEST(RenderTextTest, AnEmptyClusterSaysSoInsteadOfEmptyTables) {
   EXPECT_NE(text.find("backup    none\n"), std::string::npos) << text;
 }
 
+TEST(RenderTextTest, ForbiddenBackupsAreNamedInPlaceOfTheBackupLines) {
+  const std::string text = RenderText(
+      BuildEtcdStatusView(fixtures::EtcdCluster(), fixtures::EtcdPods(), fixtures::EtcdBackups(),
+                          "forbidden: etcdbackups.etcd.aenix.io"),
+      {.now = fixtures::Now()});
+  EXPECT_NE(text.find("  backup    not readable (forbidden: etcdbackups.etcd.aenix.io)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("last complete"), std::string::npos) << text;
+  EXPECT_NE(text.find("etcd-a-0  8e9e05c52164694d  leader"), std::string::npos) << text;
+}
+
+TEST(RenderJsonTest, ForbiddenBackupsHaveNoCountAndSayWhy) {
+  const nlohmann::json doc = RenderJson(BuildPostgresStatusView(
+      fixtures::PostgresCluster(), fixtures::PostgresPods(), fixtures::PostgresBackups(),
+      "forbidden: postgresbackups.postgres.quorum.dev"));
+  EXPECT_EQ(doc["backups"],
+            (nlohmann::json{{"count", nullptr},
+                            {"last", nullptr},
+                            {"lastComplete", nullptr},
+                            {"unreadable", "forbidden: postgresbackups.postgres.quorum.dev"}}));
+  EXPECT_EQ(doc["members"].size(), 3u);
+}
+
 TEST(RenderJsonTest, EtcdClusterDocument) {
   testing::ExpectGoldenJson(Golden("etcd_status.json"), RenderJson(EtcdView()));
 }

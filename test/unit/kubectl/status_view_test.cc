@@ -128,6 +128,38 @@ TEST(PostgresStatusViewTest, ShowsInstanceSetsMembersRolesDcsRepositoriesAndBack
   EXPECT_EQ(v.restore, "");
 }
 
+TEST(BackupsViewTest, AForbiddenBackupListIsUnreadableAndTheRestOfTheViewStays) {
+  struct Case {
+    const char* unreadable;
+    BackupsView etcd_want, postgres_want;
+  } cases[] = {
+      {"forbidden: etcdbackups.etcd.aenix.io",
+       {.unreadable = "forbidden: etcdbackups.etcd.aenix.io"},
+       {.unreadable = "forbidden: etcdbackups.etcd.aenix.io"}},
+      {"forbidden: postgresbackups.postgres.quorum.dev",
+       {.unreadable = "forbidden: postgresbackups.postgres.quorum.dev"},
+       {.unreadable = "forbidden: postgresbackups.postgres.quorum.dev"}},
+      {"", BuildEtcdStatusView(fixtures::EtcdCluster(), {}, fixtures::EtcdBackups()).backups,
+       BuildPostgresStatusView(fixtures::PostgresCluster(), {}, fixtures::PostgresBackups())
+           .backups},
+  };
+  for (const Case& c : cases) {
+    const EtcdStatusView etcd = BuildEtcdStatusView(fixtures::EtcdCluster(), fixtures::EtcdPods(),
+                                                    fixtures::EtcdBackups(), c.unreadable);
+    EXPECT_EQ(etcd.backups, c.etcd_want) << c.unreadable;
+    EXPECT_EQ(etcd.members.size(), 3u);
+    EXPECT_EQ(etcd.phase, "NotReady");
+    const PostgresStatusView pg =
+        BuildPostgresStatusView(fixtures::PostgresCluster(), fixtures::PostgresPods(),
+                                fixtures::PostgresBackups(), c.unreadable);
+    EXPECT_EQ(pg.backups, c.postgres_want) << c.unreadable;
+    EXPECT_EQ(pg.health, Health::kHealthy) << "the exit code follows the cluster, not the backups";
+    EXPECT_EQ(pg.repos.size(), 1u);
+  }
+  EXPECT_EQ(BuildEtcdStatusView(fixtures::EtcdCluster(), {}, fixtures::EtcdBackups()).backups.count,
+            2);
+}
+
 TEST(PostgresStatusViewTest, NamesTheDcsForEveryKind) {
   struct Case {
     Json dcs;
