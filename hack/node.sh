@@ -20,7 +20,7 @@
 # default 10.96.0.0/19): kube-proxy then never touches another test bed's ClusterIPs on this
 # machine. Nothing here assumes the range's size: kube-proxy learns it from the API server.
 #
-# Storage: the StorageClass quorum-local (default) and a pool of 64 local
+# Storage: the StorageClass quorum-local (default) and a pool of 192 local
 # PersistentVolumes (folders under CP_DIR/node/volumes/, Retain) that the control
 # plane's PV controller binds when a pod needs a claim. The first 8 are 1 GiB ext4
 # file systems on loop devices (sparse files; the PV controller gives a claim of
@@ -639,7 +639,7 @@ launch_kube_router() {  # only its NetworkPolicy controller; kube-proxy serves t
     --metrics-addr=127.0.0.1 --metrics-port="$kube_router_metrics"
 }
 
-volumes=64 volume_size=20Gi loop_volumes=8 loop_volume_size=1Gi
+volumes=192 volume_size=20Gi loop_volumes=8 loop_volume_size=1Gi
 # make_loop_volume DIR: a 1 GiB ext4 file system (sparse file DIR.img) mounted
 # on DIR; cleanup_host unmounts it with everything under $node (the loop device
 # goes with the mount: mount -o loop sets autoclear).
