@@ -143,6 +143,9 @@ TEST_F(OperatorUpgradeE2E, ThePreviousVersionsClustersRunOnWithoutARestart) {
   // The previous version's program and CRDs (built once per commit, cached).
   const CommandResult built = RunCommand(
       {std::string(QUORUM_SOURCE_DIR) + "/hack/previous-operator.sh"}, absl::Minutes(25));
+  if (built.exit_code == 77) {  // a shallow clone: no earlier version to build
+    GTEST_SKIP() << built.output;
+  }
   ASSERT_EQ(built.exit_code, 0) << built.output;
   std::vector<std::string> lines =
       absl::StrSplit(absl::StripTrailingAsciiWhitespace(built.output), '\n');
