@@ -183,7 +183,10 @@ TEST_F(PostgresBackupControllerTest, ABackupRunsFromTheReadyMembersWhileOneIsDow
   ASSERT_TRUE(Eventually([&] { return client().Get(kJobs, ns(), "one-down-backup").ok(); },
                          absl::Seconds(30)))
       << Reason(kPostgresBackups, "one-down");
-  EXPECT_TRUE(absl::StartsWith(Reason(kPostgresBackups, "one-down"), "Started/"))
+  // The Job first, then the status that names it (the same reconcile's last write).
+  EXPECT_TRUE(
+      Eventually([&] { return absl::StartsWith(Reason(kPostgresBackups, "one-down"), "Started/"); },
+                 absl::Seconds(30)))
       << Reason(kPostgresBackups, "one-down");
   const Json job = *client().Get(kJobs, ns(), "one-down-backup");
   std::map<std::string, std::string> env;
