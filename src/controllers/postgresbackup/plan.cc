@@ -131,10 +131,20 @@ BackupPlan PlanBackup(const BackupObservation& o) {
   if (!o.job.has_value() && kind.wait.reason.empty() &&
       !controllers::IsFinalBackupPhase(b.status.phase)) {
     // The wait above saw a ready primary: the hosts are never empty.
-    for (const MemberObservation* m : SpecMembers(o)) {
+    const std::vector<const MemberObservation*> members = SpecMembers(o);
+    for (const MemberObservation* m : members) {
       if (m->ready) plan.hosts.push_back(m->name);
     }
-    plan.from_standby = plan.hosts.size() >= 2;
+    // From a replica only while every member the spec asks for is up: with
+    // one down the cluster may be mid-roll or just past a switchover, when a
+    // replica's pg_control still names the old timeline until its next
+    // restartpoint and pgBackRest refuses it ("WAL timeline 2 does not match
+    // pg_control timeline 1", seen right after a roll's switchover). The
+    // primary's is always current.
+    const bool all_up = members.size() == MemberPods(*o.cluster).size() &&
+                        std::all_of(members.begin(), members.end(),
+                                    [](const MemberObservation* m) { return m->ready; });
+    plan.from_standby = all_up && plan.hosts.size() >= 2;
     kind.created_message =
         absl::StrCat("Job ", job, " takes a ", b.spec.type, " backup into ", b.spec.repo_name,
                      plan.from_standby ? " from a replica" : " from the primary");

@@ -75,7 +75,8 @@ struct BackupObservation {
 // create_job, the status to write and when to look again while Pending
 // (common/backup_phase.h), and with create_job: the members the Job talks to
 // (the ready ones the spec asks for, in its order; never a member that is
-// not ready), and whether a ready replica is among them to copy from.
+// not ready), and whether to copy from a ready replica among them: only
+// while every member the spec asks for is ready (plan.cc says why).
 struct BackupPlan : controllers::BackupPhasePlan<api::PostgresBackupStatus> {
   std::vector<std::string> hosts;
   bool from_standby = false;

@@ -220,19 +220,19 @@ TEST(PostgresBackupPlanTest, ABackupStartsWhenAPrimaryRunsWhateverMembersAreDown
        {m0, primary, Member("hippo-main-2", false)},
        "JobCreated",
        {"hippo-main-0", "hippo-main-1"},
-       true},
+       false},  // one member down: from the primary (plan.cc: timelines)
       {"a replica down on the old template: it is not rolled yet, and holds nothing back",
        &degraded,
        {m0, primary, Member("hippo-main-2", false, false, false)},
        "JobCreated",
        {"hippo-main-0", "hippo-main-1"},
-       true},
+       false},  // one member down: from the primary (plan.cc: timelines)
       {"a replica's pod gone",
        &degraded,
        {m0, primary},
        "JobCreated",
        {"hippo-main-0", "hippo-main-1"},
-       true},
+       false},  // one member down: from the primary (plan.cc: timelines)
       {"both replicas down: from the primary alone",
        &degraded,
        {Member("hippo-main-0", false), primary, Member("hippo-main-2", false, false, false)},
