@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "api/backup_phase.h"
 #include "src/controllers/common/backup_phase.h"
 #include "src/controllers/postgresbackup/info.h"
@@ -53,6 +54,30 @@ std::string StatusBehind(const api::PostgresCluster& cluster,
   return "";
 }
 
+absl::Time ParsedOr(const std::string& rfc3339, absl::Time otherwise) {
+  absl::Time t;
+  std::string err;
+  return absl::ParseTime(absl::RFC3339_full, rfc3339, &t, &err) ? t : otherwise;
+}
+
+// How long `m` (not ready) still holds a backup back at `now`; zero when it
+// does not (ready, down longer than kMemberSettle, or since unknown).
+absl::Duration SettleLeft(const MemberObservation& m, absl::Time now) {
+  if (m.ready || m.not_ready_since.empty()) return absl::ZeroDuration();
+  const absl::Time since = ParsedOr(m.not_ready_since, absl::InfinitePast());
+  return std::max(absl::ZeroDuration(), since + kMemberSettle - now);
+}
+
+// The first member that stopped being ready less than kMemberSettle ago.
+const MemberObservation* Settling(const BackupObservation& o,
+                                  const std::vector<const MemberObservation*>& members) {
+  const absl::Time now = ParsedOr(o.now, absl::InfiniteFuture());
+  for (const MemberObservation* m : members) {
+    if (SettleLeft(*m, now) > absl::ZeroDuration()) return m;
+  }
+  return nullptr;
+}
+
 // Why the Job cannot be created yet (an empty reason: it can); the rule is
 // plan.h's.
 controllers::BackupWait WhyWait(const BackupObservation& o) {
@@ -88,6 +113,12 @@ controllers::BackupWait WhyWait(const BackupObservation& o) {
                                      "'s members to run its current spec: " + m->name +
                                      " is ready and runs an older pod template"};
     }
+  }
+  if (const MemberObservation* m = Settling(o, members)) {
+    return {"MembersUpdating",
+            "waiting for PostgresCluster " + name + "'s member " + m->name + ", not ready since " +
+                m->not_ready_since + ", to come back (a member down longer than " +
+                absl::FormatDuration(kMemberSettle) + " no longer holds a backup back)"};
   }
   if (const std::string behind = StatusBehind(*o.cluster, members); !behind.empty()) {
     return {"MembersUpdating", "waiting for PostgresCluster " + name +
@@ -152,6 +183,16 @@ BackupPlan PlanBackup(const BackupObservation& o) {
   static_cast<controllers::BackupPhasePlan<api::PostgresBackupStatus>&>(plan) =
       controllers::PlanBackupPhase(b.status, b.metadata.generation, o.job,
                                    {.now = o.now, .age = o.age}, kind);
+  if (plan.recheck_after && o.cluster != nullptr) {
+    // A member's settling runs out with no event: look again then.
+    const absl::Time now = ParsedOr(o.now, absl::InfiniteFuture());
+    for (const MemberObservation* m : SpecMembers(o)) {
+      const absl::Duration left = SettleLeft(*m, now);
+      if (left > absl::ZeroDuration()) {
+        plan.recheck_after = std::min(*plan.recheck_after, left + absl::Seconds(1));
+      }
+    }
+  }
   return plan;
 }
 

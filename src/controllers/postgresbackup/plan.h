@@ -60,8 +60,19 @@ struct MemberObservation {
   // controller-revision-hash is the StatefulSet's status.updateRevision, and
   // that status is of the StatefulSet's latest generation.
   bool current = false;
+  // Not ready: since when (its Ready condition's lastTransitionTime, RFC 3339;
+  // "" unknown). A member not ready for less than kMemberSettle holds a
+  // backup back (see PlanBackup).
+  std::string not_ready_since;
   bool operator==(const MemberObservation&) const = default;
 };
+
+// How long a member that stopped being ready holds a backup back: a roll, a
+// restart or a switchover brings it back within seconds, and right after a
+// role change the new primary's pg_control may still name the old timeline
+// (pgBackRest: "WAL timeline 2 does not match pg_control timeline 1"); a
+// member down longer than this is down, and the backup goes on without it.
+inline constexpr absl::Duration kMemberSettle = absl::Minutes(2);
 
 struct BackupObservation {
   const api::PostgresBackup* backup = nullptr;

@@ -59,6 +59,11 @@ std::vector<MemberObservation> ObserveMembers(const runtime::Cache& cache,
       m.current = !revision.empty() && seen >= generation &&
                   Str(At(labels, {"controller-revision-hash"})) == revision;
     }
+    if (!m.ready) {
+      for (const kube::Json& c : At(*pod, {"status", "conditions"})) {
+        if (Str(At(c, {"type"})) == "Ready") m.not_ready_since = Str(At(c, {"lastTransitionTime"}));
+      }
+    }
     out.push_back(std::move(m));
   }
   return out;

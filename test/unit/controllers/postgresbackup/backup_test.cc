@@ -445,5 +445,36 @@ TEST(PostgresBackupJobTest, LongNamesAreShortenedDeterministically) {
   EXPECT_TRUE(absl::EndsWith(name, "-backup"));
 }
 
+// A member that has just stopped being ready (a roll, a restart, a
+// switchover) holds the backup back for kMemberSettle; one down longer does
+// not, and the plan looks again when the settling runs out.
+TEST(PostgresBackupPlanTest, AMemberJustDownHoldsTheBackupBackForAWhile) {
+  const api::PostgresBackup b = Backup();
+  api::PostgresCluster degraded = Cluster(false);
+  degraded.status.instances[0].ready_replicas = 2;
+  degraded.status.instances[0].updated_replicas = 2;
+  MemberObservation down = Member("hippo-main-2", false);
+  const std::vector<MemberObservation> base = {Member("hippo-main-0", true),
+                                               Member("hippo-main-1", true, true)};
+  auto plan_at = [&](const char* since) {
+    std::vector<MemberObservation> members = base;
+    down.not_ready_since = since;
+    members.push_back(down);
+    return PlanBackup(
+        {.backup = &b, .cluster = &degraded, .members = members, .now = "2026-01-01T00:05:00Z"});
+  };
+  BackupPlan p = plan_at("2026-01-01T00:04:30Z");
+  EXPECT_FALSE(p.create_job);
+  EXPECT_EQ(p.status.conditions[0].reason, "MembersUpdating") << p.status.conditions[0].message;
+  ASSERT_TRUE(p.recheck_after.has_value());
+  EXPECT_EQ(*p.recheck_after, absl::Seconds(91));
+  p = plan_at("2026-01-01T00:02:59Z");
+  EXPECT_TRUE(p.create_job) << p.status.conditions[0].message;
+  EXPECT_EQ(p.hosts, (std::vector<std::string>{"hippo-main-0", "hippo-main-1"}));
+  EXPECT_FALSE(p.from_standby);
+  p = plan_at("");
+  EXPECT_TRUE(p.create_job) << "since unknown: no hold";
+}
+
 }  // namespace
 }  // namespace quorum::postgresbackup
