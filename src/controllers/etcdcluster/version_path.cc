@@ -133,15 +133,14 @@ std::optional<api::EtcdClusterStatus::MinorSince> MinorSince(
 
 LogEvidence LogEvidenceOf(const EtcdCluster& cluster, const EtcdView& view) {
   LogEvidence e{.since = MinorSince(cluster.status.minor_since, view)};
+  const bool all_answered =
+      view.members_known && std::all_of(view.members.begin(), view.members.end(),
+                                        [](const MemberStatus& m) { return m.status.has_value(); });
   for (const MemberStatus& m : view.members) {
-    if (!m.status) {
-      e.lowest_applied.reset();
-      break;
-    }
+    if (!all_answered) break;
     const uint64_t applied = m.status->raft_applied_index;
-    e.lowest_applied = e.lowest_applied ? std::min(*e.lowest_applied, applied) : applied;
+    e.lowest_applied = std::min(e.lowest_applied.value_or(applied), applied);
   }
-  if (!view.members_known) e.lowest_applied.reset();
   auto option = cluster.spec.options.find("snapshot-count");
   int64_t count = 0;
   if (option != cluster.spec.options.end() && absl::SimpleAtoi(option->second, &count) &&
