@@ -171,7 +171,9 @@ BackupPlan PlanBackup(const BackupObservation& o) {
     // replica's pg_control still names the old timeline until its next
     // restartpoint and pgBackRest refuses it ("WAL timeline 2 does not match
     // pg_control timeline 1", seen right after a roll's switchover). The
-    // primary's is always current.
+    // primary's is current once it has checkpointed after its promotion;
+    // the Job's script tries once more when pgBackRest read it before that
+    // (pgbackrest-backup.sh: the refused start forced the checkpoint).
     const bool all_up = members.size() == MemberPods(*o.cluster).size() &&
                         std::all_of(members.begin(), members.end(),
                                     [](const MemberObservation* m) { return m->ready; });
