@@ -16,7 +16,8 @@
 #   etcd-3.5:   quay.io/coreos/etcd:v<3.5 of tools/etcd35>
 #   etcd-3.7:   quay.io/coreos/etcd:v<3.7 of tools/etcd37>
 #   postgres-15: ghcr.io/quorum-dev/postgres:15-patroni4   images/postgres on bookworm, PG from Debian
-#   postgres-17: ghcr.io/quorum-dev/postgres:17-patroni4   images/postgres on trixie, PG from Debian
+#   postgres-17: ghcr.io/quorum-dev/postgres:17-patroni4   images/postgres on trixie, PG from Debian,
+#               with 15's server programs beside (from bookworm) for pg_upgrade 15 -> 17
 #   operator:   ghcr.io/quorum-dev/quorum-operator:0.1.0   images/operator on bookworm. With
 #               QUORUM_OPERATOR_BIN (the e2e fixture, make bench-node) it packs that already-built program
 #               (seconds, keyed by its bytes); without, it compiles the operator inside the
@@ -189,17 +190,20 @@ build_one() {  # build_one NAME: prints its archive
       fi
       ;;
     postgres-*)
-      local major="${name#postgres-}" suite bkey
-      if [[ "$major" == 15 ]]; then suite=bookworm; else suite=trixie; fi
+      local major="${name#postgres-}" suite bkey from=""
+      # The older majors whose servers the image carries, for an in-place pg_upgrade.
+      if [[ "$major" == 15 ]]; then suite=bookworm; else suite=trixie from=15; fi
       bkey="$(base "$suite")"
       key="$( (cat "$root/images/postgres/Dockerfile" "$root/src/patroni/role-callback.sh"
-        echo "$bkey $major debian") | sha256sum | cut -c1-12)"
+        echo "$bkey $major debian upgrade-from=$from") | sha256sum | cut -c1-12)"
       out="$(archive "$name" "$key")"
       [[ -f "$out" ]] && { echo "$out"; return; }
       log "building $r"
       bah bud --quiet --isolation chroot --pull=false --layers=false \
         --build-arg BASE="localhost/quorum/debian:$suite-$bkey" --build-arg PG_MAJOR="$major" \
-        --build-arg PG_SOURCE=debian -f "$root/images/postgres/Dockerfile" -t "$r" "$root" >&2
+        --build-arg PG_SOURCE=debian --build-arg PG_UPGRADE_FROM="$from" \
+        --build-arg DEBIAN_MIRROR="$mirror" \
+        -f "$root/images/postgres/Dockerfile" -t "$r" "$root" >&2
       ;;
   esac
   rm -f "$out.tmp"
