@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "absl/strings/str_cat.h"
+
 namespace quorum::api {
 namespace {
 
@@ -47,6 +49,32 @@ constexpr std::array<std::string_view, 8> kRoleOptions = {
 }  // namespace
 
 std::span<const int> SupportedPostgresMajors() { return kMajors; }
+
+namespace {
+// The default images' upgrade binaries (hack/images.sh builds postgres-17
+// with PG_UPGRADE_FROM=15).
+struct UpgradeSource {
+  int to;
+  int from;
+};
+constexpr std::array<UpgradeSource, 1> kUpgradeSources = {{{17, 15}}};
+}  // namespace
+
+bool DefaultImageUpgradesFrom(int to, int from) {
+  for (const UpgradeSource& s : kUpgradeSources) {
+    if (s.to == to && s.from == from) return true;
+  }
+  return false;
+}
+
+std::string DefaultUpgradeSources(int to) {
+  std::string from;
+  for (const UpgradeSource& s : kUpgradeSources) {
+    if (s.to == to) absl::StrAppend(&from, from.empty() ? "" : ", ", s.from);
+  }
+  return from.empty() ? "it carries no older major's binaries"
+                      : "it carries the binaries of " + from;
+}
 
 std::optional<std::string> DefaultPostgresImage(int major) {
   for (const MajorImage& m : kImages) {

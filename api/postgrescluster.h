@@ -35,6 +35,12 @@ inline constexpr int kMaxPostgresMajor = 18;
 // for a supported major; nullopt otherwise. The one table of default images.
 std::optional<std::string> DefaultPostgresImage(int major);
 
+// Whether the default image of major `to` carries the binaries of major
+// `from` for pg_upgrade (images/postgres: PG_UPGRADE_FROM), and those majors
+// in words ("it carries 15's binaries"; "it carries no older major's").
+bool DefaultImageUpgradesFrom(int to, int from);
+std::string DefaultUpgradeSources(int to);
+
 // Every supported major, ascending.
 std::span<const int> SupportedPostgresMajors();
 

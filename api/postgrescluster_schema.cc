@@ -577,15 +577,11 @@ Json Authentication() {
 Json Spec() {
   Json version = Int32(
       "PostgreSQL major version, 13 to 18. Chooses the default image and the binaries' path. "
-      "Cannot change after creation (major upgrades are not supported yet).");
+      "Raising it upgrades the data in place with pg_upgrade (status.majorUpgrade, "
+      "docs/upgrades.md); it goes down only back to the data's major after a failed upgrade "
+      "(the admission webhook checks, the status being needed).");
   version["minimum"] = kMinPostgresMajor;
   version["maximum"] = kMaxPostgresMajor;
-  version["x-kubernetes-validations"] = Json::array({
-      Rule("self == oldSelf",
-           "postgresVersion cannot change after creation: major upgrades are not supported yet; "
-           "create a new PostgresCluster and move the data",
-           "", "FieldValueForbidden"),
-  });
 
   Json instances = {
       {"type", "array"},

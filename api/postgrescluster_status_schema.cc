@@ -61,6 +61,25 @@ Json BackupsStatus() {
       {{"pgbackrest", Object("pgBackRest.", {{"repos", repos}, {"restore", restore}})}});
 }
 
+// status.majorUpgrade.
+Json MajorUpgradeStatus() {
+  return Object(
+      "The last major upgrade (a raised spec.postgresVersion), docs/upgrades.md.",
+      {{"from", Int32("The data's major when it started.")},
+       {"to", Int32("The major it upgrades to.")},
+       {"phase",
+        String("Preparing (the primary moves to an ordinal-0 pod), StoppingReplicas, Stopping "
+               "(the primary shuts down cleanly), Upgrading (a Job runs pg_upgrade on that "
+               "pod's volume), Starting (that pod starts on the new major; the others clone "
+               "it afterwards), Succeeded, or Failed (pg_upgrade refused or failed: the "
+               "members run the old major again; the message says why).")},
+       {"member", String("The pod whose data pg_upgrade converts.")},
+       {"fromImage", String("The image the members ran before the upgrade.")},
+       {"startedAt", String("When it started (RFC 3339).")},
+       {"finishedAt", String("When it succeeded or failed (RFC 3339).")},
+       {"message", String("What it is doing or waiting for, or why it failed.")}});
+}
+
 }  // namespace
 
 Json PostgresClusterStatusSchema() {
@@ -125,6 +144,10 @@ Json PostgresClusterStatusSchema() {
             {"items", user},
             {"x-kubernetes-list-type", "atomic"}}},
           {"backups", BackupsStatus()},
+          {"postgresVersion",
+           Int32("The PostgreSQL major of the members' data; below spec.postgresVersion while "
+                 "a major upgrade has not succeeded.")},
+          {"majorUpgrade", MajorUpgradeStatus()},
           {"patroni",
            Object("What Patroni reports.",
                   {

@@ -223,6 +223,19 @@ void DecodeStatus(Decoder& d, const Json* status, PostgresClusterStatus& out) {
                      d.Int32(&o, at, "readyReplicas", s.ready_replicas);
                      d.Int32(&o, at, "updatedReplicas", s.updated_replicas);
                    });
+  d.Int32(status, "status", "postgresVersion", out.postgres_version);
+  if (const Json* u = d.Member(status, "status", "majorUpgrade")) {
+    const std::string at = "status.majorUpgrade";
+    PostgresMajorUpgradeStatus& x = out.major_upgrade.emplace();
+    d.Int32(u, at, "from", x.from);
+    d.Int32(u, at, "to", x.to);
+    d.String(u, at, "phase", x.phase);
+    d.String(u, at, "member", x.member);
+    d.String(u, at, "fromImage", x.from_image);
+    d.String(u, at, "startedAt", x.started_at);
+    d.String(u, at, "finishedAt", x.finished_at);
+    d.String(u, at, "message", x.message);
+  }
   d.String(status, "status", "readyInstances", out.ready_instances);
   d.String(status, "status", "primary", out.primary);
   d.String(status, "status", "primaryService", out.primary_service);
@@ -488,6 +501,18 @@ Json ToJson(const PostgresClusterStatus& s) {
               {"replicaService", s.replica_service},
               {"users", users}};
   if (!s.primary.empty()) out["primary"] = s.primary;
+  if (s.postgres_version != 0) out["postgresVersion"] = s.postgres_version;
+  if (const std::optional<PostgresMajorUpgradeStatus>& u = s.major_upgrade) {
+    Json upgrade = {{"from", u->from},
+                    {"to", u->to},
+                    {"phase", u->phase},
+                    {"member", u->member},
+                    {"fromImage", u->from_image},
+                    {"startedAt", u->started_at}};
+    if (!u->finished_at.empty()) upgrade["finishedAt"] = u->finished_at;
+    if (!u->message.empty()) upgrade["message"] = u->message;
+    out["majorUpgrade"] = upgrade;
+  }
   Json patroni = Json::object();
   if (!s.patroni.system_identifier.empty()) {
     patroni["systemIdentifier"] = s.patroni.system_identifier;

@@ -284,8 +284,39 @@ inline constexpr char kRestoreSucceeded[] = "Succeeded";
 // Refused before anything stopped (the message says why).
 inline constexpr char kRestoreFailed[] = "Failed";
 
+// status.majorUpgrade: the in-place major upgrade (pg_upgrade) spec.postgresVersion
+// asked for (src/controllers/postgrescluster/major_upgrade.h has the steps).
+struct PostgresMajorUpgradeStatus {
+  int32_t from = 0;        // the data's major when it started
+  int32_t to = 0;          // spec.postgresVersion it upgrades to
+  std::string phase;       // kUpgrade* below
+  std::string member;      // the pod whose data pg_upgrade converts (an ordinal 0)
+  std::string from_image;  // the image the members ran before (they run it again on failure)
+  std::string started_at;  // RFC 3339
+  std::string finished_at;
+  std::string message;
+  bool operator==(const PostgresMajorUpgradeStatus&) const = default;
+};
+// Preparing: the primary moves to an ordinal-0 pod (a switchover) if needed.
+// StoppingReplicas: every member but that pod stops (no failover to them).
+// Stopping: that pod stops (a clean shutdown of the primary).
+// Upgrading: a Job runs pg_upgrade on its volume.
+// Starting: Patroni's state left the DCS; that pod starts on the new major.
+inline constexpr char kUpgradePreparing[] = "Preparing";
+inline constexpr char kUpgradeStoppingReplicas[] = "StoppingReplicas";
+inline constexpr char kUpgradeStopping[] = "Stopping";
+inline constexpr char kUpgradeUpgrading[] = "Upgrading";
+inline constexpr char kUpgradeStarting[] = "Starting";
+inline constexpr char kUpgradeSucceeded[] = "Succeeded";
+// pg_upgrade refused or failed: the members run the old major again.
+inline constexpr char kUpgradeFailed[] = "Failed";
+
 struct PostgresClusterStatus {
   int64_t observed_generation = 0;
+  // The major of the members' data (0: not recorded yet, by an operator
+  // before major upgrades: then spec.postgresVersion, which could not change).
+  int32_t postgres_version = 0;
+  std::optional<PostgresMajorUpgradeStatus> major_upgrade;
   std::vector<Condition> conditions;
   std::vector<PostgresInstanceStatus> instances;
   std::string ready_instances;  // "ready/desired"

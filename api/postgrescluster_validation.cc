@@ -79,7 +79,7 @@ class Validator {
   }
 
   // Returns the major, or nullopt when missing or invalid.
-  std::optional<int> Version(const Json& spec, const Json* old_spec) {
+  std::optional<int> Version(const Json& spec) {
     const Json* v = Child(&spec, "postgresVersion");
     std::optional<int64_t> n = Int(v);
     if (v == nullptr) {
@@ -93,13 +93,6 @@ class Validator {
           absl::StrCat("must be a supported PostgreSQL major version, ", kMinPostgresMajor, " to ",
                        kMaxPostgresMajor, " (got ", Dump(*v), ")"));
       return std::nullopt;
-    }
-    const Json* old_v = Child(old_spec, "postgresVersion");
-    if (old_v != nullptr && Int(old_v) != n) {
-      Add("spec.postgresVersion",
-          absl::StrCat("cannot change from ", Dump(*old_v), " to ", *n,
-                       " after creation: major upgrades are not supported yet; keep ", Dump(*old_v),
-                       ", or create a new PostgresCluster and move the data"));
     }
     return static_cast<int>(*n);
   }
@@ -242,7 +235,8 @@ std::vector<FieldError> ValidatePostgresCluster(const Json& obj, const Json* old
           "{storage: 10Gi}}}}]}");
     return errors;
   }
-  const std::optional<int> version = v.Version(*spec, old_spec);
+  const std::optional<int> version = v.Version(*spec);
+  if (version.has_value()) internal::ValidateMajorChange(*spec, old, list);
   v.Image(*spec);
   v.Instances(*spec, old_spec, name);
   internal::ValidatePatroni(*spec, old_spec, list);

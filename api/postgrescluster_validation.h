@@ -25,8 +25,10 @@
 // NodePort or LoadBalancer.
 //
 // Updates: the DCS type cannot change — an absent dcs counts as kubernetes,
-// so adding `dcs: {type: etcd}` later is a change — nor can postgresVersion;
-// an instance set's storage request cannot shrink. An update that leaves
+// so adding `dcs: {type: etcd}` later is a change; postgresVersion goes up
+// only, from a major the image can upgrade from, not during an upgrade, and
+// back down only to the data's major (status.postgresVersion, after a failed
+// upgrade); an instance set's storage request cannot shrink. An update that leaves
 // `spec` unchanged is never refused (metadata, finalizers and status must
 // stay writable even if an older object would fail a newer rule).
 //

@@ -44,6 +44,14 @@ void ValidatePatroni(const nlohmann::json& spec, const nlohmann::json* old_spec,
 // postgresVersion, if any (CREATEROLE depends on it).
 void ValidateUsers(const nlohmann::json& spec, std::optional<int> major, ErrorList& errors);
 
+// spec.postgresVersion on update against `old` (the stored object, status
+// included; null on create): a major upgrade goes up only, from a major the
+// image can upgrade from (the default images: DefaultImageUpgradesFrom), not
+// while one is under way (status.majorUpgrade), and may go back down only to
+// the data's major (status.postgresVersion: an upgrade that failed).
+void ValidateMajorChange(const nlohmann::json& spec, const nlohmann::json* old,
+                         ErrorList& errors);
+
 // spec.tls (Secret names; customSecret and caSecret exclude each other).
 void ValidateTls(const nlohmann::json& spec, ErrorList& errors);
 

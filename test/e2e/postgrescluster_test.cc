@@ -24,96 +24,11 @@
 #include "absl/time/clock.h"
 #include "src/base/failpoint.h"
 #include "test/e2e/e2e_env.h"
+#include "test/e2e/postgres_e2e.h"
 #include "test/testmain/paths.h"
 
 namespace quorum::e2e {
 namespace {
-
-const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
-const kube::GroupVersionResource kPostgres{"postgres.quorum.dev", "v1alpha1", "postgresclusters"};
-const kube::GroupVersionResource kPods{"", "v1", "pods"};
-const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
-const kube::GroupVersionResource kClaims{"", "v1", "persistentvolumeclaims"};
-
-class PostgresClusterE2E : public E2ETest {
- protected:
-  void SetUp() override {
-    E2ETest::SetUp();
-    absl::Status s =
-        testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) +
-                                          "/deploy/crds/postgres.quorum.dev_postgresclusters.yaml");
-    ASSERT_TRUE(s.ok()) << s;
-  }
-
-  bool Ready(const std::string& name) {
-    auto c = client().Get(kPostgres, ns(), name);
-    if (!c.ok()) return false;
-    for (const Json& cond : c->value("status", Json::object()).value("conditions", Json::array()))
-      if (cond.value("type", "") == "Ready") return cond.value("status", "") == "True";
-    return false;
-  }
-
-  std::string Primary(const std::string& name) {
-    auto c = client().Get(kPostgres, ns(), name);
-    if (!c.ok()) return "";
-    const Json& st = c->value("status", Json::object());
-    if (st.contains("primary") && st["primary"].is_string()) return st["primary"];
-    return "";
-  }
-
-  // psql with the superuser's URI against `host` (a Service name), over TLS
-  // verified by the Secret's CA (the URI says sslmode=verify-full).
-  CommandResult Sql(const std::string& secret, const std::string& host, const std::string& sql) {
-    return Psql(client(), ns(), secret, host, sql, absl::Seconds(20));
-  }
-
-  // An EtcdCluster `name` of `replicas` members on emptyDir.
-  void CreateEtcdCluster(const std::string& name, int replicas) {
-    ASSERT_TRUE(
-        client()
-            .Create(
-                kEtcdClusters, ns(),
-                {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                 {"kind", "EtcdCluster"},
-                 {"metadata", {{"name", name}, {"namespace", ns()}}},
-                 {"spec", {{"replicas", replicas}, {"storage", {{"emptyDir", Json::object()}}}}}})
-            .ok());
-  }
-
-  // True once EtcdCluster `name` reports `replicas` ready members.
-  bool EtcdReady(const std::string& name, int replicas) {
-    auto c = client().Get(kEtcdClusters, ns(), name);
-    if (!c.ok()) return false;
-    return c->value("status", Json::object()).value("readyReplicas", 0) == replicas;
-  }
-
-  // A PostgresCluster `name` of `replicas` instances (1Gi claims) on the
-  // kubernetes DCS.
-  Json KubernetesPostgres(const std::string& name, int replicas) {
-    return {{"apiVersion", "postgres.quorum.dev/v1alpha1"},
-            {"kind", "PostgresCluster"},
-            {"metadata", {{"name", name}, {"namespace", ns()}}},
-            {"spec",
-             {{"postgresVersion", 15},
-              {"instances",
-               Json::array({{{"name", "main"},
-                             {"replicas", replicas},
-                             {"dataVolumeClaimSpec",
-                              {{"accessModes", Json::array({"ReadWriteOnce"})},
-                               {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})}}}};
-  }
-
-  // The same on the etcd DCS of EtcdCluster `dcs`; `patroni` fields are
-  // merged over the DCS.
-  Json EtcdPostgres(const std::string& name, int replicas, const std::string& dcs,
-                    const Json& patroni = Json::object()) {
-    Json p = {{"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", dcs}}}}}}}};
-    p.update(patroni);
-    Json pg = KubernetesPostgres(name, replicas);
-    pg["spec"]["patroni"] = p;
-    return pg;
-  }
-};
 
 // A failover on the etcd DCS, then a rolling update right after it. The
 // members that ran for the leader resolved each other's names then; Patroni's

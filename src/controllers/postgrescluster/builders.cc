@@ -6,6 +6,7 @@
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_owned_config.h"
 #include "src/base/json_access.h"
+#include "src/controllers/postgrescluster/major_upgrade.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/readiness.h"
 #include "src/patroni/role.h"
@@ -437,7 +438,9 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
           {"metadata", metadata},
           {"spec",
            {{"serviceName", n.pods_service},
-            {"replicas", RestoreStopsMembers(cluster) ? 0 : set.replicas},
+            {"replicas", RestoreStopsMembers(cluster)
+                             ? 0
+                             : UpgradeReplicas(cluster, set.name).value_or(set.replicas)},
             {"podManagementPolicy", "Parallel"},
             // Patroni decides who leads; the operator restarts members itself
             // (replicas first), so the StatefulSet must not roll pods.

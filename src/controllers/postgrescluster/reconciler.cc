@@ -239,6 +239,8 @@ absl::StatusOr<std::string> PostgresClusterReconciler::ActOnMembers(const Phase&
   // A crash-looping leader's lock ended: a healthy replica takes over.
   ReleaseCrashLoopingLeader(ctx, prepared.dcs, pods, members);
   const std::string roles_problem = CorrectRoleLabels(ctx, pods, members);
+  // A major upgrade moves and stops the members itself: nothing else acts.
+  if (UpgradeUnderway(ctx.cluster)) return roles_problem;
   absl::Status s = RemoveMembers(ctx, observed.membership, members, rest_);
   if (!s.ok()) return s;
   // One risky step per reconcile: a removal's step holds the rollout back.
@@ -256,6 +258,22 @@ absl::StatusOr<std::string> PostgresClusterReconciler::ActOnMembers(const Phase&
   return roles_problem.empty() ? users_problem : roles_problem;
 }
 
+std::optional<Result> PostgresClusterReconciler::WaitForEarlierObjects(const runtime::Request& req,
+                                                                       const Json& stored,
+                                                                       const std::string& uid) {
+  const std::string stale = controllers::StaleDependent(
+      cache_,
+      {kStatefulSets, kServices, kConfigMaps, kPdbs, kServiceAccounts, kRoles, kRoleBindings,
+       kNetworkPolicies, kSecrets},
+      {.kind = "PostgresCluster", .ns = req.ns, .name = req.name, .uid = uid});
+  if (stale.empty()) return std::nullopt;
+  recorder_.Normal(stored, "WaitingForEarlierObjects",
+                   stale +
+                       " belongs to an earlier PostgresCluster of this name; waiting for "
+                       "the garbage collector to delete it");
+  return Result{.requeue_after = backoff_.Next(req.Key(), "earlier objects: " + stale)};
+}
+
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
   controllers::ReconcileLogScope log("postgrescluster", req);
   const absl::Time now = clock_.Now();  // once: every decision below is made at this time
@@ -264,27 +282,14 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
     Forget(req);
     return Result{};
   }
-  if (controllers::BeingDeleted(*stored)) {
-    return ReconcileDeletion(req, *stored, now);
-  }
+  if (controllers::BeingDeleted(*stored)) return ReconcileDeletion(req, *stored, now);
   absl::StatusOr<PostgresCluster> cluster = api::ParsePostgresCluster(*stored);  // parse
   if (!cluster.ok()) {
     recorder_.Warning(*stored, "InvalidSpec", std::string(cluster.status().message()));
     return runtime::TerminalError(cluster.status());
   }
-  // An earlier PostgresCluster of this name: its objects (Secrets with
-  // passwords among them) go first.
-  const std::string stale = controllers::StaleDependent(
-      cache_,
-      {kStatefulSets, kServices, kConfigMaps, kPdbs, kServiceAccounts, kRoles, kRoleBindings,
-       kNetworkPolicies, kSecrets},
-      {.kind = "PostgresCluster", .ns = req.ns, .name = req.name, .uid = cluster->metadata.uid});
-  if (!stale.empty()) {
-    recorder_.Normal(*stored, "WaitingForEarlierObjects",
-                     stale +
-                         " belongs to an earlier PostgresCluster of this name; waiting for "
-                         "the garbage collector to delete it");
-    return Result{.requeue_after = backoff_.Next(req.Key(), "earlier objects: " + stale)};
+  if (std::optional<Result> wait = WaitForEarlierObjects(req, *stored, cluster->metadata.uid)) {
+    return *wait;
   }
   // The DCS-cleanup finalizer (added with an etcd DCS, removed without).
   absl::StatusOr<absl::Duration> finalizer = ReconcileFinalizer(
@@ -300,8 +305,14 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   const DcsResolution& dcs = prepared->dcs;
   // Observe the members and plan their removals: a scale-down is held while
   // the primary must move first.
-  const Observed observed = ObserveMembers(ctx, *prepared);
+  Observed observed = ObserveMembers(ctx, *prepared);
   const Members& members = observed.members;
+  // A major upgrade (major_upgrade.h), planned from the spec as asked: from
+  // here on, *cluster's spec is the one the members run.
+  absl::StatusOr<std::optional<absl::Duration>> upgrade_wait =
+      MajorUpgradePhase(ctx, *cluster, dcs, members);
+  if (!upgrade_wait.ok()) return upgrade_wait.status();
+  if (UpgradeUnderway(*cluster)) observed.membership = MembershipPlan{};  // it sets the replicas
   AppliedObjects applied;
   // An object the API server refuses (a policy, a quota) holds nothing
   // else back: it is evented, named in the status and retried with backoff.
@@ -312,14 +323,20 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (std::optional<absl::StatusOr<Result>> held = HoldForRestore(req, ctx, *cluster, dcs)) {
     return *std::move(held);
   }
+  if (std::optional<absl::StatusOr<Result>> held = HoldForUpgrade(ctx, dcs, *upgrade_wait)) {
+    return *std::move(held);
+  }
   if (RestoreIn(*cluster, api::kRestoreRestoring) && members.primary_ready) {
     FinishRestore(req, ctx, *cluster, members.primary);
   }
   absl::StatusOr<std::string> problem = ActOnMembers(ctx, *prepared, observed);
   if (!problem.ok()) return problem.status();
   if (problem->empty()) *problem = std::string(refused.message());
-  const SwitchoverOutcome sw = Switchover(PlanSwitchover(*cluster, members, now), *cluster, members,
-                                          rest_, ctx.rest_auth, recorder_, *stored);
+  // A switchover trigger waits for an upgrade (which moves the primary itself).
+  const SwitchoverOutcome sw = UpgradeUnderway(*cluster)
+                                   ? SwitchoverOutcome{}
+                                   : Switchover(PlanSwitchover(*cluster, members, now), *cluster,
+                                                members, rest_, ctx.rest_auth, recorder_, *stored);
   // Status last, only when it changed; then wait.
   std::optional<std::vector<api::PgBackRestRepoStatus>> backups;
   if (scheduled_backups_) backups = SummarizeBackups(*cluster, FinishedBackupsOf(ctx));
@@ -330,7 +347,8 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (!backup_wait.ok()) return backup_wait.status();
   runtime::Result wait = NextWait(backoff_, req, dcs, members);
   for (const std::optional<absl::Duration>& also :
-       {ReloadAfterRenewal(ctx, members, prepared->tls), *backup_wait, sw.recheck_after}) {
+       {ReloadAfterRenewal(ctx, members, prepared->tls), *backup_wait, sw.recheck_after,
+        *upgrade_wait}) {
     if (also.has_value()) WaitAtMost(wait, *also);
   }
   return wait;

@@ -21,6 +21,8 @@
 //      dynamic configuration in the DCS in line with the spec (timings,
 //      parameters, pg_hba; only when it changed, sync_config.h);
 //   6. act on a new switchover trigger annotation, once;
+//   (a raised spec.postgresVersion: a major upgrade, major_upgrade.h, which
+//   holds steps 4–6 back while it runs);
 //   7. write status last, only when it changed;
 //   8. after a certificate renewal, tell the members to reload for a while;
 //      wait: nothing while a watch signals the next change (the etcd DCS
@@ -48,11 +50,13 @@
 
 #include "absl/synchronization/mutex.h"
 #include "src/base/clock.h"
+#include "src/controllers/common/job_outcome.h"
 #include "src/controllers/common/resources.h"
 #include "src/controllers/common/wait.h"
 #include "src/controllers/postgrescluster/ensure_tls.h"
 #include "src/controllers/postgrescluster/etcd_user.h"
 #include "src/controllers/postgrescluster/leader_watch.h"
+#include "src/controllers/postgrescluster/major_upgrade.h"
 #include "src/controllers/postgrescluster/membership.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/phase.h"
@@ -119,6 +123,11 @@ class PostgresClusterReconciler : public runtime::Reconciler {
 
  private:
   bool scheduled_backups_ = false;
+  // An earlier PostgresCluster of this name (another uid): its objects
+  // (Secrets with passwords among them) go first; the wait, if any.
+  std::optional<runtime::Result> WaitForEarlierObjects(const runtime::Request& req,
+                                                       const nlohmann::json& stored,
+                                                       const std::string& uid);
   absl::StatusOr<runtime::Result> ReconcileDeletion(const runtime::Request& req,
                                                     const nlohmann::json& stored, absl::Time now);
   // Drops what is kept for an object that is gone or going.
@@ -135,6 +144,22 @@ class PostgresClusterReconciler : public runtime::Reconciler {
                                                                 const Phase& ctx,
                                                                 PostgresCluster& cluster,
                                                                 const DcsResolution& dcs);
+  // A major upgrade (major_upgrade.h): planned from the spec as asked, acted
+  // on (a switchover, the Job, the DCS cleared), recorded in `cluster`'s
+  // status; then `cluster`'s spec is the one the members run
+  // (ApplyRunningView). Returns when to look again, if a wait has a bound.
+  absl::StatusOr<std::optional<absl::Duration>> MajorUpgradePhase(const Phase& ctx,
+                                                                  PostgresCluster& cluster,
+                                                                  const DcsResolution& dcs,
+                                                                  const Members& members);
+  absl::StatusOr<std::optional<controllers::JobOutcome>> ObserveUpgradeJob(const Phase& ctx);
+  absl::Status ActOnUpgrade(const Phase& ctx, const DcsResolution& dcs, const Members& members,
+                            UpgradeStep& step);
+  // While an upgrade stops the members or runs pg_upgrade: the status
+  // written, and the reconcile's result (nothing else is done); nullopt when
+  // the reconcile goes on as usual.
+  std::optional<absl::StatusOr<runtime::Result>> HoldForUpgrade(
+      const Phase& ctx, const DcsResolution& dcs, std::optional<absl::Duration> recheck);
   // Restoring → Succeeded once `primary` serves: an event, and the users are
   // applied again (the restored roles are the backup's).
   void FinishRestore(const runtime::Request& req, const Phase& ctx, PostgresCluster& cluster,

@@ -119,10 +119,13 @@ absl::Status RemoveKubernetesState(const Phase& p) {
 
 }  // namespace
 
+absl::Status ClearPatroniState(const Phase& p, const DcsResolution& dcs) {
+  return UsesEtcd(p.cluster) ? RemovePatroniEtcdKeys(p.cache, p.cluster, dcs)
+                             : RemoveKubernetesState(p);
+}
+
 absl::StatusOr<bool> WipeMembers(const Phase& p, const DcsResolution& dcs) {
-  absl::Status cleared = UsesEtcd(p.cluster) ? RemovePatroniEtcdKeys(p.cache, p.cluster, dcs)
-                                             : RemoveKubernetesState(p);
-  if (!cleared.ok()) return cleared;
+  if (absl::Status cleared = ClearPatroniState(p, dcs); !cleared.ok()) return cleared;
   int left = 0;
   for (const api::PostgresInstanceSet& set : p.cluster.spec.instances) {
     ObjectPtr sts = p.cache.Get(kStatefulSets, p.n.ns, StatefulSetName(p.cluster, set.name));

@@ -68,6 +68,12 @@ bool RestoreIn(const PostgresCluster& cluster, const char* phase);
 // stay stopped meanwhile (builders.h RestoreStopsMembers). "" when it can.
 std::string RestoreBlocked(const PostgresCluster& cluster);
 
+// Removes Patroni's state of the cluster from its DCS (etcd: the keys under
+// /<namespace>/<scope>/; kubernetes: the leader, config, failover and sync
+// Endpoints). Only with every member stopped: a running Patroni writes its
+// keys back.
+absl::Status ClearPatroniState(const Phase& p, const DcsResolution& dcs);
+
 // Stopping, once no member pod exists: removes Patroni's state from the DCS
 // and deletes the members' data volumes. Returns whether none is left (the
 // caller then moves to Restoring); false while deletions are under way.

@@ -50,6 +50,8 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
   // controller's other counters, Patroni's pod annotations on the kubernetes
   // DCS, a condition's timestamps) does not reconcile.
   c.Watch(cache.Informer(kStatefulSets), owner, {runtime::ContentChangedPredicate()});
+  // A major upgrade's Job (upgrade_job.h): its end moves the upgrade on.
+  c.Watch(cache.Informer(kube::kJobs), owner, {runtime::ResourceVersionChangedPredicate()});
   for (const auto& gvr :
        {kServices, kConfigMaps, kPdbs, kServiceAccounts, kRoles, kRoleBindings, kNetworkPolicies}) {
     c.Watch(cache.Informer(gvr), owner, {runtime::ResourceVersionChangedPredicate()});

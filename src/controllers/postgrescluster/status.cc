@@ -7,6 +7,7 @@
 #include "src/base/json_access.h"
 #include "src/controllers/common/typed_condition.h"
 #include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/major_upgrade.h"
 #include "src/runtime/conditions.h"
 
 namespace quorum::postgrescluster {
@@ -33,6 +34,12 @@ ReadyVerdict ReadyOf(const StatusInput& in, int ready, int desired) {
     const api::PgBackRestRestoreStatus& r = *in.cluster->status.restore;
     return {.reason = "Restoring",
             .message = absl::StrCat("in-place restore ", r.id, " (", r.phase, "): ", r.message)};
+  }
+  if (UpgradeUnderway(*in.cluster)) {
+    const api::PostgresMajorUpgradeStatus& u = *in.cluster->status.major_upgrade;
+    return {.reason = "MajorUpgrade",
+            .message = absl::StrCat("major upgrade ", u.from, " → ", u.to, " (", u.phase,
+                                    "): ", u.message)};
   }
   if (!in.problem.empty()) return {.reason = "Error", .message = in.problem};
   if (in.primary.empty()) {
@@ -136,6 +143,8 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
   status.backup_repos =
       in.backup_repos.has_value() ? *in.backup_repos : cluster.status.backup_repos;
   status.restore = cluster.status.restore;
+  status.postgres_version = cluster.status.postgres_version;
+  status.major_upgrade = cluster.status.major_upgrade;
   return status;
 }
 

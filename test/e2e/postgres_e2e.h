@@ -1,0 +1,105 @@
+// The fixture of the PostgresCluster end-to-end tests (postgrescluster_test.cc,
+// postgres_upgrade_test.cc): the CRD installed, and helpers that read the
+// cluster's status, run SQL and write the manifests the tests start from.
+#ifndef QUORUM_TEST_E2E_POSTGRES_E2E_H_
+#define QUORUM_TEST_E2E_POSTGRES_E2E_H_
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "test/e2e/e2e_env.h"
+#include "test/testmain/paths.h"
+
+namespace quorum::e2e {
+
+inline const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
+inline const kube::GroupVersionResource kPostgres{"postgres.quorum.dev", "v1alpha1",
+                                                  "postgresclusters"};
+inline const kube::GroupVersionResource kPods{"", "v1", "pods"};
+inline const kube::GroupVersionResource kSecrets{"", "v1", "secrets"};
+inline const kube::GroupVersionResource kClaims{"", "v1", "persistentvolumeclaims"};
+
+class PostgresClusterE2E : public E2ETest {
+ protected:
+  void SetUp() override {
+    E2ETest::SetUp();
+    absl::Status s =
+        testenv::InstallCrd(client(), std::string(QUORUM_SOURCE_DIR) +
+                                          "/deploy/crds/postgres.quorum.dev_postgresclusters.yaml");
+    ASSERT_TRUE(s.ok()) << s;
+  }
+
+  bool Ready(const std::string& name) {
+    auto c = client().Get(kPostgres, ns(), name);
+    if (!c.ok()) return false;
+    for (const Json& cond : c->value("status", Json::object()).value("conditions", Json::array()))
+      if (cond.value("type", "") == "Ready") return cond.value("status", "") == "True";
+    return false;
+  }
+
+  std::string Primary(const std::string& name) {
+    auto c = client().Get(kPostgres, ns(), name);
+    if (!c.ok()) return "";
+    const Json& st = c->value("status", Json::object());
+    if (st.contains("primary") && st["primary"].is_string()) return st["primary"];
+    return "";
+  }
+
+  // psql with the superuser's URI against `host` (a Service name), over TLS
+  // verified by the Secret's CA (the URI says sslmode=verify-full).
+  CommandResult Sql(const std::string& secret, const std::string& host, const std::string& sql) {
+    return Psql(client(), ns(), secret, host, sql, absl::Seconds(20));
+  }
+
+  // An EtcdCluster `name` of `replicas` members on emptyDir.
+  void CreateEtcdCluster(const std::string& name, int replicas) {
+    ASSERT_TRUE(
+        client()
+            .Create(
+                kEtcdClusters, ns(),
+                {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+                 {"kind", "EtcdCluster"},
+                 {"metadata", {{"name", name}, {"namespace", ns()}}},
+                 {"spec", {{"replicas", replicas}, {"storage", {{"emptyDir", Json::object()}}}}}})
+            .ok());
+  }
+
+  // True once EtcdCluster `name` reports `replicas` ready members.
+  bool EtcdReady(const std::string& name, int replicas) {
+    auto c = client().Get(kEtcdClusters, ns(), name);
+    if (!c.ok()) return false;
+    return c->value("status", Json::object()).value("readyReplicas", 0) == replicas;
+  }
+
+  // A PostgresCluster `name` of `replicas` instances (1Gi claims) on the
+  // kubernetes DCS.
+  Json KubernetesPostgres(const std::string& name, int replicas) {
+    return {{"apiVersion", "postgres.quorum.dev/v1alpha1"},
+            {"kind", "PostgresCluster"},
+            {"metadata", {{"name", name}, {"namespace", ns()}}},
+            {"spec",
+             {{"postgresVersion", 15},
+              {"instances",
+               Json::array({{{"name", "main"},
+                             {"replicas", replicas},
+                             {"dataVolumeClaimSpec",
+                              {{"accessModes", Json::array({"ReadWriteOnce"})},
+                               {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}})}}}};
+  }
+
+  // The same on the etcd DCS of EtcdCluster `dcs`; `patroni` fields are
+  // merged over the DCS.
+  Json EtcdPostgres(const std::string& name, int replicas, const std::string& dcs,
+                    const Json& patroni = Json::object()) {
+    Json p = {{"dcs", {{"type", "etcd"}, {"etcd", {{"clusterRef", {{"name", dcs}}}}}}}};
+    p.update(patroni);
+    Json pg = KubernetesPostgres(name, replicas);
+    pg["spec"]["patroni"] = p;
+    return pg;
+  }
+};
+
+}  // namespace quorum::e2e
+
+#endif  // QUORUM_TEST_E2E_POSTGRES_E2E_H_
