@@ -83,7 +83,7 @@ fi
 # The images that need no Go program (the pause image, the PostgreSQL images: Debian
 # bases from mmdebstrap, packages and Patroni downloaded) build beside the Go builds
 # below, which wait on the CPU while these wait mostly on downloads and disk.
-"$here/images.sh" build pause postgres-15 postgres-17 2> >(grep -v "^build-tools: cached " >&2) \
+"$here/images.sh" build pause postgres-15 postgres-17 postgres-15-bookworm 2> >(grep -v "^build-tools: cached " >&2) \
   >/dev/null &
 images_pid=$!
 "$here/build-tools.sh" 2> >(grep -v "^build-tools: cached " >&2) >/dev/null

@@ -16,8 +16,12 @@
 #   etcd-3.5:   quay.io/coreos/etcd:v<3.5 of tools/etcd35>
 #   etcd-3.7:   quay.io/coreos/etcd:v<3.7 of tools/etcd37>
 #   postgres-15: ghcr.io/quorum-dev/postgres:15-patroni4   images/postgres on bookworm, PG from Debian
-#   postgres-17: ghcr.io/quorum-dev/postgres:17-patroni4   images/postgres on trixie, PG from Debian,
-#               with 15's server programs beside (from bookworm) for pg_upgrade 15 -> 17
+#               (with bookworm-security's fixes)
+#   postgres-17: ghcr.io/quorum-dev/postgres:17-patroni4   images/postgres on trixie, PG from Debian
+#               (with trixie-security's fixes), with 15's server programs beside (from bookworm)
+#               for pg_upgrade 15 -> 17
+#   postgres-15-bookworm: ghcr.io/quorum-dev/postgres:15-bookworm-patroni4   as postgres-15
+#               without the security archive: an older 15 minor, for the minor upgrade test
 #   operator:   ghcr.io/quorum-dev/quorum-operator:0.1.0   images/operator on bookworm. With
 #               QUORUM_OPERATOR_BIN (the e2e fixture, make bench-node) it packs that already-built program
 #               (seconds, keyed by its bytes); without, it compiles the operator inside the
@@ -33,10 +37,10 @@ self="$here/$(basename "${BASH_SOURCE[0]}")"
 cache="${QUORUM_CACHE:-$HOME/.cache/quorum}"
 images="${QUORUM_IMAGES_DIR:-$cache/images}"
 mirror="${QUORUM_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-all=(pause etcd-3.6 etcd-3.5 etcd-3.7 postgres-15 postgres-17 operator)
+all=(pause etcd-3.6 etcd-3.5 etcd-3.7 postgres-15 postgres-17 postgres-15-bookworm operator)
 # What `build` with no names and `import` make: the operator image only from a
 # program the caller built (QUORUM_OPERATOR_BIN), never a compile inside the build.
-default=("${all[@]:0:6}")
+default=("${all[@]:0:7}")
 [[ -z "${QUORUM_OPERATOR_BIN:-}" ]] || default+=(operator)
 
 log() { echo "images: $*" >&2; }
@@ -56,6 +60,7 @@ ref() {
     etcd-3.7) echo "quay.io/coreos/etcd:$etcd37" ;;
     postgres-15) echo "ghcr.io/quorum-dev/postgres:15-patroni4" ;;
     postgres-17) echo "ghcr.io/quorum-dev/postgres:17-patroni4" ;;
+    postgres-15-bookworm) echo "ghcr.io/quorum-dev/postgres:15-bookworm-patroni4" ;;
     operator) echo "ghcr.io/quorum-dev/quorum-operator:0.1.0" ;;
     *) die "unknown image $1 (one of: ${all[*]})" ;;
   esac
@@ -190,18 +195,23 @@ build_one() {  # build_one NAME: prints its archive
       fi
       ;;
     postgres-*)
-      local major="${name#postgres-}" suite bkey from=""
+      local major="${name#postgres-}" suite bkey from="" security=1
+      # postgres-15-bookworm: 15 as bookworm itself ships it, without the
+      # security archive's newer minor (the minor upgrade test's "before").
+      [[ "$major" == 15-bookworm ]] && major=15 security=0
       # The older majors whose servers the image carries, for an in-place pg_upgrade.
       if [[ "$major" == 15 ]]; then suite=bookworm; else suite=trixie from=15; fi
       bkey="$(base "$suite")"
       key="$( (cat "$root/images/postgres/Dockerfile" "$root/src/patroni/role-callback.sh"
-        echo "$bkey $major debian upgrade-from=$from") | sha256sum | cut -c1-12)"
+        echo "$bkey $major debian upgrade-from=$from security=$security") | sha256sum |
+        cut -c1-12)"
       out="$(archive "$name" "$key")"
       [[ -f "$out" ]] && { echo "$out"; return; }
       log "building $r"
       bah bud --quiet --isolation chroot --pull=false --layers=false \
         --build-arg BASE="localhost/quorum/debian:$suite-$bkey" --build-arg PG_MAJOR="$major" \
         --build-arg PG_SOURCE=debian --build-arg PG_UPGRADE_FROM="$from" \
+        --build-arg DEBIAN_SECURITY="$security" \
         --build-arg DEBIAN_MIRROR="$mirror" \
         -f "$root/images/postgres/Dockerfile" -t "$r" "$root" >&2
       ;;

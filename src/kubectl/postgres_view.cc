@@ -92,6 +92,17 @@ std::string RestoreOf(const api::PostgresClusterStatus& s) {
   return out;
 }
 
+// status.majorUpgrade in one line: "15 → 17 Upgrading since T: message".
+std::string MajorUpgradeOf(const api::PostgresClusterStatus& s) {
+  if (!s.major_upgrade) return "";
+  const api::PostgresMajorUpgradeStatus& u = *s.major_upgrade;
+  std::string out = absl::StrCat(u.from, " → ", u.to, " ", u.phase);
+  if (!u.started_at.empty()) absl::StrAppend(&out, " started ", u.started_at);
+  if (!u.finished_at.empty()) absl::StrAppend(&out, ", finished ", u.finished_at);
+  if (!u.message.empty()) absl::StrAppend(&out, ": ", u.message);
+  return out;
+}
+
 }  // namespace
 
 PostgresStatusView BuildPostgresStatusView(const api::PostgresCluster& cluster,
@@ -104,7 +115,8 @@ PostgresStatusView BuildPostgresStatusView(const api::PostgresCluster& cluster,
   v.name = cluster.metadata.name;
   v.phase = PhaseOf(s.conditions, cluster.metadata.deleting);
   v.health = HealthOf(s.conditions, cluster.metadata.deleting);
-  v.postgres_version = cluster.spec.postgres_version;
+  // The data's major (the spec's until an upgrade to it has succeeded).
+  v.postgres_version = s.postgres_version != 0 ? s.postgres_version : cluster.spec.postgres_version;
   v.primary = s.primary;
   v.primary_service = s.primary_service;
   v.replica_service = s.replica_service;
@@ -119,6 +131,7 @@ PostgresStatusView BuildPostgresStatusView(const api::PostgresCluster& cluster,
   v.backups = SummarizeBackups(rows, backups_unreadable);
   v.last_switchover = SwitchoverOf(s.patroni);
   v.restore = RestoreOf(s);
+  v.major_upgrade = MajorUpgradeOf(s);
   v.conditions = ConditionRows(s.conditions);
   return v;
 }

@@ -103,6 +103,7 @@ Json RenderJson(const PostgresStatusView& v) {
   out["backups"] = Backups(v.backups);
   out["lastSwitchover"] = v.last_switchover;
   out["restore"] = v.restore;
+  out["majorUpgrade"] = v.major_upgrade;
   out["conditions"] = Conditions(v.conditions);
   return out;
 }

@@ -38,6 +38,7 @@ std::string Summary(const PostgresStatusView& v, const TextOptions& o) {
   }
   if (!v.last_switchover.empty()) fields.push_back({"switchover", v.last_switchover});
   if (!v.restore.empty()) fields.push_back({"restore", v.restore});
+  if (!v.major_upgrade.empty()) fields.push_back({"major upgrade", v.major_upgrade});
   return head + text::Fields(fields);
 }
 

@@ -137,6 +137,7 @@ struct PostgresStatusView {
   BackupsView backups;
   std::string last_switchover;  // "Switchover a -> b: Succeeded at T"; "" none
   std::string restore;          // "Restoring since T"; "" none
+  std::string major_upgrade;    // "15 → 17 Upgrading started T: ..."; "" none
   std::vector<ConditionRow> conditions;
 };
 

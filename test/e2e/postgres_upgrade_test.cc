@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "src/base/failpoint.h"
 #include "test/e2e/e2e_env.h"
 #include "test/e2e/postgres_e2e.h"
 
@@ -196,6 +197,135 @@ TEST_F(PostgresUpgradeE2E, ARefusedUpgradeKeepsServingTheOldMajorAndASecondAttem
   ASSERT_TRUE(testenv::Eventually([&] { return Ready(name); }, absl::Minutes(5)));
   EXPECT_EQ(ServerMajor(name, name), "17");
   EXPECT_EQ(Rows(name).size(), 500u);
+}
+
+// A minor upgrade is an image change within the major: the members roll,
+// replicas first, the primary last after a switchover. From 15 as bookworm
+// ships it to the default image (with bookworm-security's newer 15 minor),
+// with a writer running.
+TEST_F(PostgresUpgradeE2E, AMinorUpgradeRollsTheMembersUnderAWriter) {
+  OperatorProcess op(ns());
+  op.Start();
+  const std::string name = "upm";
+  const std::string primary_svc = absl::StrCat(name, ".", ns(), ".svc");
+  Json pg = KubernetesPostgres(name, 2);
+  pg["spec"]["image"] = "ghcr.io/quorum-dev/postgres:15-bookworm-patroni4";
+  ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready(name); }, absl::Minutes(6)));
+  auto version = [&](const std::string& service) {
+    CommandResult r = Sql(name + "-superuser", service + "." + ns() + ".svc",
+                          "select current_setting('server_version_num');");
+    return r.exit_code == 0 ? std::string(absl::StripAsciiWhitespace(r.output)) : "";
+  };
+  CommandResult made;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        made = Sql(name + "-superuser", primary_svc,
+                   "create table if not exists w(v int primary key);");
+        return made.exit_code == 0;
+      },
+      absl::Minutes(2)))
+      << made.output;
+  const std::string before = version(name);
+  std::vector<absl::Time> acked_at;  // the writer thread's only, read after Stop
+  AckedWriter writer(
+      [&](int i) {
+        const bool ok =
+            Sql(name + "-superuser", primary_svc, absl::StrCat("insert into w values (", i, ");"))
+                .exit_code == 0;
+        if (ok) acked_at.push_back(absl::Now());
+        return ok;
+      },
+      absl::Milliseconds(200));
+  absl::SleepFor(absl::Seconds(3));
+  const absl::Time started = absl::Now();
+  auto patched = client().Patch(kPostgres, ns(), name, kube::PatchType::kMerge,
+                                {{"spec", {{"image", nullptr}}}});
+  ASSERT_TRUE(patched.ok()) << patched.status();
+  auto rolled = [&] {
+    auto pods =
+        client().List(kPods, ns(), {.label_selector = "postgres.quorum.dev/cluster=" + name});
+    if (!pods.ok() || (*pods)["items"].size() != 2) return false;
+    for (const Json& p : (*pods)["items"]) {
+      if (p["spec"]["containers"][0].value("image", "") !=
+          "ghcr.io/quorum-dev/postgres:15-patroni4")
+        return false;
+    }
+    return Ready(name);
+  };
+  ASSERT_TRUE(testenv::Eventually(rolled, absl::Minutes(8))) << "the members did not roll";
+  absl::SleepFor(absl::Seconds(3));
+  const std::vector<int> acknowledged = writer.Stop();
+  absl::Duration gap;
+  for (size_t i = 1; i < acked_at.size(); ++i) gap = std::max(gap, acked_at[i] - acked_at[i - 1]);
+  const std::string after = version(name);
+  std::printf(
+      "minor upgrade of %s: server_version_num %s -> %s, %zu writes acknowledged, longest "
+      "write gap %s, roll %s\n",
+      name.c_str(), before.c_str(), after.c_str(), acknowledged.size(),
+      absl::FormatDuration(gap).c_str(), absl::FormatDuration(absl::Now() - started).c_str());
+  EXPECT_EQ(version(name + "-replicas"), after) << "the replica runs another minor";
+  int v_before = 0, v_after = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(before, &v_before) && absl::SimpleAtoi(after, &v_after))
+      << before << " " << after;
+  EXPECT_EQ(v_before / 10000, 15);
+  EXPECT_GE(v_after, v_before) << "a minor went down";
+  const std::set<int> present = Rows(name);
+  std::vector<int> lost;
+  for (int v : acknowledged) {
+    if (!present.contains(v)) lost.push_back(v);
+  }
+  EXPECT_GT(acknowledged.size(), 10u) << "the writer barely wrote";
+  EXPECT_TRUE(lost.empty()) << "acknowledged rows lost: " << absl::StrJoin(lost, ", ");
+}
+
+// The operator killed right before it creates the Job, then right before it
+// clears Patroni's state from the DCS: each time the next operator carries
+// on from status.majorUpgrade, and the upgrade ends with every row.
+TEST_F(PostgresUpgradeE2E, AnOperatorKilledAtEachUpgradeStepResumes) {
+  const std::string name = "upc";
+  const std::string primary_svc = absl::StrCat(name, ".", ns(), ".svc");
+  {
+    OperatorProcess op(ns());
+    op.Start();
+    ASSERT_TRUE(client().Create(kPostgres, ns(), KubernetesPostgres(name, 2)).ok());
+    ASSERT_TRUE(testenv::Eventually([&] { return Ready(name); }, absl::Minutes(6)));
+    CommandResult made;
+    ASSERT_TRUE(testenv::Eventually(
+        [&] {
+          made = Sql(name + "-superuser", primary_svc,
+                     "create table if not exists w(v int primary key); insert into w "
+                     "select generate_series(1, 300) on conflict do nothing;");
+          return made.exit_code == 0;
+        },
+        absl::Minutes(2)))
+        << made.output;
+    op.Stop();
+  }
+  ASSERT_NO_FATAL_FAILURE(SetVersion(name, 17));
+  for (const char* failpoint :
+       {"postgrescluster/before-UpgradeJob", "postgrescluster/before-UpgradeClearDcs"}) {
+    SCOPED_TRACE(failpoint);
+    OperatorProcess crashing(ns());
+    crashing.Start({absl::StrCat("QUORUM_FAILPOINTS=", failpoint)});
+    ASSERT_EQ(crashing.WaitExit(absl::Minutes(6)), kFailpointExitCode)
+        << "the operator never reached " << failpoint << "; log " << crashing.log_path()
+        << "; upgrade " << Upgrade(name).dump();
+  }
+  OperatorProcess op(ns());
+  op.Start();
+  Json upgrade;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        upgrade = Upgrade(name);
+        return upgrade.value("phase", "") == "Succeeded" || upgrade.value("phase", "") == "Failed";
+      },
+      absl::Minutes(10)))
+      << upgrade.dump();
+  ASSERT_EQ(upgrade.value("phase", ""), "Succeeded") << upgrade.dump();
+  ASSERT_TRUE(testenv::Eventually([&] { return Ready(name); }, absl::Minutes(5)));
+  EXPECT_EQ(ServerMajor(name, name), "17");
+  EXPECT_EQ(Rows(name).size(), 300u);
 }
 
 }  // namespace
