@@ -5,16 +5,20 @@
 # user, with the member's data volume mounted and every member stopped.
 #
 # Converts OLD_DIR (a cluster of major OLD, shut down) into NEW_DIR with
-# pg_upgrade --link: first `pg_upgrade --check`, which changes nothing; a
-# failure up to the link step leaves OLD_DIR as it was (an earlier attempt
-# cut short after the link step renamed OLD_DIR's pg_control, which is put
-# back: the new cluster never ran). Then, with the new cluster started on a
-# private socket only: the extension updates pg_upgrade asks for, and
-# ANALYZE of every database (pg_upgrade carries no statistics over); then
-# OLD_DIR goes (its files are NEW_DIR's, linked) and a marker in NEW_DIR
-# makes a second run a no-op. On failure the reason goes to the termination
-# message, which the operator puts in status.majorUpgrade.message.
-# TMPDIR and TERMINATION_LOG, when set, move the scratch files and the result.
+# pg_upgrade --link: first `pg_upgrade --check`, which changes nothing. Any
+# failure up to the end of pg_upgrade leaves OLD_DIR as it was and exits 1
+# (pg_upgrade renames OLD_DIR's pg_control when it starts linking: it is put
+# back, the new cluster never having run; an attempt cut short there is
+# mended the same way by the next run). Once pg_upgrade succeeded, a marker
+# in NEW_DIR makes a second run a no-op and OLD_DIR goes (its files are
+# NEW_DIR's, linked); then, with the new cluster started on a private socket
+# only, the extension updates pg_upgrade asks for and ANALYZE of every
+# database (pg_upgrade carries no statistics over) — failures there are
+# warnings in the result, never a failed upgrade. The reason of a failure, or
+# the warnings, go to the termination message, which the operator puts in
+# status.majorUpgrade.message.
+# TMPDIR, TERMINATION_LOG and PG_LIB_DIR (/usr/lib/postgresql), when set, move
+# the scratch files, the result and the programs.
 set -u
 old=$1
 new=$2
@@ -22,8 +26,9 @@ old_dir=$3
 new_dir=$4
 tmp=${TMPDIR:-/tmp}
 result=${TERMINATION_LOG:-/dev/termination-log}
-old_bin=/usr/lib/postgresql/$old/bin
-new_bin=/usr/lib/postgresql/$new/bin
+lib=${PG_LIB_DIR:-/usr/lib/postgresql}
+old_bin=$lib/$old/bin
+new_bin=$lib/$new/bin
 marker=$new_dir/.quorum-upgraded-from-$old
 log=$tmp/pg-upgrade.log
 say() { echo "pg-upgrade: $*"; }
@@ -89,21 +94,35 @@ upgrade --check || {
 }
 cat "$log"
 say "pg_upgrade --link ($old -> $new)"
-upgrade --link || fail_with_log "pg_upgrade failed"
+if ! upgrade --link; then
+  # The new cluster never ran: the old one is whole once its pg_control is
+  # back (pg_upgrade renames it when it starts linking).
+  if [ ! -f "$old_dir/global/pg_control" ] && [ -f "$old_dir/global/pg_control.old" ]; then
+    mv "$old_dir/global/pg_control.old" "$old_dir/global/pg_control"
+  fi
+  rm -rf "$new_dir"
+  fail_with_log "pg_upgrade failed; PostgreSQL $old's data is as it was"
+fi
 cat "$log"
+# The point of no return: from the new cluster's first start on, the old
+# one's files (linked) are the new one's. What follows only warns.
+touch "$marker"
+rm -rf "$old_dir"
 
 say "extension updates and statistics"
-"$new_bin/pg_ctl" -D "$new_dir" -w -t 600 -l "$tmp/new.log" \
-  -o "-c listen_addresses= -c unix_socket_directories=$tmp -c hba_file=$tmp/hba.conf" start ||
-  fail "PostgreSQL $new did not start after pg_upgrade: $(tail -n 5 "$tmp/new.log")"
-if [ -f update_extensions.sql ]; then
-  "$new_bin/psql" -h "$tmp" -d postgres -v ON_ERROR_STOP=1 -f update_extensions.sql ||
-    fail "updating the extensions failed"
+warnings=""
+if "$new_bin/pg_ctl" -D "$new_dir" -w -t 600 -l "$tmp/new.log" \
+  -o "-c listen_addresses= -c unix_socket_directories=$tmp -c hba_file=$tmp/hba.conf" start; then
+  if [ -f update_extensions.sql ] &&
+    ! "$new_bin/psql" -h "$tmp" -d postgres -v ON_ERROR_STOP=1 -f update_extensions.sql; then
+    warnings="$warnings; updating the extensions failed (run update_extensions.sql's ALTER EXTENSION ... UPDATE by hand)"
+  fi
+  "$new_bin/vacuumdb" -h "$tmp" --all --analyze-only ||
+    warnings="$warnings; ANALYZE failed (run vacuumdb --all --analyze-only)"
+  "$new_bin/pg_ctl" -D "$new_dir" -w -t 600 -m fast stop ||
+    warnings="$warnings; PostgreSQL $new did not stop cleanly"
+else
+  warnings="$warnings; PostgreSQL $new did not start for ANALYZE: $(tail -n 3 "$tmp/new.log")"
 fi
-"$new_bin/vacuumdb" -h "$tmp" --all --analyze-only || fail "ANALYZE after pg_upgrade failed"
-"$new_bin/pg_ctl" -D "$new_dir" -w -t 600 -m fast stop || fail "PostgreSQL $new did not stop"
-
-rm -rf "$old_dir"
-touch "$marker"
-say "done: $new_dir holds PostgreSQL $new"
-printf 'upgraded from %s to %s\n' "$old" "$new" >"$result"
+say "done: $new_dir holds PostgreSQL $new$warnings"
+printf 'upgraded from %s to %s%s\n' "$old" "$new" "$warnings" | tail -c 2000 >"$result"

@@ -168,7 +168,9 @@ UpgradeStep Upgrading(const UpgradeObservation& o, Upgrade u) {
   u.message = absl::StrCat(u.member, " starts on PostgreSQL ", u.to, " alone");
   UpgradeStep s = Step(o, std::move(u));
   s.action = UpgradeStep::kClearDcs;
-  Event(s, "MajorUpgradeStarting", "pg_upgrade succeeded; " + s.status->message);
+  Event(s, "MajorUpgradeStarting",
+        absl::StrCat("pg_upgrade: ", o.job->message.empty() ? "succeeded" : o.job->message, "; ",
+                     s.status->message));
   return s;
 }
 

@@ -48,11 +48,19 @@ std::string RunningImage(const Phase& p) {
 
 absl::StatusOr<std::optional<controllers::JobOutcome>> PostgresClusterReconciler::ObserveUpgradeJob(
     const Phase& ctx) {
+  // Only while an upgrade may start or runs: a finished Job stays (its log)
+  // and is no concern of a converged cluster.
+  const PostgresCluster& c = ctx.cluster;
+  const bool may_start = c.spec.postgres_version > DataMajor(c);
+  if (!UpgradeUnderway(c) && !may_start) return std::nullopt;
   const std::string name = UpgradeJobName(ctx.cluster);
   ObjectPtr job = cache_.Get(kube::kJobs, ctx.n.ns, name);
   if (job == nullptr) return std::nullopt;
   controllers::JobOutcome outcome = controllers::OutcomeOf(*job, Json::array());
-  if (outcome.failed) {  // the reason is the pod's termination message: one read, once
+  const bool upgrading =
+      UpgradeUnderway(c) && c.status.major_upgrade->phase == api::kUpgradeUpgrading;
+  if (upgrading && (outcome.failed || outcome.complete)) {
+    // Its result or warnings: the pod's termination message, one read when it ends.
     absl::StatusOr<Json> pods =
         client_.List(kPods, ctx.n.ns, {.label_selector = "job-name=" + name});
     if (!pods.ok()) return pods.status();
