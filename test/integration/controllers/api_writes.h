@@ -10,6 +10,9 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "src/kube/client.h"
 #include "src/runtime/controller.h"
@@ -58,6 +61,16 @@ inline std::optional<double> WritesOfATouch(kube::Client& client, runtime::Manag
     return std::nullopt;
   }
   return ApiWrites(manager) - writes;
+}
+
+// The rest_client_writes_total{verb,resource} lines of `manager`'s metrics,
+// for a failure message: which writes a touch made (compare two of them).
+inline std::string WriteSeries(runtime::Manager& manager) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(manager.metrics().Render(), '\n')) {
+    if (absl::StartsWith(line, "rest_client_writes_total{")) absl::StrAppend(&out, line, "\n");
+  }
+  return out;
 }
 
 // Touches the object until a touch's reconcile writes nothing — the

@@ -122,10 +122,13 @@ class PostgresClusterControllerTest : public testenv::ControllerTest {
     ASSERT_TRUE(testenv::SettlesToZeroWrites(client(), manager(), controller(), kPostgresClusters,
                                              ns(), name))
         << "the controller kept writing";
+    const std::string before = testenv::WriteSeries(manager());
     const std::optional<double> writes =
         testenv::WritesOfATouch(client(), manager(), controller(), kPostgresClusters, ns(), name);
     ASSERT_TRUE(writes.has_value()) << "no reconcile after the touch";
-    EXPECT_EQ(*writes, 0) << "a no-op reconcile must not write";
+    EXPECT_EQ(*writes, 0) << "a no-op reconcile must not write; writes before:\n"
+                          << before << "after:\n"
+                          << testenv::WriteSeries(manager());
   }
 
   // The reconciler's time: it stands still unless a test advances it.

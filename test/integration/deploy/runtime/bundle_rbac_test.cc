@@ -61,6 +61,8 @@ const std::map<std::string, std::string> kMayBeUnused = {
      "webhook certificate renewal (30 days before expiry); PostgreSQL server certificate "
      "renewal (60 days after issue)"},
     {"networking.k8s.io/networkpolicies delete", "spec.networkPolicy.enabled turned off"},
+    {"batch/jobs delete",
+     "a PostgreSQL major upgrade's Job of an earlier attempt (e2e_postgres_upgrade_test)"},
     // EtcdBackup: this test creates none (etcdbackup_reconciler_integration_test and
     // e2e_etcdbackup_test run them; a Job is created only once the cluster is Ready).
     {"batch/jobs create", "an EtcdBackup of a Ready cluster (needs running members)"},
