@@ -134,22 +134,15 @@ int RunStatus(const Flags& f) {
   if (f.output != "text" && f.output != "json") {
     return Fail(absl::InvalidArgumentError("-o/--output: want text or json"));
   }
-  absl::StatusOr<kube::RestConfig> config = LoadConfig(f);
-  if (!config.ok()) return Fail(config.status());
-  absl::StatusOr<std::unique_ptr<kube::Client>> client = kube::Client::Create(*config);
-  if (!client.ok()) return Fail(absl::FailedPreconditionError(client.status().message()));
   kubectl::StatusOptions options{
-      .ns = f.ns.empty() ? config->namespace_name : f.ns,
       .target = *target,
       .all_namespaces = f.all_namespaces,
       .format = f.output == "json" ? kubectl::OutputFormat::kJson : kubectl::OutputFormat::kText,
       .colour = !f.no_color && std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO) == 1,
       .now = absl::Now()};
-  if (options.ns.empty()) options.ns = "default";
-  absl::StatusOr<kubectl::CommandOutput> out = kubectl::RunStatus(**client, options);
-  if (!out.ok()) return Fail(out.status());
-  std::cout << out->text << std::flush;
-  return out->exit_code;
+  auto client = Connect(f, options.ns);
+  if (!client.ok()) return Fail(client.status());
+  return Print(kubectl::RunStatus(**client, options));
 }
 
 constexpr char kClusterHelp[] =
