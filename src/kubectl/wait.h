@@ -28,7 +28,8 @@ struct WaitResult {
 // Errors: NotFound when the object is absent or deleted meanwhile (the
 // message names it); any other code as the API answered the first read.
 // A watch that breaks is resumed; one whose resourceVersion expired is
-// restarted from a fresh read.
+// restarted from a fresh read; one the API forbids (RBAC without `watch`)
+// gives way to a read every second.
 absl::StatusOr<WaitResult> WaitForObject(kube::Client& client,
                                          const kube::GroupVersionResource& gvr,
                                          const std::string& ns, const std::string& name,

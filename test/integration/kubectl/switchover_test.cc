@@ -105,6 +105,22 @@ TEST_F(KubectlQuorumSwitchoverTest, AFailedResultExitsOneWithTheOperatorsMessage
   EXPECT_NE(run.out.find("  pg-a-main-2 is not running\n"), std::string::npos) << run.out;
 }
 
+TEST_F(KubectlQuorumSwitchoverTest, AUserWhoMayNotWatchGetsTheResultByRereads) {
+  const std::string kubeconfig =
+      KubeconfigWithRules("no-watch", Json::array({{{"apiGroups", {"postgres.quorum.dev"}},
+                                                    {"resources", {"postgresclusters"}},
+                                                    {"verbs", {"get", "patch"}}}}));
+  ASSERT_FALSE(kubeconfig.empty());
+  auto running = RunInBackground({"switchover", "pg-a", "--to", "pg-a-main-0"}, kubeconfig);
+  const std::string trigger = NewTrigger();
+  ASSERT_FALSE(trigger.empty());
+  Record(trigger, "Succeeded", "");
+  const testing::PluginRun run = running.get();
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_EQ(run.out,
+            "Switchover of PostgresCluster pg-a: Succeeded (pg-a-main-1 -> pg-a-main-0)\n");
+}
+
 TEST_F(KubectlQuorumSwitchoverTest, NoResultInTimeExitsOne) {
   const testing::PluginRun run = Run({"switchover", "pg-a", "--wait", "2s"});
   EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
