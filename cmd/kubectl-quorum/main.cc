@@ -8,14 +8,18 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "src/kube/client.h"
 #include "src/kube/config.h"
+#include "src/kubectl/backup_command.h"
 #include "src/kubectl/exit_code.h"
+#include "src/kubectl/psql_exec.h"
 #include "src/kubectl/status_command.h"
+#include "src/kubectl/switchover_command.h"
 
 namespace {
 
@@ -24,6 +28,15 @@ using namespace quorum;  // NOLINT(build/namespaces): main only
 struct Flags {
   std::string kubeconfig, context, ns, output = "text", cluster;
   bool no_color = false, all_namespaces = false;
+  // switchover
+  std::string to, wait = "3m";
+  bool failover = false;
+  // backup
+  std::string repo, type = "full", timeout = "1h";
+  bool wait_backup = false;
+  // psql
+  std::string user, host, port;
+  std::vector<std::string> psql_args;
 };
 
 int Fail(const absl::Status& status) {
@@ -43,6 +56,74 @@ absl::StatusOr<kube::RestConfig> LoadConfig(const Flags& f) {
   return config;
 }
 
+// A client for the kubeconfig; the namespace is -n, else the context's, else "default".
+absl::StatusOr<std::unique_ptr<kube::Client>> Connect(const Flags& f, std::string& ns) {
+  absl::StatusOr<kube::RestConfig> config = LoadConfig(f);
+  if (!config.ok()) return config.status();
+  absl::StatusOr<std::unique_ptr<kube::Client>> client = kube::Client::Create(*config);
+  if (!client.ok()) return absl::FailedPreconditionError(client.status().message());
+  (*client)->set_field_manager("kubectl-quorum");
+  ns = f.ns.empty() ? config->namespace_name : f.ns;
+  if (ns.empty()) ns = "default";
+  return client;
+}
+
+// A duration flag ("3m", "90s", "0"). Errors: InvalidArgument naming the flag.
+absl::StatusOr<absl::Duration> ParseWait(const std::string& flag, const std::string& value) {
+  absl::Duration d;
+  if (!absl::ParseDuration(value, &d) || d < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, " \"", value, "\": want a duration such as 3m, 90s or 0"));
+  }
+  return d;
+}
+
+int Print(const absl::StatusOr<kubectl::CommandOutput>& out) {
+  if (!out.ok()) return Fail(out.status());
+  std::cout << out->text << std::flush;
+  return out->exit_code;
+}
+
+int RunSwitchover(const Flags& f) {
+  absl::StatusOr<kubectl::Target> target = kubectl::ParseTarget(f.cluster);
+  if (!target.ok()) return Fail(target.status());
+  absl::StatusOr<absl::Duration> wait = ParseWait("--wait", f.wait);
+  if (!wait.ok()) return Fail(wait.status());
+  kubectl::SwitchoverOptions options{
+      .target = *target, .to = f.to, .failover = f.failover, .wait = *wait, .now = absl::Now()};
+  if (absl::Status s = kubectl::ValidateSwitchoverOptions(options); !s.ok()) return Fail(s);
+  auto client = Connect(f, options.ns);
+  if (!client.ok()) return Fail(client.status());
+  return Print(kubectl::RunSwitchover(**client, options));
+}
+
+int RunBackup(const Flags& f) {
+  absl::StatusOr<kubectl::Target> target = kubectl::ParseTarget(f.cluster);
+  if (!target.ok()) return Fail(target.status());
+  absl::StatusOr<absl::Duration> timeout = ParseWait("--timeout", f.timeout);
+  if (!timeout.ok()) return Fail(timeout.status());
+  kubectl::BackupOptions options{.target = *target,
+                                 .repo = f.repo,
+                                 .type = f.type,
+                                 .wait = f.wait_backup,
+                                 .timeout = *timeout,
+                                 .now = absl::Now()};
+  if (absl::Status s = kubectl::ValidateBackupOptions(options); !s.ok()) return Fail(s);
+  auto client = Connect(f, options.ns);
+  if (!client.ok()) return Fail(client.status());
+  return Print(kubectl::RunBackup(**client, options));
+}
+
+int RunPsql(const Flags& f) {
+  absl::StatusOr<kubectl::Target> target = kubectl::ParseTarget(f.cluster);
+  if (!target.ok()) return Fail(target.status());
+  kubectl::PsqlOptions options{
+      .target = *target, .user = f.user, .host = f.host, .port = f.port, .psql_args = f.psql_args};
+  auto client = Connect(f, options.ns);
+  if (!client.ok()) return Fail(client.status());
+  return Fail(kubectl::RunPsql(**client, options));  // returns only when psql did not start
+}
+
 int RunStatus(const Flags& f) {
   absl::StatusOr<kubectl::Target> target =
       f.cluster.empty() ? kubectl::Target{} : kubectl::ParseTarget(f.cluster);
@@ -53,28 +134,91 @@ int RunStatus(const Flags& f) {
   if (f.output != "text" && f.output != "json") {
     return Fail(absl::InvalidArgumentError("-o/--output: want text or json"));
   }
-  absl::StatusOr<kube::RestConfig> config = LoadConfig(f);
-  if (!config.ok()) return Fail(config.status());
-  absl::StatusOr<std::unique_ptr<kube::Client>> client = kube::Client::Create(*config);
-  if (!client.ok()) return Fail(absl::FailedPreconditionError(client.status().message()));
   kubectl::StatusOptions options{
-      .ns = f.ns.empty() ? config->namespace_name : f.ns,
       .target = *target,
       .all_namespaces = f.all_namespaces,
       .format = f.output == "json" ? kubectl::OutputFormat::kJson : kubectl::OutputFormat::kText,
       .colour = !f.no_color && std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO) == 1,
       .now = absl::Now()};
-  if (options.ns.empty()) options.ns = "default";
-  absl::StatusOr<kubectl::CommandOutput> out = kubectl::RunStatus(**client, options);
-  if (!out.ok()) return Fail(out.status());
-  std::cout << out->text << std::flush;
-  return out->exit_code;
+  auto client = Connect(f, options.ns);
+  if (!client.ok()) return Fail(client.status());
+  return Print(kubectl::RunStatus(**client, options));
+}
+
+constexpr char kClusterHelp[] =
+    "KIND/NAME (etcdcluster|ec|postgrescluster|pg) or NAME when only one kind has it";
+constexpr char kActionExitCodes[] =
+    "Exit codes: 0 done (Succeeded, Complete, or requested without waiting), 1 failed or not\n"
+    "finished in time, 2 usage error or not found, 3 API error (unreachable, unauthorized,\n"
+    "forbidden, bad kubeconfig).";
+
+CLI::App* AddStatus(CLI::App& app, Flags& f) {
+  CLI::App* status = app.add_subcommand(
+      "status",
+      "One screen on a cluster: members, roles, versions, backups, conditions; without a "
+      "name, one line per cluster");
+  status->add_option("cluster", f.cluster,
+                     std::string(kClusterHelp) + "; none: list every cluster of the namespace");
+  status->add_flag("-A,--all-namespaces", f.all_namespaces,
+                   "Without a name: list the clusters of every namespace");
+  status->add_option("-o,--output", f.output, "text or json")->capture_default_str();
+  status->add_flag("--no-color", f.no_color, "Never colour the text (also: NO_COLOR set)");
+  status->footer(kubectl::kExitCodesHelp);
+  return status;
+}
+
+CLI::App* AddSwitchover(CLI::App& app, Flags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "switchover",
+      "Move a PostgresCluster's primary (Patroni switchover, or failover with --failover) and "
+      "wait for the operator's result");
+  cmd->add_option("cluster", f.cluster, "The PostgresCluster (NAME or pg/NAME)")->required();
+  cmd->add_option("--to", f.to, "The member pod to promote (default: Patroni chooses)");
+  cmd->add_flag("--failover", f.failover,
+                "Type Failover: promote --to even when the primary is unhealthy");
+  cmd->add_option("--wait", f.wait, "How long to wait for the result; 0: do not wait")
+      ->capture_default_str();
+  cmd->footer(kActionExitCodes);
+  return cmd;
+}
+
+CLI::App* AddBackup(CLI::App& app, Flags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "backup", "Create a PostgresBackup <cluster>-<UTC time> of a PostgresCluster");
+  cmd->add_option("cluster", f.cluster, "The PostgresCluster (NAME or pg/NAME)")->required();
+  cmd->add_option("--repo", f.repo, "repo1..repo4 (default: the cluster's first repository)");
+  cmd->add_option("--type", f.type, "full, diff or incr")->capture_default_str();
+  cmd->add_flag("--wait", f.wait_backup, "Wait until the backup is Complete or Failed");
+  cmd->add_option("--timeout", f.timeout, "With --wait: how long at most")->capture_default_str();
+  cmd->footer(kActionExitCodes);
+  return cmd;
+}
+
+CLI::App* AddPsql(CLI::App& app, Flags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "psql",
+      "Run the local psql on a PostgresCluster's primary as one of its users, TLS verified "
+      "with the cluster's CA (no Secret decoding by hand; the password only in psql's "
+      "environment)");
+  cmd->add_option("cluster", f.cluster, "The PostgresCluster (NAME or pg/NAME)")->required();
+  cmd->add_option("args", f.psql_args, "After --: psql's own arguments (e.g. -- -c 'select 1')");
+  cmd->add_option("--user", f.user, "A user of spec.users (default: the superuser, postgres)");
+  cmd->add_option("--host", f.host,
+                  "Connect here instead of the Service's DNS name <cluster>.<namespace>.svc, "
+                  "which this machine must otherwise resolve (cluster DNS). An IP keeps the "
+                  "certificate checked against the Service's name (e.g. a port-forward: "
+                  "--host 127.0.0.1)");
+  cmd->add_option("--port", f.port, "Connect to this port (default: the Secret's, 5432)");
+  cmd->footer(
+      "Needs psql (Debian: postgresql-client) on PATH. Exit codes: psql's own once it runs; "
+      "2 usage error or not found (cluster, user, Secret), 3 API error or psql missing.");
+  return cmd;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"kubectl quorum: see Quorum's EtcdClusters and PostgresClusters"};
+  CLI::App app{"kubectl quorum: see and operate Quorum's EtcdClusters and PostgresClusters"};
   app.name("kubectl quorum");
   app.footer(kubectl::kExitCodesHelp);
   app.require_subcommand(1);
@@ -83,19 +227,11 @@ int main(int argc, char** argv) {
                  "Path to a kubeconfig (default: $KUBECONFIG, ~/.kube/config, in-cluster)");
   app.add_option("--context", f.context, "kubeconfig context (default: current-context)");
   app.add_option("-n,--namespace", f.ns, "Namespace (default: the context's namespace)");
-  CLI::App* status = app.add_subcommand(
-      "status",
-      "One screen on a cluster: members, roles, versions, backups, conditions; without a "
-      "name, one line per cluster");
-  status->add_option("cluster", f.cluster,
-                     "KIND/NAME (etcdcluster|ec|postgrescluster|pg) or NAME when only one kind "
-                     "has it; none: list every cluster of the namespace");
-  status->add_flag("-A,--all-namespaces", f.all_namespaces,
-                   "Without a name: list the clusters of every namespace");
-  status->add_option("-o,--output", f.output, "text or json")->capture_default_str();
-  status->add_flag("--no-color", f.no_color, "Never colour the text (also: NO_COLOR set)");
-  status->footer(kubectl::kExitCodesHelp);
-  status->fallthrough();
+  CLI::App* status = AddStatus(app, f);
+  CLI::App* switchover = AddSwitchover(app, f);
+  CLI::App* backup = AddBackup(app, f);
+  CLI::App* psql = AddPsql(app, f);
+  for (CLI::App* cmd : {status, switchover, backup, psql}) cmd->fallthrough();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -103,5 +239,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kubectl::kExitUsage;
   }
   if (status->parsed()) return RunStatus(f);
+  if (switchover->parsed()) return RunSwitchover(f);
+  if (backup->parsed()) return RunBackup(f);
+  if (psql->parsed()) return RunPsql(f);
   return kubectl::kExitUsage;
 }

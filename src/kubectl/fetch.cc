@@ -123,8 +123,8 @@ absl::StatusOr<ClusterLists> FetchClusters(kube::Client& client, const std::stri
   return out;
 }
 
-absl::StatusOr<ClusterInputs> FetchCluster(kube::Client& client, const std::string& ns,
-                                           const Target& target) {
+absl::StatusOr<FoundCluster> FindCluster(kube::Client& client, const std::string& ns,
+                                         const Target& target) {
   std::optional<Json> etcd, postgres;
   if (target.kind != Kind::kPostgresCluster) {
     absl::StatusOr<std::optional<Json>> got = GetIfPresent(client, kEtcdClusters, ns, target.name);
@@ -142,10 +142,18 @@ absl::StatusOr<ClusterInputs> FetchCluster(kube::Client& client, const std::stri
         "both an EtcdCluster and a PostgresCluster are named \"", target.name, "\" in namespace ",
         ns, ": say etcdcluster/", target.name, " or postgrescluster/", target.name));
   }
-  if (etcd) return ReadEtcd(client, *etcd);
-  if (postgres) return ReadPostgres(client, *postgres);
+  if (etcd) return FoundCluster{Kind::kEtcdCluster, *std::move(etcd)};
+  if (postgres) return FoundCluster{Kind::kPostgresCluster, *std::move(postgres)};
   return absl::NotFoundError(
       absl::StrCat(KindName(target.kind), " \"", target.name, "\" not found in namespace ", ns));
+}
+
+absl::StatusOr<ClusterInputs> FetchCluster(kube::Client& client, const std::string& ns,
+                                           const Target& target) {
+  absl::StatusOr<FoundCluster> found = FindCluster(client, ns, target);
+  if (!found.ok()) return found.status();
+  if (found->kind == Kind::kEtcdCluster) return ReadEtcd(client, found->object);
+  return ReadPostgres(client, found->object);
 }
 
 }  // namespace quorum::kubectl

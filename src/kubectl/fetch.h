@@ -7,6 +7,7 @@
 #ifndef QUORUM_SRC_KUBECTL_FETCH_H_
 #define QUORUM_SRC_KUBECTL_FETCH_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
 #include <vector>
@@ -48,6 +49,15 @@ using ClusterInputs = std::variant<EtcdInputs, PostgresInputs>;
 // does not decode; any other code as the API answered (kube/errors.h).
 absl::StatusOr<ClusterInputs> FetchCluster(kube::Client& client, const std::string& ns,
                                            const Target& target);
+
+// The cluster `target` names in `ns`, as stored: its kind (never kAny) and
+// object. Errors: as FetchCluster, without DataLoss (nothing is decoded).
+struct FoundCluster {
+  Kind kind;
+  nlohmann::json object;
+};
+absl::StatusOr<FoundCluster> FindCluster(kube::Client& client, const std::string& ns,
+                                         const Target& target);
 
 struct ClusterLists {
   std::vector<api::EtcdCluster> etcd;
