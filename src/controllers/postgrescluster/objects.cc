@@ -8,6 +8,7 @@
 #include "src/controllers/common/kube_fields.h"
 #include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/runtime/apply.h"
 #include "src/runtime/random.h"
@@ -165,6 +166,20 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
     if (!s.ok() && !absl::IsNotFound(s)) return s;
   }
   return refused;
+}
+
+absl::Status AdoptPatroniObjects(const Phase& p) {
+  if (!UsesConfigMaps(p.cluster)) return absl::OkStatus();
+  for (const std::string& name : PatroniObjectNames(p.cluster)) {
+    ObjectPtr object = p.cache.Get(kConfigMaps, p.n.ns, name);
+    if (object == nullptr) continue;
+    std::optional<Json> patch = PatroniObjectOwnerPatch(p.cluster, *object);
+    if (!patch.has_value()) continue;
+    absl::StatusOr<Json> r =
+        p.client.Patch(kConfigMaps, p.n.ns, name, kube::PatchType::kMerge, *patch);
+    if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace quorum::postgrescluster
