@@ -158,6 +158,7 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
     absl::Status s = p.client.Delete(kNetworkPolicies, p.n.ns, p.n.repo_host);
     if (!s.ok() && !absl::IsNotFound(s)) return s;
   }
+  if (absl::Status s = AdoptPatroniObjects(p); !s.ok()) return s;
   if (!rbac.empty()) return refused;
   for (const auto& [gvr, name] : {std::pair{kRoleBindings, p.n.role}, std::pair{kRoles, p.n.role},
                                   std::pair{kServiceAccounts, p.n.service_account}}) {

@@ -38,7 +38,8 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
 
 // With the kubernetes DCS on ConfigMaps: makes the cluster an owner of the
 // ConfigMaps Patroni made (dcs_objects.h: PatroniObjectOwnerPatch), as the
-// cache shows them. Errors from the API server but NotFound (gone meanwhile).
+// cache shows them; ApplyOwnedObjects calls it. Errors from the API server
+// but NotFound (gone meanwhile).
 absl::Status AdoptPatroniObjects(const Phase& p);
 
 }  // namespace quorum::postgrescluster

@@ -298,8 +298,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   // An in-place restore (restore.h): a new trigger starts one; the builders
   // and the status read its phase from the status.
   PlanRestoreInto(*cluster, now, recorder_, *stored);
-  // The kubernetes DCS's kind of objects, kept from the first reconcile on.
-  RecordDcsObjects(cache_, *cluster);
+  RecordDcsObjects(cache_, *cluster);  // the kubernetes DCS's objects, kept from now on
   Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster), operator_peer_, now};
   // Observe the DCS; act on what Kubernetes holds.
   absl::StatusOr<Prepared> prepared = ObserveDcsAndCredentials(req, ctx);
@@ -321,7 +320,6 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   const absl::Status refused = ApplyOwnedObjects(ctx, dcs, observed.membership.hold, &applied);
   if (!refused.ok() && !runtime::IsRefusedWrite(refused)) return refused;
   if (!refused.ok()) recorder_.Warning(*stored, "ApplyRefused", std::string(refused.message()));
-  if (absl::Status adopted = AdoptPatroniObjects(ctx); !adopted.ok()) return adopted;
   // An in-place restore may hold the members back (restore.h).
   if (std::optional<absl::StatusOr<Result>> held = HoldForRestore(req, ctx, *cluster, dcs)) {
     return *std::move(held);

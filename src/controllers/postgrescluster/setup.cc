@@ -69,10 +69,9 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
   c.Watch(cache.Informer(kEtcdClusters),
           runtime::EnqueueRequestsFromIndex(clusters.store(), kEtcdClusterIndex, key_of),
           {runtime::ResourceVersionChangedPredicate()});
-  // The kubernetes DCS's leader Endpoints or ConfigMap (Patroni labels them
-  // like the pods; dcs_objects.h): a new one, or a new leader, reconciles at
-  // once; renewals alone do not. The ConfigMaps' non-controller owner
-  // reference (AdoptPatroniConfigMaps) keeps them out of the owner watch.
+  // The kubernetes DCS's Endpoints or ConfigMaps (labelled like the pods;
+  // dcs_objects.h): a new one or a new leader reconciles at once, renewals do
+  // not (a non-controller owner keeps the ConfigMaps out of the owner watch).
   runtime::Predicate leader_changed;
   leader_changed.update = [](const Json& old_object, const Json& new_object) {
     return Str(At(old_object, {"metadata", "annotations", "leader"})) !=
