@@ -29,12 +29,14 @@ std::optional<bool> UseEndpointsIn(const std::string& yaml) {
 std::string PlanDcsObjects(const PostgresCluster& cluster, const DcsObjectsEvidence& evidence) {
   if (UsesEtcd(cluster)) return "";
   const std::string& recorded = cluster.status.patroni.dcs_objects;
-  if (recorded == api::kDcsObjectsEndpoints || recorded == api::kDcsObjectsConfigMaps) {
-    return recorded;
-  }
+  const bool valid =
+      recorded == api::kDcsObjectsEndpoints || recorded == api::kDcsObjectsConfigMaps;
+  std::optional<std::string> given;  // what the members were given, if known
   if (std::optional<bool> endpoints = UseEndpointsIn(evidence.patroni_yaml)) {
-    return *endpoints ? api::kDcsObjectsEndpoints : api::kDcsObjectsConfigMaps;
+    given = *endpoints ? api::kDcsObjectsEndpoints : api::kDcsObjectsConfigMaps;
   }
+  if (valid && (!given.has_value() || !evidence.has_member_pods)) return recorded;
+  if (given.has_value()) return *given;
   const bool ran = evidence.has_statefulset || cluster.status.observed_generation != 0;
   return ran ? api::kDcsObjectsEndpoints : api::kDcsObjectsConfigMaps;
 }

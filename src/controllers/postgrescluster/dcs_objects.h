@@ -31,13 +31,17 @@ struct DcsObjectsEvidence {
   // running members were given it; "" when there is none.
   std::string patroni_yaml;
   bool has_statefulset = false;  // any of the cluster's member StatefulSets exists
+  bool has_member_pods = false;  // any member pod exists (terminating ones too)
 };
 
 // The value status.patroni.dcsObjects should hold: "" with the etcd DCS; the
-// recorded value when there is one; otherwise what the members run (the
-// kubernetes section of patroni.yaml: use_endpoints false → ConfigMaps, true
-// → Endpoints); otherwise Endpoints for a cluster that already ran (a
-// StatefulSet, or a status written by an operator) and ConfigMaps for a new one.
+// recorded value when there is one — unless member pods exist and were given
+// the other kind (the kubernetes section of patroni.yaml: use_endpoints false
+// → ConfigMaps, true → Endpoints): then what they run, so a changed record
+// (the move of docs/operations.md) takes effect only once every member is
+// stopped. Unrecorded: what the members were given; otherwise Endpoints for a
+// cluster that already ran (a StatefulSet, or a status written by an
+// operator) and ConfigMaps for a new one.
 std::string PlanDcsObjects(const PostgresCluster& cluster, const DcsObjectsEvidence& evidence);
 
 // With the kubernetes DCS: whether Patroni uses ConfigMaps (recorded so) or

@@ -123,7 +123,7 @@ DcsResolution ObserveDcs(const Phase& p) {
 }
 
 void RecordDcsObjects(const runtime::Cache& cache, PostgresCluster& cluster) {
-  if (UsesEtcd(cluster) || !cluster.status.patroni.dcs_objects.empty()) return;
+  if (UsesEtcd(cluster)) return;
   const Names n = NamesOf(cluster);
   DcsObjectsEvidence evidence;
   if (ObjectPtr config = cache.Get(kConfigMaps, n.ns, n.config_map)) {
@@ -134,7 +134,17 @@ void RecordDcsObjects(const runtime::Cache& cache, PostgresCluster& cluster) {
       evidence.has_statefulset = true;
     }
   }
-  cluster.status.patroni.dcs_objects = PlanDcsObjects(cluster, evidence);
+  for (const ObjectPtr& pod : cache.ByInstance(kPods, n.ns, n.cluster)) {  // not the repo host
+    const Json& label = At(*pod, {"metadata", "labels", std::string(api::kClusterLabel).c_str()});
+    if (label.is_string() && label.get<std::string>() == n.cluster) evidence.has_member_pods = true;
+  }
+  const std::string planned = PlanDcsObjects(cluster, evidence);
+  if (!cluster.status.patroni.dcs_objects.empty() &&
+      planned != cluster.status.patroni.dcs_objects) {
+    spdlog::warn("{}/{}: status.patroni.dcsObjects {} kept as {} while members run", n.ns,
+                 n.cluster, cluster.status.patroni.dcs_objects, planned);
+  }
+  cluster.status.patroni.dcs_objects = planned;
 }
 
 // The DCS leader key: etcd read with a short deadline, or the kubernetes

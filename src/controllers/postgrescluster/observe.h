@@ -56,8 +56,8 @@ Members Observe(patroni::RestClient& rest, const runtime::Cache& cache,
 DcsResolution ObserveDcs(const Phase& p);
 
 // Sets cluster.status.patroni.dcsObjects (dcs_objects.h: PlanDcsObjects)
-// from the cluster's ConfigMap and StatefulSets in `cache`, before anything is
-// built from the cluster; WriteStatus then keeps it.
+// from the cluster's ConfigMap, StatefulSets and pods in `cache`, before
+// anything is built from the cluster; WriteStatus then keeps it.
 void RecordDcsObjects(const runtime::Cache& cache, PostgresCluster& cluster);
 
 // The DCS leader key: etcd read with a short deadline, or the kubernetes

@@ -128,6 +128,33 @@ class PostgresClusterControllerTest : public testenv::ControllerTest {
     EXPECT_EQ(*writes, 0) << "a no-op reconcile must not write";
   }
 
+  // A cluster an older operator made: its Patroni ConfigMap (use_endpoints:
+  // true) exists, in the controller's cache, before the cluster is seen.
+  void CreateClusterOnEndpoints(const std::string& name) {
+    const Json old_config = {
+        {"apiVersion", "v1"},
+        {"kind", "ConfigMap"},
+        {"metadata",
+         {{"name", name + "-patroni"},
+          {"labels",
+           {{"app.kubernetes.io/managed-by", "quorum-operator"},
+            {"app.kubernetes.io/name", "postgres"},
+            {"postgres.quorum.dev/cluster", name}}}}},
+        {"data", {{"patroni.yaml", "kubernetes:\n  namespace: x\n  use_endpoints: true\n"}}}};
+    ASSERT_TRUE(client().Create(kConfigMaps, ns(), old_config).ok());
+    ASSERT_TRUE(Eventually(
+        [&] { return manager().cache().Get(kConfigMaps, ns(), name + "-patroni") != nullptr; },
+        absl::Seconds(30)));
+    ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster(name, Json::object())).ok());
+  }
+
+  std::string DcsObjects(const std::string& name) {
+    auto got = client().Get(kPostgresClusters, ns(), name);
+    if (!got.ok()) return "";
+    const Json status = got->value("status", Json::object());
+    return status.value("patroni", Json::object()).value("dcsObjects", "");
+  }
+
   // The reconciler's time: it stands still unless a test advances it.
   FakeClock clock_{absl::Now()};
   std::unique_ptr<PostgresClusterReconciler> reconciler_;
@@ -217,30 +244,8 @@ TEST_F(PostgresClusterControllerTest, PatroniConfigMapsGoWithTheCluster) {
 // Patroni ConfigMap says use_endpoints: true) stays on Endpoints, so nothing
 // its members run changes and none restarts.
 TEST_F(PostgresClusterControllerTest, AClusterOnEndpointsStaysOnEndpoints) {
-  const Json old_config = {
-      {"apiVersion", "v1"},
-      {"kind", "ConfigMap"},
-      {"metadata",
-       {{"name", "old-patroni"},
-        {"labels",
-         {{"app.kubernetes.io/managed-by", "quorum-operator"},
-          {"app.kubernetes.io/name", "postgres"},
-          {"postgres.quorum.dev/cluster", "old"}}}}},
-      {"data", {{"patroni.yaml", "kubernetes:\n  namespace: x\n  use_endpoints: true\n"}}}};
-  ASSERT_TRUE(client().Create(kConfigMaps, ns(), old_config).ok());
-  // The reconcile reads the cache: wait until it holds the old ConfigMap.
-  ASSERT_TRUE(
-      Eventually([&] { return manager().cache().Get(kConfigMaps, ns(), "old-patroni") != nullptr; },
-                 absl::Seconds(30)));
-  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("old", Json::object())).ok());
-  ASSERT_TRUE(Eventually(
-      [&] {
-        auto got = client().Get(kPostgresClusters, ns(), "old");
-        if (!got.ok()) return false;
-        const Json status = got->value("status", Json::object());
-        return status.value("patroni", Json::object()).value("dcsObjects", "") == "Endpoints";
-      },
-      absl::Seconds(30)));
+  ASSERT_NO_FATAL_FAILURE(CreateClusterOnEndpoints("old"));
+  ASSERT_TRUE(Eventually([&] { return DcsObjects("old") == "Endpoints"; }, absl::Seconds(30)));
   ASSERT_TRUE(Eventually([&] { return client().Get(kServices, ns(), "old-config").ok(); },
                          absl::Seconds(30)))
       << "the Service that keeps Patroni's config Endpoints";
@@ -254,6 +259,53 @@ TEST_F(PostgresClusterControllerTest, AClusterOnEndpointsStaysOnEndpoints) {
   auto cm = client().Get(kConfigMaps, ns(), "old-patroni");
   EXPECT_TRUE(absl::StrContains((*cm)["data"]["patroni.yaml"].get<std::string>(),
                                 "\n  use_endpoints: true\n"));
+}
+
+// Issue 36.5: the move of docs/operations.md. ConfigMaps recorded while
+// members run is put back (members on two kinds would see two leader locks);
+// with every member stopped it holds, and the next start is on ConfigMaps.
+TEST_F(PostgresClusterControllerTest, AMoveToConfigMapsHoldsOnlyWithEveryMemberStopped) {
+  ASSERT_NO_FATAL_FAILURE(CreateClusterOnEndpoints("mv"));
+  ASSERT_TRUE(Eventually([&] { return DcsObjects("mv") == "Endpoints"; }, absl::Seconds(30)));
+  auto pods = [&] {
+    auto list = client().List(kPods, ns(), {.label_selector = "postgres.quorum.dev/cluster=mv"});
+    return list.ok() ? (*list)["items"].size() : size_t{99};
+  };
+  ASSERT_TRUE(Eventually([&] { return pods() == 2; }, absl::Seconds(60)));
+  const Json record = {{"status", {{"patroni", {{"dcsObjects", "ConfigMaps"}}}}}};
+  auto patch_status = [&] {
+    return client().Patch(kPostgresClusters, ns(), "mv", kube::PatchType::kMerge, record,
+                          {.subresource = "status"});
+  };
+  ASSERT_TRUE(patch_status().ok());
+  EXPECT_TRUE(Eventually([&] { return DcsObjects("mv") == "Endpoints"; }, absl::Seconds(30)))
+      << "put back while members run";
+  auto kept = client().Get(kConfigMaps, ns(), "mv-patroni");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_TRUE(
+      absl::StrContains((*kept)["data"].value("patroni.yaml", ""), "\n  use_endpoints: true\n"));
+
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "mv", kube::PatchType::kJson,
+                         Json::parse(R"([{"op":"replace","path":"/spec/instances/0/replicas",
+                                          "value":0}])"))
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return pods() == 0; }, absl::Seconds(60)));
+  ASSERT_TRUE(patch_status().ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto cm = client().Get(kConfigMaps, ns(), "mv-patroni");
+        return cm.ok() && absl::StrContains((*cm)["data"].value("patroni.yaml", ""),
+                                            "\n  use_endpoints: false\n");
+      },
+      absl::Seconds(30)));
+  EXPECT_EQ(DcsObjects("mv"), "ConfigMaps");
+  auto primary = client().Get(kServices, ns(), "mv");
+  ASSERT_TRUE(primary.ok());
+  EXPECT_EQ((*primary)["spec"]["selector"]["role"], "primary");
+  auto role = client().Get(kRoles, ns(), "mv-instance");
+  ASSERT_TRUE(role.ok());
+  EXPECT_TRUE(absl::StrContains(role->dump(), "\"configmaps\""));
 }
 
 // A switchover to a pod the spec does not ask for (a typo) is answered Failed

@@ -55,6 +55,26 @@ TEST(DcsObjectsTest, NewClustersGetConfigMapsAndClustersThatRanKeepWhatTheyRun) 
        0,
        {.patroni_yaml = "etcd3:\n  hosts: []\n"},
        "ConfigMaps"},
+      // The move (docs/operations.md): the user records ConfigMaps; it holds
+      // only once no member runs what it was given.
+      {"a move while members run waits",
+       kK8s,
+       "ConfigMaps",
+       5,
+       {.patroni_yaml = endpoints_yaml, .has_statefulset = true, .has_member_pods = true},
+       "Endpoints"},
+      {"a move once every member stopped",
+       kK8s,
+       "ConfigMaps",
+       5,
+       {.patroni_yaml = endpoints_yaml, .has_statefulset = true},
+       "ConfigMaps"},
+      {"members running what is recorded",
+       kK8s,
+       "ConfigMaps",
+       5,
+       {.patroni_yaml = configmaps_yaml, .has_statefulset = true, .has_member_pods = true},
+       "ConfigMaps"},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(PlanDcsObjects(Cluster(c.dcs_type, c.recorded, c.observed_generation), c.evidence),
