@@ -65,7 +65,10 @@ std::vector<std::string> PatroniObjectNames(const PostgresCluster& cluster);
 // it with the cluster; the owner watch, which follows controllers only, does
 // not reconcile on each renewal), keeping other owners; nullopt when the
 // cluster already owns it or does not use ConfigMaps. Patroni's own patches
-// name annotations and labels only, so the reference stays.
+// name annotations and labels only, so the reference stays. The patch moves
+// the object's resourceVersion once: a leader renewal racing it gets a
+// conflict, on which Patroni reads the object again and retries (as with the
+// operator's release of a crash-looping leader's lock).
 std::optional<Json> PatroniObjectOwnerPatch(const PostgresCluster& cluster, const Json& object);
 
 }  // namespace quorum::postgrescluster
