@@ -80,6 +80,17 @@ Json MajorUpgradeStatus() {
        {"message", String("What it is doing or waiting for, or why it failed.")}});
 }
 
+Json DcsObjectsStatus() {
+  Json s = String(
+      "With the kubernetes DCS, the objects Patroni keeps its leader lock and configuration in: "
+      "ConfigMaps (<cluster>-leader, -config, -failover, -sync) for clusters created by this "
+      "operator version or later, Endpoints (<cluster>, <cluster>-config, ...) for older ones. "
+      "Recorded at the first reconcile; docs/operations.md describes the move from Endpoints "
+      "to ConfigMaps.");
+  s["enum"] = {"Endpoints", "ConfigMaps"};
+  return s;
+}
+
 }  // namespace
 
 Json PostgresClusterStatusSchema() {
@@ -154,6 +165,7 @@ Json PostgresClusterStatusSchema() {
                       {"systemIdentifier",
                        String("PostgreSQL's database system identifier: the same for every "
                               "member of one cluster.")},
+                      {"dcsObjects", DcsObjectsStatus()},
                       {"switchover", switchover},
                   })},
       });

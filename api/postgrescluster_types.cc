@@ -279,6 +279,7 @@ void DecodeStatus(Decoder& d, const Json* status, PostgresClusterStatus& out) {
   }
   const Json* patroni = d.Member(status, "status", "patroni");
   d.String(patroni, "status.patroni", "systemIdentifier", out.patroni.system_identifier);
+  d.String(patroni, "status.patroni", "dcsObjects", out.patroni.dcs_objects);
   if (const Json* sw = d.Member(patroni, "status.patroni", "switchover")) {
     const std::string at = "status.patroni.switchover";
     PostgresSwitchoverStatus& s = out.patroni.switchover.emplace();
@@ -517,6 +518,7 @@ Json ToJson(const PostgresClusterStatus& s) {
   if (!s.patroni.system_identifier.empty()) {
     patroni["systemIdentifier"] = s.patroni.system_identifier;
   }
+  if (!s.patroni.dcs_objects.empty()) patroni["dcsObjects"] = s.patroni.dcs_objects;
   if (const auto& sw = s.patroni.switchover) {
     patroni["switchover"] = {{"trigger", sw->trigger}, {"type", sw->type}, {"from", sw->from},
                              {"to", sw->to},           {"time", sw->time}, {"result", sw->result},

@@ -243,9 +243,18 @@ struct PostgresSwitchoverStatus {
 
 struct PostgresPatroniStatus {
   std::string system_identifier;
+  // The kubernetes DCS's objects (kDcsObjects* below), recorded at the first
+  // reconcile that knows: "" with the etcd DCS or before that reconcile.
+  std::string dcs_objects;
   std::optional<PostgresSwitchoverStatus> switchover;
   bool operator==(const PostgresPatroniStatus&) const = default;
 };
+
+// Where Patroni's kubernetes DCS keeps the leader lock and config: the
+// Endpoints of clusters made before Quorum moved to ConfigMaps, ConfigMaps for
+// the others (src/controllers/postgrescluster/dcs_objects.h).
+inline constexpr char kDcsObjectsEndpoints[] = "Endpoints";
+inline constexpr char kDcsObjectsConfigMaps[] = "ConfigMaps";
 
 // status.backups.pgbackrest.repos[]: the newest Complete PostgresBackup of
 // each type in one repository.

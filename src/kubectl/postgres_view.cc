@@ -14,8 +14,12 @@ std::string Label(const PodInfo& pod, std::string_view key) {
   return it == pod.labels.end() ? "" : it->second;
 }
 
-std::string DcsOf(const api::PostgresDcsSpec& dcs) {
-  if (!dcs.UsesEtcd()) return dcs.type;
+// The kubernetes DCS with the objects Patroni keeps it in, once recorded:
+// "kubernetes (ConfigMaps)" or "kubernetes (Endpoints)".
+std::string DcsOf(const api::PostgresDcsSpec& dcs, const std::string& dcs_objects) {
+  if (!dcs.UsesEtcd()) {
+    return dcs_objects.empty() ? dcs.type : absl::StrCat(dcs.type, " (", dcs_objects, ")");
+  }
   if (!dcs.etcd.cluster_ref.empty())
     return absl::StrCat("etcd (EtcdCluster ", dcs.etcd.cluster_ref, ")");
   return absl::StrCat("etcd (", absl::StrJoin(dcs.etcd.endpoints, ", "), ")");
@@ -120,7 +124,7 @@ PostgresStatusView BuildPostgresStatusView(const api::PostgresCluster& cluster,
   v.primary = s.primary;
   v.primary_service = s.primary_service;
   v.replica_service = s.replica_service;
-  v.dcs = DcsOf(cluster.spec.patroni.dcs);
+  v.dcs = DcsOf(cluster.spec.patroni.dcs, s.patroni.dcs_objects);
   v.instance_sets = InstanceSetRows(cluster);
   v.members = MemberRows(pods);
   v.repos = RepoRows(s);

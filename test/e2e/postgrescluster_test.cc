@@ -3,9 +3,9 @@
 // Service are read through the replica Service; the primary pod deleted → a
 // replica is promoted, the primary Service follows, writes resume, and no
 // committed row is lost.
-// Scenario 4: the same on the kubernetes DCS (Patroni keeps the primary
-// Service's Endpoints), with spec.users usable and a switchover through the
-// spec.
+// Scenario 4: the same on the kubernetes DCS (Patroni's lock in the ConfigMap
+// <cluster>-leader, the primary Service selecting the pod labelled primary:
+// issue 36.5), with spec.users usable and a switchover through the spec.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -313,6 +313,19 @@ TEST_F(PostgresClusterE2E, KubernetesDcsUsersSwitchoverConfigEditsAndACrashLoopi
                                   absl::Minutes(6)))
       << "the PostgresCluster did not become Ready with a primary";
   const std::string primary_svc = absl::StrCat("kpg.", ns(), ".svc");
+  // Issue 36.5: a new cluster's Patroni elects through ConfigMaps.
+  {
+    auto got = client().Get(kPostgres, ns(), "kpg");
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ((*got)["status"]["patroni"].value("dcsObjects", ""), "ConfigMaps");
+    const kube::GroupVersionResource config_maps{"", "v1", "configmaps"};
+    auto lock = client().Get(config_maps, ns(), "kpg-leader");
+    ASSERT_TRUE(lock.ok()) << lock.status();
+    EXPECT_EQ((*lock)["metadata"]["annotations"].value("leader", ""), Primary("kpg"));
+    auto svc = client().Get({"", "v1", "services"}, ns(), "kpg");
+    ASSERT_TRUE(svc.ok());
+    EXPECT_EQ((*svc)["spec"]["selector"].value("role", ""), "primary");
+  }
 
   // spec.users: the app user logs in to its own database through the primary Service.
   CommandResult last;

@@ -6,6 +6,7 @@
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_owned_config.h"
 #include "src/base/json_access.h"
+#include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/controllers/postgrescluster/major_upgrade.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/readiness.h"
@@ -459,7 +460,10 @@ std::vector<Json> BuildServices(const PostgresCluster& cluster) {
   const Names n = NamesOf(cluster);
   const std::string& type = cluster.spec.service.type;
   Json primary_spec = {{"type", type}, {"ports", ServicePorts(false)}};
-  if (UsesEtcd(cluster)) {
+  // With Endpoints, Patroni writes the leader's address into the primary
+  // Service's Endpoints itself (no selector); otherwise the Service selects
+  // the pod labelled primary (by Patroni, its callback or the operator).
+  if (!UsesEndpoints(cluster)) {
     Json selector = LabelsJson(ClusterSelector(cluster));
     selector[std::string(patroni::kRoleLabel)] = std::string(patroni::kPrimaryLabelValue);
     primary_spec["selector"] = selector;
@@ -480,7 +484,7 @@ std::vector<Json> BuildServices(const PostgresCluster& cluster) {
   const api::TemplateMeta& user = cluster.spec.service.metadata;
   for (const auto& [k, v] : user.labels) meta["labels"].emplace(k, v);
   for (const auto& [k, v] : user.annotations) meta["annotations"].emplace(k, v);
-  if (!UsesEtcd(cluster)) {  // Patroni's config object (leader-lease Service is the primary)
+  if (UsesEndpoints(cluster)) {  // Patroni's config Endpoints (the leader's is the primary's)
     out.push_back(Service(cluster, n.config_service, {{"clusterIP", "None"}}));
   }
   return out;
@@ -496,17 +500,22 @@ std::vector<Json> BuildRbac(const PostgresCluster& cluster) {
     rules.push_back(
         {{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list", "patch"}}});
   } else {
-    // Patroni's kubernetes DCS: the leader lock and config in Endpoints, the
-    // role label on its pod, and the config Service when it is missing.
+    // Patroni's kubernetes DCS: the leader lock and config in ConfigMaps or
+    // Endpoints (only the kind in use: patronictl remove deletes them as a
+    // collection), the role label on its pod, and with Endpoints the config
+    // Service when it is missing.
+    const bool endpoints = UsesEndpoints(cluster);
     rules.push_back(
         {{"apiGroups", {""}},
-         {"resources", {"endpoints"}},
+         {"resources", {endpoints ? "endpoints" : "configmaps"}},
          {"verbs",
           {"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}}});
     rules.push_back({{"apiGroups", {""}},
                      {"resources", {"pods"}},
                      {"verbs", {"get", "list", "watch", "update", "patch"}}});
-    rules.push_back({{"apiGroups", {""}}, {"resources", {"services"}}, {"verbs", {"create"}}});
+    if (endpoints) {
+      rules.push_back({{"apiGroups", {""}}, {"resources", {"services"}}, {"verbs", {"create"}}});
+    }
   }
   Json sa = {{"apiVersion", "v1"},
              {"kind", "ServiceAccount"},

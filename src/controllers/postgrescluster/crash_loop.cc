@@ -9,6 +9,7 @@
 #include "src/base/json_access.h"
 #include "src/controllers/common/kube_fields.h"
 #include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/controllers/postgrescluster/leader.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/observe.h"
@@ -45,16 +46,18 @@ absl::StatusOr<bool> ReleaseInEtcd(const Phase& p, const DcsResolution& dcs,
 }
 
 // Clears the kubernetes DCS's `leader` annotation (Patroni's leader
-// Endpoints) while it names `leader`: the patch carries the resourceVersion
-// it was read at, so a concurrent renewal or take-over makes it a conflict.
+// Endpoints or ConfigMap) while it names `leader`: the patch carries the
+// resourceVersion it was read at, so a concurrent renewal or take-over makes
+// it a conflict.
 absl::StatusOr<bool> ReleaseInKubernetes(const Phase& p, const std::string& leader) {
-  ObjectPtr endpoints = p.cache.Get(kEndpoints, p.n.ns, p.n.primary_service);
-  if (endpoints == nullptr || LeaderFromEndpoints(endpoints.get()) != leader) return false;
+  const kube::GroupVersionResource& kind = UsesConfigMaps(p.cluster) ? kConfigMaps : kEndpoints;
+  const std::string name = LeaderObjectName(p.cluster);
+  ObjectPtr lock = p.cache.Get(kind, p.n.ns, name);
+  if (lock == nullptr || LeaderFromObject(lock.get()) != leader) return false;
   const Json patch = {{"metadata",
-                       {{"resourceVersion", Str(At(*endpoints, {"metadata", "resourceVersion"}))},
+                       {{"resourceVersion", Str(At(*lock, {"metadata", "resourceVersion"}))},
                         {"annotations", {{"leader", nullptr}}}}}};
-  absl::StatusOr<Json> r =
-      p.client.Patch(kEndpoints, p.n.ns, p.n.primary_service, kube::PatchType::kMerge, patch);
+  absl::StatusOr<Json> r = p.client.Patch(kind, p.n.ns, name, kube::PatchType::kMerge, patch);
   if (absl::IsAborted(r.status()) || absl::IsNotFound(r.status())) return false;  // changed
   if (!r.ok()) return r.status();
   return true;

@@ -2,9 +2,11 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/etcdcluster_types.h"
 #include "src/base/json_access.h"
+#include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/patroni/dcs_cleanup.h"
 #include "src/patroni/role.h"
 
@@ -114,14 +116,17 @@ DcsResolution ResolveKubernetesDcs(const PostgresCluster& cluster) {
   for (const auto& [key, value] : CommonLabels(cluster)) k8s.labels[key] = value;
   k8s.scope_label = "postgres.quorum.dev/cluster";
   k8s.role_label = std::string(patroni::kRoleLabel);
-  k8s.use_endpoints = true;
-  k8s.port_name = kPostgresPortName;
-  k8s.port = kPostgresPort;
+  k8s.use_endpoints = UsesEndpoints(cluster);
+  if (k8s.use_endpoints) {  // the leader's address goes into the primary Service's Endpoints
+    k8s.port_name = kPostgresPortName;
+    k8s.port = kPostgresPort;
+  }
   out.dcs = k8s;
   out.ready = true;
   out.reason = "Resolved";
   out.message =
-      "Patroni keeps its leader lock in the Kubernetes API (Endpoints " + n.primary_service + ")";
+      absl::StrCat("Patroni keeps its leader lock in the Kubernetes API (",
+                   k8s.use_endpoints ? "Endpoints " : "ConfigMap ", LeaderObjectName(cluster), ")");
   return out;
 }
 

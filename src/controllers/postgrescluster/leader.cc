@@ -49,9 +49,9 @@ std::optional<std::string> ReadDcsLeader(const PostgresCluster& cluster, const D
   return *leader;
 }
 
-std::optional<std::string> LeaderFromEndpoints(const Json* endpoints) {
-  if (endpoints == nullptr) return std::nullopt;
-  return Str(At(*endpoints, {"metadata", "annotations", "leader"}));
+std::optional<std::string> LeaderFromObject(const Json* object) {
+  if (object == nullptr) return std::nullopt;
+  return Str(At(*object, {"metadata", "annotations", "leader"}));
 }
 
 }  // namespace quorum::postgrescluster

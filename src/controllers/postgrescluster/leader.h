@@ -2,8 +2,8 @@
 // labels (issue 14.7: the DCS leader key is the only truth for `primary`).
 // With the etcd DCS: the Patroni leader key, through an etcd client made from
 // the resolved DCS (its TLS and auth Secrets), with a short deadline. With the
-// kubernetes DCS: the `leader` annotation of the leader Endpoints Patroni
-// keeps (named like the cluster), from the informer cache.
+// kubernetes DCS: the `leader` annotation of the leader Endpoints or ConfigMap
+// Patroni keeps (dcs_objects.h), from the informer cache.
 //
 // Thread-safety: EtcdClientConfigFor is pure; ReadDcsLeader does I/O and is
 // safe to call concurrently.
@@ -39,12 +39,12 @@ absl::StatusOr<etcd::ClientConfig> EtcdClientConfigFor(const DcsResolution& dcs,
 std::optional<std::string> ReadDcsLeader(const PostgresCluster& cluster, const DcsResolution& dcs,
                                          const SecretValue& secret, absl::Duration timeout);
 
-// The kubernetes DCS leader from Patroni's leader Endpoints (nullptr: not
-// known yet -> nullopt): its `leader` annotation, "" when absent or empty
-// (Patroni clears it when the leader steps down). An expired record of a
-// dead leader still names it: that member then is unreachable, and no member
-// is routed as primary until the new leader writes its name.
-std::optional<std::string> LeaderFromEndpoints(const Json* endpoints);
+// The kubernetes DCS leader from Patroni's leader object, the Endpoints or
+// ConfigMap of LeaderObjectName (nullptr: not known yet -> nullopt): its `leader` annotation, ""
+// when absent or empty (Patroni clears it when the leader steps down). An expired record of a dead
+// leader still names it: that member then is unreachable, and no member is routed as primary until
+// the new leader writes its name.
+std::optional<std::string> LeaderFromObject(const Json* object);
 
 }  // namespace quorum::postgrescluster
 

@@ -8,6 +8,7 @@
 #include "src/controllers/common/kube_fields.h"
 #include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/runtime/apply.h"
 #include "src/runtime/random.h"
@@ -157,6 +158,7 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
     absl::Status s = p.client.Delete(kNetworkPolicies, p.n.ns, p.n.repo_host);
     if (!s.ok() && !absl::IsNotFound(s)) return s;
   }
+  if (absl::Status s = AdoptPatroniObjects(p); !s.ok()) return s;
   if (!rbac.empty()) return refused;
   for (const auto& [gvr, name] : {std::pair{kRoleBindings, p.n.role}, std::pair{kRoles, p.n.role},
                                   std::pair{kServiceAccounts, p.n.service_account}}) {
@@ -165,6 +167,20 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
     if (!s.ok() && !absl::IsNotFound(s)) return s;
   }
   return refused;
+}
+
+absl::Status AdoptPatroniObjects(const Phase& p) {
+  if (!UsesConfigMaps(p.cluster)) return absl::OkStatus();
+  for (const std::string& name : PatroniObjectNames(p.cluster)) {
+    ObjectPtr object = p.cache.Get(kConfigMaps, p.n.ns, name);
+    if (object == nullptr) continue;
+    std::optional<Json> patch = PatroniObjectOwnerPatch(p.cluster, *object);
+    if (!patch.has_value()) continue;
+    absl::StatusOr<Json> r =
+        p.client.Patch(kConfigMaps, p.n.ns, name, kube::PatchType::kMerge, *patch);
+    if (!r.ok() && !absl::IsNotFound(r.status())) return r.status();
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace quorum::postgrescluster

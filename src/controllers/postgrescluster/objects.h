@@ -36,6 +36,12 @@ struct AppliedObjects {
 absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
                                const std::map<std::string, int>& hold, AppliedObjects* applied);
 
+// With the kubernetes DCS on ConfigMaps: makes the cluster an owner of the
+// ConfigMaps Patroni made (dcs_objects.h: PatroniObjectOwnerPatch), as the
+// cache shows them; ApplyOwnedObjects calls it. Errors from the API server
+// but NotFound (gone meanwhile).
+absl::Status AdoptPatroniObjects(const Phase& p);
+
 }  // namespace quorum::postgrescluster
 
 #endif  // QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_OBJECTS_H_

@@ -9,6 +9,7 @@
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/kube_fields.h"
+#include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/controllers/postgrescluster/leader.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/role_sync.h"
@@ -121,15 +122,41 @@ DcsResolution ObserveDcs(const Phase& p) {
   return dcs;
 }
 
+void RecordDcsObjects(const runtime::Cache& cache, PostgresCluster& cluster) {
+  if (UsesEtcd(cluster)) return;
+  const Names n = NamesOf(cluster);
+  DcsObjectsEvidence evidence;
+  if (ObjectPtr config = cache.Get(kConfigMaps, n.ns, n.config_map)) {
+    evidence.patroni_yaml = Str(At(*config, {"data", "patroni.yaml"}));
+  }
+  for (const api::PostgresInstanceSet& set : cluster.spec.instances) {
+    if (cache.Get(kStatefulSets, n.ns, StatefulSetName(cluster, set.name)) != nullptr) {
+      evidence.has_statefulset = true;
+    }
+  }
+  for (const ObjectPtr& pod : cache.ByInstance(kPods, n.ns, n.cluster)) {  // not the repo host
+    const Json& label = At(*pod, {"metadata", "labels", std::string(api::kClusterLabel).c_str()});
+    if (label.is_string() && label.get<std::string>() == n.cluster) evidence.has_member_pods = true;
+  }
+  const std::string planned = PlanDcsObjects(cluster, evidence);
+  if (!cluster.status.patroni.dcs_objects.empty() &&
+      planned != cluster.status.patroni.dcs_objects) {
+    spdlog::warn("{}/{}: status.patroni.dcsObjects {} kept as {} while members run", n.ns,
+                 n.cluster, cluster.status.patroni.dcs_objects, planned);
+  }
+  cluster.status.patroni.dcs_objects = planned;
+}
+
 // The DCS leader key: etcd read with a short deadline, or the kubernetes
-// DCS's leader Endpoints from the cache; nullopt when unknown.
+// DCS's leader Endpoints or ConfigMap from the cache; nullopt when unknown.
 std::optional<std::string> ObserveLeader(const Phase& p, const DcsResolution& dcs) {
   if (!dcs.ready) return std::nullopt;
   if (UsesEtcd(p.cluster)) {
     return ReadDcsLeader(p.cluster, dcs, SecretValueFrom(p.cache, p.n.ns), kLeaderReadTimeout);
   }
-  ObjectPtr endpoints = p.cache.Get(kEndpoints, p.n.ns, p.n.primary_service);
-  return LeaderFromEndpoints(endpoints.get());
+  ObjectPtr lock = p.cache.Get(UsesConfigMaps(p.cluster) ? kConfigMaps : kEndpoints, p.n.ns,
+                               LeaderObjectName(p.cluster));
+  return LeaderFromObject(lock.get());
 }
 
 // The cluster's member pods that are not being deleted.

@@ -55,6 +55,11 @@ Members Observe(patroni::RestClient& rest, const runtime::Cache& cache,
 // event and DCSReady=False, never a crash loop.
 DcsResolution ObserveDcs(const Phase& p);
 
+// Sets cluster.status.patroni.dcsObjects (dcs_objects.h: PlanDcsObjects)
+// from the cluster's ConfigMap, StatefulSets and pods in `cache`, before
+// anything is built from the cluster; WriteStatus then keeps it.
+void RecordDcsObjects(const runtime::Cache& cache, PostgresCluster& cluster);
+
 // The DCS leader key: etcd read with a short deadline, or the kubernetes
 // DCS's leader Endpoints from the cache; nullopt when unknown.
 std::optional<std::string> ObserveLeader(const Phase& p, const DcsResolution& dcs);

@@ -298,6 +298,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   // An in-place restore (restore.h): a new trigger starts one; the builders
   // and the status read its phase from the status.
   PlanRestoreInto(*cluster, now, recorder_, *stored);
+  RecordDcsObjects(cache_, *cluster);  // the kubernetes DCS's objects, kept from now on
   Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster), operator_peer_, now};
   // Observe the DCS; act on what Kubernetes holds.
   absl::StatusOr<Prepared> prepared = ObserveDcsAndCredentials(req, ctx);

@@ -9,6 +9,7 @@
 #include "api/postgrescluster.h"
 #include "src/controllers/common/claim_templates.h"
 #include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/controllers/postgrescluster/finalizer.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 
@@ -106,12 +107,13 @@ std::string RestoreBlocked(const PostgresCluster& cluster) {
 
 namespace {
 
-// The kubernetes DCS's objects (Endpoints named after the scope; Patroni
-// writes them again when the restored member bootstraps).
+// The kubernetes DCS's objects (Endpoints or ConfigMaps named after the
+// scope, dcs_objects.h; Patroni writes them again when the restored member
+// bootstraps).
 absl::Status RemoveKubernetesState(const Phase& p) {
-  for (const std::string& name : {p.n.primary_service, p.n.config_service,
-                                  p.n.cluster + "-failover", p.n.cluster + "-sync"}) {
-    absl::Status s = p.client.Delete(kEndpoints, p.n.ns, name);
+  const kube::GroupVersionResource& kind = UsesConfigMaps(p.cluster) ? kConfigMaps : kEndpoints;
+  for (const std::string& name : PatroniObjectNames(p.cluster)) {
+    absl::Status s = p.client.Delete(kind, p.n.ns, name);
     if (!s.ok() && !absl::IsNotFound(s)) return s;
   }
   return absl::OkStatus();

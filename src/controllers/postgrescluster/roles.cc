@@ -4,6 +4,7 @@
 
 #include "src/base/json_access.h"
 #include "src/controllers/postgrescluster/dcs.h"
+#include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/patroni/role.h"
 #include "src/patroni/role_sync.h"
 
@@ -13,7 +14,7 @@ using runtime::ObjectPtr;
 
 std::string CorrectRoleLabels(const Phase& p, const std::vector<ObjectPtr>& pods,
                               const Members& members) {
-  if (!UsesEtcd(p.cluster)) return "";
+  if (UsesEndpoints(p.cluster)) return "";  // Patroni routes through the Endpoints itself
   std::vector<patroni::PodRoleLabel> current;
   for (const ObjectPtr& pod : pods) {
     const Json& label = At(*pod, {"metadata", "labels", std::string(patroni::kRoleLabel).c_str()});

@@ -69,14 +69,16 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
   c.Watch(cache.Informer(kEtcdClusters),
           runtime::EnqueueRequestsFromIndex(clusters.store(), kEtcdClusterIndex, key_of),
           {runtime::ResourceVersionChangedPredicate()});
-  // The kubernetes DCS's leader Endpoints (Patroni labels it like the pods):
-  // a new leader reconciles at once; renewals alone do not.
+  // The kubernetes DCS's Endpoints or ConfigMaps (labelled like the pods;
+  // dcs_objects.h): a new one or a new leader reconciles at once, renewals do
+  // not (a non-controller owner keeps the ConfigMaps out of the owner watch).
   runtime::Predicate leader_changed;
   leader_changed.update = [](const Json& old_object, const Json& new_object) {
     return Str(At(old_object, {"metadata", "annotations", "leader"})) !=
            Str(At(new_object, {"metadata", "annotations", "leader"}));
   };
   c.Watch(cache.Informer(kEndpoints), by_cluster_label, {leader_changed});
+  c.Watch(cache.Informer(kConfigMaps), by_cluster_label, {leader_changed});
   // The etcd DCS's leader keys: a watch on etcd wakes the cluster at once.
   reconciler.FollowDcsLeaders([&c](const runtime::Request& r) { c.queue().Add(r.Key()); });
   // Nodes: read to skip members on NotReady nodes (their pods' Ready

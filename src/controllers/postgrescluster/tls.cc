@@ -5,6 +5,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/runtime/certs.h"
 
 namespace quorum::postgrescluster {
@@ -22,7 +23,7 @@ std::vector<std::string> ServerCertDnsNames(const PostgresCluster& cluster) {
   const Names n = NamesOf(cluster);
   std::set<std::string> names = {"localhost"};
   std::vector<std::string> services = {n.primary_service, n.replica_service, n.pods_service};
-  if (!UsesEtcd(cluster)) services.push_back(n.config_service);
+  if (UsesEndpoints(cluster)) services.push_back(n.config_service);
   // The repository host presents the members' certificate.
   if (HasVolumeRepos(cluster)) services.push_back(n.repo_host);
   for (const std::string& svc : services) {

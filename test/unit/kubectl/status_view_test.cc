@@ -163,16 +163,21 @@ TEST(BackupsViewTest, AForbiddenBackupListIsUnreadableAndTheRestOfTheViewStays) 
 TEST(PostgresStatusViewTest, NamesTheDcsForEveryKind) {
   struct Case {
     Json dcs;
+    const char* dcs_objects;  // status.patroni.dcsObjects; "" not recorded
     const char* want;
   } cases[] = {
-      {Json::object(), "kubernetes"},
-      {{{"type", "kubernetes"}}, "kubernetes"},
+      {Json::object(), "", "kubernetes"},
+      {{{"type", "kubernetes"}}, "", "kubernetes"},
+      {Json::object(), "ConfigMaps", "kubernetes (ConfigMaps)"},
+      {Json::object(), "Endpoints", "kubernetes (Endpoints)"},
       {{{"type", "etcd"}, {"etcd", {{"endpoints", {"https://e1:2379", "https://e2:2379"}}}}},
+       "",
        "etcd (https://e1:2379, https://e2:2379)"},
   };
   for (const Case& c : cases) {
     Json obj = fixtures::PostgresClusterJson();
     obj["spec"]["patroni"]["dcs"] = c.dcs;
+    if (*c.dcs_objects != '\0') obj["status"]["patroni"]["dcsObjects"] = c.dcs_objects;
     EXPECT_EQ(BuildPostgresStatusView(fixtures::PostgresCluster(obj), {}, {}).dcs, c.want);
   }
 }

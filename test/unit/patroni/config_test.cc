@@ -60,6 +60,27 @@ TEST(ConfigTest, KubernetesDcsMatchesGolden) {
   ExpectGolden("kubernetes", RenderConfig(in));
 }
 
+// Issue 36.5: on ConfigMaps Patroni publishes no address, so no ports; with
+// Endpoints the port is named like the primary Service's.
+TEST(ConfigTest, KubernetesDcsOnConfigMapsOrEndpoints) {
+  ConfigInput in = Base();
+  KubernetesDcs k;
+  k.use_endpoints = false;
+  in.dcs = k;
+  nlohmann::json cms = BuildConfig(in)["kubernetes"];
+  EXPECT_EQ(cms["use_endpoints"], false);
+  EXPECT_FALSE(cms.contains("ports"));
+  EXPECT_NE(RenderConfig(in).find("\n  use_endpoints: false\n"), std::string::npos)
+      << "the line dcs_objects.cc reads back";
+
+  k.use_endpoints = true;
+  k.port_name = "postgres";
+  in.dcs = k;
+  nlohmann::json eps = BuildConfig(in)["kubernetes"];
+  EXPECT_EQ(eps["use_endpoints"], true);
+  EXPECT_EQ(eps["ports"], nlohmann::json::parse(R"([{"name":"postgres","port":5432}])"));
+}
+
 TEST(ConfigTest, EtcdDcsWithTlsAndAuthMatchesGolden) {
   ConfigInput in = Base();
   EtcdDcs e;

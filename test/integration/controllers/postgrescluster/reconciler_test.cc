@@ -131,6 +131,33 @@ class PostgresClusterControllerTest : public testenv::ControllerTest {
                           << testenv::WriteSeries(manager());
   }
 
+  // A cluster an older operator made: its Patroni ConfigMap (use_endpoints:
+  // true) exists, in the controller's cache, before the cluster is seen.
+  void CreateClusterOnEndpoints(const std::string& name) {
+    const Json old_config = {
+        {"apiVersion", "v1"},
+        {"kind", "ConfigMap"},
+        {"metadata",
+         {{"name", name + "-patroni"},
+          {"labels",
+           {{"app.kubernetes.io/managed-by", "quorum-operator"},
+            {"app.kubernetes.io/name", "postgres"},
+            {"postgres.quorum.dev/cluster", name}}}}},
+        {"data", {{"patroni.yaml", "kubernetes:\n  namespace: x\n  use_endpoints: true\n"}}}};
+    ASSERT_TRUE(client().Create(kConfigMaps, ns(), old_config).ok());
+    ASSERT_TRUE(Eventually(
+        [&] { return manager().cache().Get(kConfigMaps, ns(), name + "-patroni") != nullptr; },
+        absl::Seconds(30)));
+    ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster(name, Json::object())).ok());
+  }
+
+  std::string DcsObjects(const std::string& name) {
+    auto got = client().Get(kPostgresClusters, ns(), name);
+    if (!got.ok()) return "";
+    const Json status = got->value("status", Json::object());
+    return status.value("patroni", Json::object()).value("dcsObjects", "");
+  }
+
   // The reconciler's time: it stands still unless a test advances it.
   FakeClock clock_{absl::Now()};
   std::unique_ptr<PostgresClusterReconciler> reconciler_;
@@ -139,30 +166,149 @@ class PostgresClusterControllerTest : public testenv::ControllerTest {
 TEST_F(PostgresClusterControllerTest, KubernetesDcsProducesItsObjects) {
   ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("hippo", Json::object())).ok());
   const std::string uid = Uid("hippo");
-  const std::set<std::string> want = {"StatefulSet/hippo-main",    "Service/hippo",
-                                      "Service/hippo-replicas",    "Service/hippo-pods",
-                                      "Service/hippo-config",      "ConfigMap/hippo-patroni",
-                                      "Secret/hippo-superuser",    "Secret/hippo-replication",
-                                      "Secret/hippo-user-app",     "ServiceAccount/hippo-instance",
-                                      "Role/hippo-instance",       "RoleBinding/hippo-instance",
-                                      "PodDisruptionBudget/hippo", "Secret/hippo-ca",
-                                      "Secret/hippo-tls",          "Secret/hippo-patroni-api",
+  const std::set<std::string> want = {"StatefulSet/hippo-main",
+                                      "Service/hippo",
+                                      "Service/hippo-replicas",
+                                      "Service/hippo-pods",
+                                      "ConfigMap/hippo-patroni",
+                                      "Secret/hippo-superuser",
+                                      "Secret/hippo-replication",
+                                      "Secret/hippo-user-app",
+                                      "ServiceAccount/hippo-instance",
+                                      "Role/hippo-instance",
+                                      "RoleBinding/hippo-instance",
+                                      "PodDisruptionBudget/hippo",
+                                      "Secret/hippo-ca",
+                                      "Secret/hippo-tls",
+                                      "Secret/hippo-patroni-api",
                                       "NetworkPolicy/hippo"};
   ASSERT_TRUE(Eventually([&] { return Owned(uid) == want; }, absl::Seconds(30)))
       << testing::PrintToString(Owned(uid));
+  // Issue 36.5: a new cluster's Patroni keeps its state in ConfigMaps.
   auto role = client().Get(kRoles, ns(), "hippo-instance");
   ASSERT_TRUE(role.ok());
-  EXPECT_TRUE(absl::StrContains(role->dump(), "\"endpoints\""));
+  EXPECT_TRUE(absl::StrContains(role->dump(), "\"configmaps\""));
+  EXPECT_FALSE(absl::StrContains(role->dump(), "\"endpoints\""));
   auto primary = client().Get(kServices, ns(), "hippo");
-  EXPECT_FALSE((*primary)["spec"].contains("selector")) << "Patroni keeps these Endpoints";
+  EXPECT_EQ((*primary)["spec"]["selector"]["role"], "primary") << "no addresses in ConfigMaps";
   auto cm = client().Get(kConfigMaps, ns(), "hippo-patroni");
-  EXPECT_TRUE(absl::StrContains((*cm)["data"]["patroni.yaml"].get<std::string>(), "kubernetes:"));
+  EXPECT_TRUE(absl::StrContains((*cm)["data"]["patroni.yaml"].get<std::string>(),
+                                "\n  use_endpoints: false\n"));
   Json dcs_ready;
   ASSERT_TRUE(Eventually([&] { return !(dcs_ready = Condition("hippo", "DCSReady")).is_null(); },
                          absl::Seconds(30)));
   EXPECT_EQ(dcs_ready["status"], "True");
   EXPECT_EQ(Condition("hippo", "DCSSecure")["reason"], "KubernetesApi");
   EXPECT_EQ(Condition("hippo", "Ready")["reason"], "NoPrimary");
+  auto stored = client().Get(kPostgresClusters, ns(), "hippo");
+  EXPECT_EQ((*stored)["status"]["patroni"]["dcsObjects"], "ConfigMaps");
+}
+
+// Issue 36.5: Patroni makes its ConfigMaps without an owner; the cluster
+// becomes one (not their controller), so they go when the cluster does and a
+// cluster made again under the same name does not find the old one's state.
+TEST_F(PostgresClusterControllerTest, PatroniConfigMapsGoWithTheCluster) {
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("lock", Json::object())).ok());
+  const std::string uid = Uid("lock");
+  ASSERT_TRUE(Eventually([&] { return Owned(uid).count("ConfigMap/lock-patroni") == 1; },
+                         absl::Seconds(30)));
+  // What Patroni writes: the cluster's common labels plus its scope label.
+  const Json leader = {{"apiVersion", "v1"},
+                       {"kind", "ConfigMap"},
+                       {"metadata",
+                        {{"name", "lock-leader"},
+                         {"labels",
+                          {{"app.kubernetes.io/instance", "lock"},
+                           {"app.kubernetes.io/managed-by", "quorum-operator"},
+                           {"app.kubernetes.io/name", "postgres"},
+                           {"postgres.quorum.dev/cluster", "lock"}}},
+                         {"annotations", {{"leader", "lock-main-0"}, {"ttl", "30"}}}}}};
+  ASSERT_TRUE(client().Create(kConfigMaps, ns(), leader).ok());
+  Json refs;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto got = client().Get(kConfigMaps, ns(), "lock-leader");
+        refs = got.ok() ? (*got)["metadata"].value("ownerReferences", Json::array()) : Json();
+        return refs.is_array() && refs.size() == 1;
+      },
+      absl::Seconds(30)));
+  EXPECT_EQ(refs[0]["uid"], uid);
+  EXPECT_EQ(refs[0]["controller"], false);
+  auto again = client().Get(kConfigMaps, ns(), "lock-leader");
+  EXPECT_EQ((*again)["metadata"]["annotations"]["leader"], "lock-main-0") << "Patroni's data kept";
+  ASSERT_TRUE(client().Delete(kPostgresClusters, ns(), "lock").ok());
+  EXPECT_TRUE(Eventually(
+      [&] { return absl::IsNotFound(client().Get(kConfigMaps, ns(), "lock-leader").status()); },
+      absl::Seconds(60)))
+      << "garbage-collected with the cluster";
+}
+
+// Issue 36.5 and the operator upgrade: a cluster an older operator made (its
+// Patroni ConfigMap says use_endpoints: true) stays on Endpoints, so nothing
+// its members run changes and none restarts.
+TEST_F(PostgresClusterControllerTest, AClusterOnEndpointsStaysOnEndpoints) {
+  ASSERT_NO_FATAL_FAILURE(CreateClusterOnEndpoints("old"));
+  ASSERT_TRUE(Eventually([&] { return DcsObjects("old") == "Endpoints"; }, absl::Seconds(30)));
+  ASSERT_TRUE(Eventually([&] { return client().Get(kServices, ns(), "old-config").ok(); },
+                         absl::Seconds(30)))
+      << "the Service that keeps Patroni's config Endpoints";
+  auto primary = client().Get(kServices, ns(), "old");
+  ASSERT_TRUE(primary.ok());
+  EXPECT_FALSE((*primary)["spec"].contains("selector")) << "Patroni keeps these Endpoints";
+  auto role = client().Get(kRoles, ns(), "old-instance");
+  ASSERT_TRUE(role.ok());
+  EXPECT_TRUE(absl::StrContains(role->dump(), "\"endpoints\""));
+  EXPECT_FALSE(absl::StrContains(role->dump(), "\"configmaps\""));
+  auto cm = client().Get(kConfigMaps, ns(), "old-patroni");
+  EXPECT_TRUE(absl::StrContains((*cm)["data"]["patroni.yaml"].get<std::string>(),
+                                "\n  use_endpoints: true\n"));
+}
+
+// Issue 36.5: the move of docs/operations.md. ConfigMaps recorded while
+// members run is put back (members on two kinds would see two leader locks);
+// with every member stopped it holds, and the next start is on ConfigMaps.
+TEST_F(PostgresClusterControllerTest, AMoveToConfigMapsHoldsOnlyWithEveryMemberStopped) {
+  ASSERT_NO_FATAL_FAILURE(CreateClusterOnEndpoints("mv"));
+  ASSERT_TRUE(Eventually([&] { return DcsObjects("mv") == "Endpoints"; }, absl::Seconds(30)));
+  auto pods = [&] {
+    auto list = client().List(kPods, ns(), {.label_selector = "postgres.quorum.dev/cluster=mv"});
+    return list.ok() ? (*list)["items"].size() : size_t{99};
+  };
+  ASSERT_TRUE(Eventually([&] { return pods() == 2; }, absl::Seconds(60)));
+  const Json record = {{"status", {{"patroni", {{"dcsObjects", "ConfigMaps"}}}}}};
+  auto patch_status = [&] {
+    return client().Patch(kPostgresClusters, ns(), "mv", kube::PatchType::kMerge, record,
+                          {.subresource = "status"});
+  };
+  ASSERT_TRUE(patch_status().ok());
+  EXPECT_TRUE(Eventually([&] { return DcsObjects("mv") == "Endpoints"; }, absl::Seconds(30)))
+      << "put back while members run";
+  auto kept = client().Get(kConfigMaps, ns(), "mv-patroni");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_TRUE(
+      absl::StrContains((*kept)["data"].value("patroni.yaml", ""), "\n  use_endpoints: true\n"));
+
+  ASSERT_TRUE(client()
+                  .Patch(kPostgresClusters, ns(), "mv", kube::PatchType::kJson,
+                         Json::parse(R"([{"op":"replace","path":"/spec/instances/0/replicas",
+                                          "value":0}])"))
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return pods() == 0; }, absl::Seconds(60)));
+  ASSERT_TRUE(patch_status().ok());
+  ASSERT_TRUE(Eventually(
+      [&] {
+        auto cm = client().Get(kConfigMaps, ns(), "mv-patroni");
+        return cm.ok() && absl::StrContains((*cm)["data"].value("patroni.yaml", ""),
+                                            "\n  use_endpoints: false\n");
+      },
+      absl::Seconds(30)));
+  EXPECT_EQ(DcsObjects("mv"), "ConfigMaps");
+  auto primary = client().Get(kServices, ns(), "mv");
+  ASSERT_TRUE(primary.ok());
+  EXPECT_EQ((*primary)["spec"]["selector"]["role"], "primary");
+  auto role = client().Get(kRoles, ns(), "mv-instance");
+  ASSERT_TRUE(role.ok());
+  EXPECT_TRUE(absl::StrContains(role->dump(), "\"configmaps\""));
 }
 
 // A switchover to a pod the spec does not ask for (a typo) is answered Failed

@@ -106,6 +106,11 @@ const std::map<std::string, std::string> kMayBeUnused = {
     // that Role only while holding them itself.
     {"pods get", "granted to Patroni members (kubernetes DCS)"},
     {"pods update", "granted to Patroni members (kubernetes DCS)"},
+    {"configmaps get", "granted to Patroni members (kubernetes DCS)"},
+    {"configmaps update", "granted to Patroni members (kubernetes DCS)"},
+    {"configmaps delete", "granted to Patroni members; restore and major upgrade clear the DCS"},
+    {"configmaps deletecollection", "granted to Patroni members (kubernetes DCS)"},
+    // Endpoints: clusters made before the kubernetes DCS moved to ConfigMaps.
     {"endpoints get", "granted to Patroni members (kubernetes DCS)"},
     {"endpoints list", "granted to Patroni members (kubernetes DCS)"},
     {"endpoints watch", "granted to Patroni members (kubernetes DCS)"},

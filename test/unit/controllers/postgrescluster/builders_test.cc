@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "api/postgrescluster_types.h"
@@ -125,6 +126,18 @@ const Json kEtcdClusterRef = {
 TEST(PostgresBuildersGoldenTest, KubernetesDcs) {
   testing::ExpectGoldenJson(kTestdata + "kubernetes_dcs.json",
                             BuildAll(Cluster(Json::object()), {}));
+}
+
+// A cluster whose first reconcile recorded ConfigMaps (every new one).
+PostgresCluster ConfigMapsCluster() {
+  Json j = ClusterJson(Json::object());
+  j["status"]["patroni"]["dcsObjects"] = "ConfigMaps";
+  return Parse(j);
+}
+
+TEST(PostgresBuildersGoldenTest, KubernetesDcsOnConfigMaps) {
+  testing::ExpectGoldenJson(kTestdata + "kubernetes_dcs_configmaps.json",
+                            BuildAll(ConfigMapsCluster(), {}));
 }
 
 TEST(PostgresBuildersGoldenTest, EtcdDcsWithTlsAndAuth) {
@@ -337,6 +350,35 @@ TEST(PostgresBuildersTest, ServicesPerDcs) {
   EXPECT_EQ(BuildServices(Parse(lb_k8s))[0]["spec"]["type"], "NodePort");
 }
 
+// Issue 36.5: on ConfigMaps Patroni writes no addresses, so the primary
+// Service selects the pod labelled primary, as with etcd; the config Service
+// (kept only so Kubernetes leaves Patroni's config Endpoints alone) is gone.
+TEST(PostgresBuildersTest, ConfigMapsClustersSelectThePrimaryByItsRoleLabel) {
+  const std::vector<Json> services = BuildServices(ConfigMapsCluster());
+  EXPECT_EQ(Names(services), (std::set<std::string>{"Service/hippo", "Service/hippo-pods",
+                                                    "Service/hippo-replicas"}));
+  EXPECT_EQ(services[0]["spec"]["selector"],
+            (Json{{"postgres.quorum.dev/cluster", "hippo"}, {"role", "primary"}}));
+  EXPECT_EQ(services[1]["spec"]["selector"]["role"], "replica");
+  EXPECT_FALSE(absl::c_linear_search(ServerCertDnsNames(ConfigMapsCluster()), "hippo-config"));
+  EXPECT_TRUE(absl::c_linear_search(ServerCertDnsNames(Cluster(Json::object())), "hippo-config"))
+      << "clusters on Endpoints keep their certificate";
+}
+
+TEST(PostgresBuildersTest, ConfigMapsClustersTellPatroniSo) {
+  const PostgresCluster cluster = ConfigMapsCluster();
+  const DcsResolution dcs = ResolveDcs(cluster, World{}.lookup());
+  ASSERT_TRUE(dcs.ready);
+  const auto& k8s = std::get<patroni::KubernetesDcs>(dcs.dcs);
+  EXPECT_FALSE(k8s.use_endpoints);
+  EXPECT_EQ(k8s.port_name, "") << "no addresses to publish";
+  EXPECT_TRUE(absl::StrContains(dcs.message, "ConfigMap hippo-leader")) << dcs.message;
+  const DcsResolution old = ResolveDcs(Cluster(Json::object()), World{}.lookup());
+  EXPECT_TRUE(std::get<patroni::KubernetesDcs>(old.dcs).use_endpoints)
+      << "a cluster with nothing recorded stays on Endpoints";
+  EXPECT_TRUE(absl::StrContains(old.message, "Endpoints hippo")) << old.message;
+}
+
 bool GrantsOn(const std::vector<Json>& rbac, const std::string& resource) {
   for (const Json& o : rbac) {
     if (o["kind"] != "Role") continue;
@@ -352,7 +394,15 @@ bool GrantsOn(const std::vector<Json>& rbac, const std::string& resource) {
 TEST(PostgresBuildersTest, RbacPerDcsAndPodApiAccess) {
   const std::vector<Json> k8s = BuildRbac(Cluster(Json::object()));
   EXPECT_TRUE(GrantsOn(k8s, "endpoints"));
+  EXPECT_TRUE(GrantsOn(k8s, "services")) << "Patroni makes the config Service when missing";
+  EXPECT_FALSE(GrantsOn(k8s, "configmaps"));
   EXPECT_TRUE(GrantsOn(k8s, "pods"));
+  // Least privilege on ConfigMaps: the kind in use only, no Services.
+  const std::vector<Json> cms = BuildRbac(ConfigMapsCluster());
+  EXPECT_TRUE(GrantsOn(cms, "configmaps"));
+  EXPECT_FALSE(GrantsOn(cms, "endpoints"));
+  EXPECT_FALSE(GrantsOn(cms, "services"));
+  EXPECT_TRUE(GrantsOn(cms, "pods")) << "Patroni labels its pod with its role";
 
   // Issue 15.4: with etcd the pods get API rights only when the spec asks.
   Json open_json = ClusterJson(kEtcdEndpoints);
@@ -531,16 +581,16 @@ TEST(DcsResolutionTest, TheOperatorsEtcdClientFollowsTheResolvedDcs) {
 // Issue 14.7: with the kubernetes DCS the leader comes from Patroni's leader
 // Endpoints annotation (the informer's copy).
 TEST(DcsResolutionTest, KubernetesDcsLeaderFromTheLeaderEndpoints) {
-  EXPECT_EQ(LeaderFromEndpoints(nullptr), std::nullopt) << "not known yet";
+  EXPECT_EQ(LeaderFromObject(nullptr), std::nullopt) << "not known yet";
   const Json bare = {{"metadata", {{"name", "hippo"}}}};
-  EXPECT_EQ(LeaderFromEndpoints(&bare), std::optional<std::string>(""));
+  EXPECT_EQ(LeaderFromObject(&bare), std::optional<std::string>(""));
   const Json cleared = {{"metadata", {{"name", "hippo"}, {"annotations", {{"leader", ""}}}}}};
-  EXPECT_EQ(LeaderFromEndpoints(&cleared), std::optional<std::string>(""));
+  EXPECT_EQ(LeaderFromObject(&cleared), std::optional<std::string>(""));
   const Json led = {
       {"metadata",
        {{"name", "hippo"},
         {"annotations", {{"leader", "hippo-main-1"}, {"renewTime", "2026-12-01T18:00:00Z"}}}}}};
-  EXPECT_EQ(LeaderFromEndpoints(&led), std::optional<std::string>("hippo-main-1"));
+  EXPECT_EQ(LeaderFromObject(&led), std::optional<std::string>("hippo-main-1"));
 }
 
 TEST(PostgresBuildersTest, DynamicConfigurationMergesButTheSpecTimingsWin) {
