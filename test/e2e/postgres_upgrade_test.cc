@@ -36,10 +36,17 @@ class PostgresUpgradeE2E : public PostgresClusterE2E {
     ASSERT_TRUE(patched.ok()) << patched.status();
   }
 
-  // The server's major through `service`, "" when it cannot be asked.
+  // The server's major through `service`, "" when it cannot be asked within
+  // a minute (a Service that selects its pod follows its readiness with a lag).
   std::string ServerMajor(const std::string& name, const std::string& service) {
-    CommandResult r = Sql(name + "-superuser", service + "." + ns() + ".svc",
-                          "select current_setting('server_version_num')::int / 10000;");
+    CommandResult r;
+    testenv::Eventually(
+        [&] {
+          r = Sql(name + "-superuser", service + "." + ns() + ".svc",
+                  "select current_setting('server_version_num')::int / 10000;");
+          return r.exit_code == 0;
+        },
+        absl::Minutes(1));
     return r.exit_code == 0 ? std::string(absl::StripAsciiWhitespace(r.output)) : "";
   }
 
@@ -181,7 +188,14 @@ TEST_F(PostgresUpgradeE2E, ARefusedUpgradeKeepsServingTheOldMajorAndASecondAttem
       << "the old major does not serve again";
   EXPECT_EQ(ServerMajor(name, name), "15");
   EXPECT_EQ(Rows(name).size(), 500u);
-  ASSERT_TRUE(Sql(name + "-superuser", primary_svc, "drop table bad;").exit_code == 0);
+  CommandResult dropped;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        dropped = Sql(name + "-superuser", primary_svc, "drop table if exists bad;");
+        return dropped.exit_code == 0;
+      },
+      absl::Minutes(1)))
+      << dropped.output;
   ASSERT_NO_FATAL_FAILURE(SetVersion(name, 15));
   ASSERT_TRUE(testenv::Eventually([&] { return Upgrade(name).empty(); }, absl::Minutes(2)))
       << "the failed attempt was not given up: " << Upgrade(name).dump();
@@ -213,8 +227,14 @@ TEST_F(PostgresUpgradeE2E, AMinorUpgradeRollsTheMembersUnderAWriter) {
   ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
   ASSERT_TRUE(testenv::Eventually([&] { return Ready(name); }, absl::Minutes(6)));
   auto version = [&](const std::string& service) {
-    CommandResult r = Sql(name + "-superuser", service + "." + ns() + ".svc",
-                          "select current_setting('server_version_num');");
+    CommandResult r;
+    testenv::Eventually(
+        [&] {
+          r = Sql(name + "-superuser", service + "." + ns() + ".svc",
+                  "select current_setting('server_version_num');");
+          return r.exit_code == 0;
+        },
+        absl::Minutes(1));
     return r.exit_code == 0 ? std::string(absl::StripAsciiWhitespace(r.output)) : "";
   };
   CommandResult made;

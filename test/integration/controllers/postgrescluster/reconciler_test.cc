@@ -123,12 +123,18 @@ class PostgresClusterControllerTest : public testenv::ControllerTest {
                                              ns(), name))
         << "the controller kept writing";
     const std::string before = testenv::WriteSeries(manager());
+    auto status = [&] {
+      auto got = client().Get(kPostgresClusters, ns(), name);
+      return got.ok() ? got->value("status", Json::object()) : Json::object();
+    };
+    const Json status_before = status();
     const std::optional<double> writes =
         testenv::WritesOfATouch(client(), manager(), controller(), kPostgresClusters, ns(), name);
     ASSERT_TRUE(writes.has_value()) << "no reconcile after the touch";
     EXPECT_EQ(*writes, 0) << "a no-op reconcile must not write; writes before:\n"
                           << before << "after:\n"
-                          << testenv::WriteSeries(manager());
+                          << testenv::WriteSeries(manager())
+                          << "status change: " << Json::diff(status_before, status()).dump();
   }
 
   // A cluster an older operator made: its Patroni ConfigMap (use_endpoints:
