@@ -42,6 +42,15 @@ std::vector<std::string> NodeExecPrefix() {
 
 std::string OperatorBinary() { return Env("QUORUM_OPERATOR_BIN", QUORUM_OPERATOR_BIN); }
 
+CommandResult Kubectl(const std::string& ns, const std::vector<std::string>& args,
+                      absl::Duration timeout) {
+  const testenv::ControlPlane* cp = testenv::GetControlPlane();
+  std::vector<std::string> argv = {cp->bin_dir + "/kubectl", "--kubeconfig=" + cp->kubeconfig};
+  if (!ns.empty()) argv.insert(argv.end(), {"-n", ns});
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv, timeout);
+}
+
 CommandResult RunCommand(const std::vector<std::string>& argv, absl::Duration timeout) {
   CommandResult r;
   int p[2];

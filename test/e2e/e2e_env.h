@@ -39,6 +39,11 @@ CommandResult NodeExec(const std::vector<std::string>& argv,
 
 std::string OperatorBinary();
 
+// The control plane's kubectl with its admin kubeconfig, in namespace `ns`
+// ("" for none: cluster-scoped objects, or `-n` among `args`).
+CommandResult Kubectl(const std::string& ns, const std::vector<std::string>& args,
+                      absl::Duration timeout = absl::Seconds(60));
+
 // psql through `hack/node.sh exec` with the URI of Secret `secret` (a
 // PostgresCluster's <cluster>-superuser, say) in namespace `ns`, over TLS
 // verified by the Secret's CA; `host` ("" keeps the URI's) names the Service

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "test/e2e/e2e_env.h"
@@ -44,6 +45,22 @@ class PostgresClusterE2E : public E2ETest {
     const Json& st = c->value("status", Json::object());
     if (st.contains("primary") && st["primary"].is_string()) return st["primary"];
     return "";
+  }
+
+  // The members `patronictl list` shows when run plainly (no -c: the image
+  // names the configuration file) in `pod`'s database container, name ->
+  // role; empty when it fails (the output goes to the test's log).
+  std::map<std::string, std::string> PatronictlMembers(const std::string& pod) {
+    CommandResult r = Kubectl(
+        ns(), {"exec", pod, "-c", "database", "--", "patronictl", "list", "--format", "json"});
+    std::map<std::string, std::string> out;
+    const Json list = Json::parse(r.output, nullptr, false);
+    if (r.exit_code != 0 || !list.is_array()) {
+      ADD_FAILURE() << "patronictl list in " << pod << ": " << r.output;
+      return out;
+    }
+    for (const Json& m : list) out[m.value("Member", "")] = m.value("Role", "");
+    return out;
   }
 
   // psql with the superuser's URI against `host` (a Service name), over TLS

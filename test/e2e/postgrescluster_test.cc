@@ -50,6 +50,13 @@ TEST_F(PostgresClusterE2E, EtcdDcsFailoverKeepsCommittedRowsAndARolloutRightAfte
   const std::string first = Primary("pg");
   const std::string primary_svc = absl::StrCat("pg.", ns(), ".svc");
   const std::string replica_svc = absl::StrCat("pg-replicas.", ns(), ".svc");
+  // Issue 38.5: a plain `patronictl list` in a member pod sees every member
+  // through the etcd DCS (TLS and the member's own credentials).
+  {
+    const std::map<std::string, std::string> members = PatronictlMembers(first);
+    EXPECT_EQ(members.size(), 3u);
+    EXPECT_EQ(members.count(first) ? members.at(first) : "", "Leader");
+  }
 
   CommandResult w = Sql("pg-superuser", primary_svc,
                         "create table rows(id int primary key); insert into rows "
@@ -313,6 +320,11 @@ TEST_F(PostgresClusterE2E, KubernetesDcsUsersSwitchoverConfigEditsAndACrashLoopi
                                   absl::Minutes(6)))
       << "the PostgresCluster did not become Ready with a primary";
   const std::string primary_svc = absl::StrCat("kpg.", ns(), ".svc");
+  {
+    const std::map<std::string, std::string> members = PatronictlMembers(Primary("kpg"));
+    EXPECT_EQ(members.size(), 2u);
+    EXPECT_EQ(members.count(Primary("kpg")) ? members.at(Primary("kpg")) : "", "Leader");
+  }
   // Issue 36.5: a new cluster's Patroni elects through ConfigMaps.
   {
     auto got = client().Get(kPostgres, ns(), "kpg");

@@ -119,8 +119,10 @@ std::vector<std::string> PlanUserSql(const std::vector<UserSpec>& users,
   return sql;
 }
 
-absl::Status EnsureUsers(const PostgresTarget& target, const std::vector<UserSpec>& users) {
-  if (users.empty()) return absl::OkStatus();
+namespace {
+
+// A verified connection to `target` (users.h: the CA through a memfd).
+absl::StatusOr<Conn> Connect(const PostgresTarget& target) {
   std::optional<MemFile> ca;
   if (!target.ca_pem.empty()) {
     ca.emplace(target.ca_pem);
@@ -142,6 +144,36 @@ absl::Status EnsureUsers(const PostgresTarget& target, const std::vector<UserSpe
     return absl::UnavailableError(absl::StrCat("connecting to ", target.host, ":", target.port,
                                                " as ", target.user, ": ", Message(conn.get())));
   }
+  return conn;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::vector<std::string>>> QueryFirstRows(
+    const PostgresTarget& target, const std::vector<std::string>& statements) {
+  absl::StatusOr<Conn> conn = Connect(target);
+  if (!conn.ok()) return conn.status();
+  std::vector<std::vector<std::string>> out;
+  for (const std::string& sql : statements) {
+    Result r(PQexec(conn->get(), sql.c_str()));
+    if (PQresultStatus(r.get()) != PGRES_TUPLES_OK || PQntuples(r.get()) < 1) {
+      return absl::InternalError(absl::StrCat(sql, ": ",
+                                              PQresultStatus(r.get()) == PGRES_TUPLES_OK
+                                                  ? std::string("no row")
+                                                  : Message(conn->get())));
+    }
+    std::vector<std::string> row;
+    for (int c = 0; c < PQnfields(r.get()); ++c) row.push_back(PQgetvalue(r.get(), 0, c));
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+absl::Status EnsureUsers(const PostgresTarget& target, const std::vector<UserSpec>& users) {
+  if (users.empty()) return absl::OkStatus();
+  absl::StatusOr<Conn> connected = Connect(target);
+  if (!connected.ok()) return connected.status();
+  Conn conn = *std::move(connected);
   absl::StatusOr<std::set<std::string>> roles = Column(conn.get(), "SELECT rolname FROM pg_roles");
   if (!roles.ok()) return roles.status();
   absl::StatusOr<std::set<std::string>> dbs = Column(conn.get(), "SELECT datname FROM pg_database");
