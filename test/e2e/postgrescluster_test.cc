@@ -8,6 +8,7 @@
 // issue 36.5), with spec.users usable and a switchover through the spec.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -871,6 +872,55 @@ TEST_F(PostgresClusterE2E, KubectlQuorumPsqlAndSwitchoverOnARunningCluster) {
   sw = quorum({"switchover", "kq", "--to", "kq-main-7"});
   EXPECT_NE(sw.exit_code, 0) << sw.output;
   EXPECT_EQ(Primary("kq"), to);
+}
+
+// Issue 38: `kubectl quorum logs` and `report` on a running PostgresCluster:
+// every member's lines, prefixed; an archive with the cluster, its pods and
+// its Secrets by name only — the superuser's password nowhere in it.
+TEST_F(PostgresClusterE2E, KubectlQuorumLogsAndReportOnAPostgresCluster) {
+  OperatorProcess op(ns());
+  op.Start();
+  ASSERT_TRUE(client().Create(kPostgres, ns(), KubernetesPostgres("kr", 2)).ok());
+  ASSERT_TRUE(
+      testenv::Eventually([&] { return Ready("kr") && !Primary("kr").empty(); }, absl::Minutes(6)));
+  const std::string plugin = std::string(QUORUM_BINARY_DIR) + "/cmd/kubectl-quorum";
+  const std::string kubeconfig = "KUBECONFIG=" + testenv::GetControlPlane()->kubeconfig;
+  auto quorum = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = {"env", kubeconfig, plugin, "-n", ns()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return NodeExec(argv, absl::Minutes(4));
+  };
+  CommandResult logs = quorum({"logs", "kr", "--tail", "50"});
+  EXPECT_EQ(logs.exit_code, 0) << logs.output;
+  for (const char* pod : {"[kr-main-0", "[kr-main-1"}) {
+    EXPECT_TRUE(absl::StrContains(logs.output, pod)) << pod << ":\n" << logs.output;
+  }
+  char tmpl[] = "/tmp/quorum-e2e-report-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  absl::Cleanup remove = [&] {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  };
+  CommandResult report = quorum({"report", "pg/kr", "-o", dir + "/r.tar.gz"});
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  CommandResult listing = RunCommand({"tar", "-tzf", dir + "/r.tar.gz"});
+  ASSERT_EQ(listing.exit_code, 0) << listing.output;
+  for (const char* file : {"/cluster.json", "/secrets/kr-superuser.json",
+                           "/objects/Pod/kr-main-0.json", "/logs/kr-main-0/"}) {
+    EXPECT_TRUE(absl::StrContains(listing.output, file)) << file << ":\n" << listing.output;
+  }
+  CommandResult contents = RunCommand({"tar", "-xzOf", dir + "/r.tar.gz"});
+  ASSERT_EQ(contents.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(contents.output, "\"kind\": \"PostgresCluster\""));
+  absl::StatusOr<Json> secret = client().Get(kSecrets, ns(), "kr-superuser");
+  ASSERT_TRUE(secret.ok()) << secret.status();
+  const std::string b64 = (*secret)["data"]["password"];
+  std::string password;
+  ASSERT_TRUE(absl::Base64Unescape(b64, &password));
+  ASSERT_GE(password.size(), 8u);
+  EXPECT_FALSE(absl::StrContains(contents.output, password)) << "the report holds the password";
+  EXPECT_FALSE(absl::StrContains(contents.output, b64)) << "the report holds the password";
 }
 
 }  // namespace
