@@ -834,13 +834,7 @@ TEST_F(PostgresClusterE2E, KubectlQuorumPsqlAndSwitchoverOnARunningCluster) {
   ASSERT_TRUE(client().Create(kPostgres, ns(), KubernetesPostgres("kq", 2)).ok());
   ASSERT_TRUE(
       testenv::Eventually([&] { return Ready("kq") && !Primary("kq").empty(); }, absl::Minutes(6)));
-  const std::string plugin = std::string(QUORUM_BINARY_DIR) + "/cmd/kubectl-quorum";
-  const std::string kubeconfig = "KUBECONFIG=" + testenv::GetControlPlane()->kubeconfig;
-  auto quorum = [&](std::vector<std::string> args) {
-    std::vector<std::string> argv = {"env", kubeconfig, plugin, "-n", ns()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return NodeExec(argv, absl::Minutes(4));
-  };
+  auto quorum = [&](const std::vector<std::string>& args) { return KubectlQuorum(ns(), args); };
   CommandResult q;
   ASSERT_TRUE(testenv::Eventually(
       [&] {
@@ -883,13 +877,7 @@ TEST_F(PostgresClusterE2E, KubectlQuorumLogsAndReportOnAPostgresCluster) {
   ASSERT_TRUE(client().Create(kPostgres, ns(), KubernetesPostgres("kr", 2)).ok());
   ASSERT_TRUE(
       testenv::Eventually([&] { return Ready("kr") && !Primary("kr").empty(); }, absl::Minutes(6)));
-  const std::string plugin = std::string(QUORUM_BINARY_DIR) + "/cmd/kubectl-quorum";
-  const std::string kubeconfig = "KUBECONFIG=" + testenv::GetControlPlane()->kubeconfig;
-  auto quorum = [&](std::vector<std::string> args) {
-    std::vector<std::string> argv = {"env", kubeconfig, plugin, "-n", ns()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return NodeExec(argv, absl::Minutes(4));
-  };
+  auto quorum = [&](const std::vector<std::string>& args) { return KubectlQuorum(ns(), args); };
   CommandResult logs = quorum({"logs", "kr", "--tail", "50"});
   EXPECT_EQ(logs.exit_code, 0) << logs.output;
   for (const char* pod : {"[kr-main-0", "[kr-main-1"}) {
