@@ -167,8 +167,8 @@ Json RedactSecret(const Json& secret) {
 }
 
 std::vector<std::string> SensitiveValues(const std::vector<Json>& secrets) {
-  static const std::set<std::string> kNames = {"username", "user",   "host",
-                                               "port",     "dbname", "database"};
+  static const std::set<std::string> kNames = {"username", "user",     "host",   "port",
+                                               "dbname",   "database", "sslmode"};
   std::set<std::string> out;
   auto add = [&](const std::string& v) {
     if (v.size() < 4) return;

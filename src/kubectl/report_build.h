@@ -55,10 +55,10 @@ std::vector<nlohmann::json> SelectEvents(const nlohmann::json& cluster,
 // and stringData; nothing else (annotations hold last-applied copies).
 nlohmann::json RedactSecret(const nlohmann::json& secret);
 
-// What to scrub: every value of the Secrets' data and stringData (but
-// username, user, host, port, dbname, database, which are names, and values
-// under 4 bytes), in its decoded, base64 and JSON-escaped forms and, for
-// multi-line values, each line of 16 bytes or more.
+// What to scrub: every value of the Secrets' data and stringData (but those
+// of username, user, host, port, dbname, database and sslmode, which are not
+// secret, and values under 4 bytes), in its decoded, base64 and JSON-escaped
+// forms and, for multi-line values, each line of 16 bytes or more.
 std::vector<std::string> SensitiveValues(const std::vector<nlohmann::json>& secrets);
 
 // `text` with every occurrence of each value replaced by "REDACTED".
