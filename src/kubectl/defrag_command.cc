@@ -8,9 +8,12 @@
 #include "src/kubectl/defrag_plan.h"
 #include "src/kubectl/etcdctl_command.h"
 #include "src/kubectl/exit_code.h"
+#include "src/kubectl/text_table.h"
 
 namespace quorum::kubectl {
 namespace {
+
+std::string Size(int64_t bytes) { return bytes > 0 ? HumanBytes(bytes) : "0 B"; }
 
 // etcdctl against one member.
 class MemberCtl {
@@ -52,8 +55,8 @@ class MemberCtl {
 bool DefragOne(MemberCtl& ctl, const DefragStep& step, const EndpointStatus& before,
                absl::Duration wait, std::ostream& out, std::ostream& err) {
   const std::string& name = step.member.name;
-  out << name << (step.leader ? " (leader)" : " (follower)") << ": " << HumanBytes(before.db_size)
-      << " (in use " << HumanBytes(before.db_size_in_use) << "), defragmenting..." << std::flush;
+  out << name << (step.leader ? " (leader)" : " (follower)") << ": " << Size(before.db_size)
+      << " (in use " << Size(before.db_size_in_use) << "), defragmenting..." << std::flush;
   absl::StatusOr<CapturedRun> run =
       ctl.Run(step.member.endpoint, {"defrag", "--command-timeout=5m"});
   if (!run.ok() || run->exit_code != 0) {
@@ -72,7 +75,7 @@ bool DefragOne(MemberCtl& ctl, const DefragStep& step, const EndpointStatus& bef
     absl::SleepFor(absl::Seconds(2));
   }
   absl::StatusOr<EndpointStatus> after = ctl.Status(step.member.endpoint);
-  out << " " << (after.ok() ? HumanBytes(after->db_size) : "?") << ", healthy\n";
+  out << " " << (after.ok() ? Size(after->db_size) : "?") << ", healthy\n";
   return true;
 }
 

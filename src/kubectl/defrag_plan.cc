@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/str_format.h"
-
 namespace quorum::kubectl {
 
 using Json = nlohmann::json;
@@ -46,18 +44,6 @@ std::vector<DefragStep> PlanDefrag(const std::vector<EtcdMemberEndpoint>& member
     return a.member.name < b.member.name;
   });
   return out;
-}
-
-std::string HumanBytes(int64_t bytes) {
-  if (bytes < 1024) return absl::StrFormat("%d B", bytes);
-  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes) / 1024;
-  int u = 0;
-  while (v >= 1024 && u < 3) {
-    v /= 1024;
-    ++u;
-  }
-  return absl::StrFormat("%.1f %s", v, units[u]);
 }
 
 }  // namespace quorum::kubectl

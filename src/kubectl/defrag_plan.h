@@ -39,9 +39,6 @@ struct DefragStep {
 std::vector<DefragStep> PlanDefrag(const std::vector<EtcdMemberEndpoint>& members,
                                    const std::map<std::string, EndpointStatus>& statuses);
 
-// "512 B", "1.5 KiB", "20.0 MiB", "2.0 GiB".
-std::string HumanBytes(int64_t bytes);
-
 }  // namespace quorum::kubectl
 
 #endif  // QUORUM_SRC_KUBECTL_DEFRAG_PLAN_H_

@@ -3,7 +3,6 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 
 #include "absl/strings/match.h"
@@ -14,11 +13,13 @@ namespace quorum::kubectl {
 namespace {
 
 constexpr size_t kBlock = 512;
+constexpr int64_t kMaxOctal11 = (int64_t{1} << 33) - 1;  // 11 octal digits
 
-// `value` in octal, zero-padded to width-1 digits and a NUL.
+// `value` in octal, zero-padded to width-1 digits and a NUL (the callers
+// keep it below 8^(width-1)).
 void PutOctal(char* field, size_t width, uint64_t value) {
-  std::snprintf(field, width, "%0*llo", static_cast<int>(width - 1),
-                static_cast<unsigned long long>(value));
+  field[width - 1] = '\0';
+  for (size_t i = width - 1; i-- > 0; value >>= 3) field[i] = static_cast<char>('0' + (value & 7));
 }
 
 absl::Status CheckName(const std::string& name) {
@@ -60,7 +61,7 @@ std::string Header(const std::string& prefix, const std::string& name, size_t si
   PutOctal(b + 108, 8, 0);                   // uid
   PutOctal(b + 116, 8, 0);                   // gid
   PutOctal(b + 124, 12, size);               // size
-  PutOctal(b + 136, 12, static_cast<uint64_t>(std::max<int64_t>(mtime, 0)));
+  PutOctal(b + 136, 12, static_cast<uint64_t>(std::clamp<int64_t>(mtime, 0, kMaxOctal11)));
   std::memset(b + 148, ' ', 8);                        // checksum counted as spaces
   b[156] = '0';                                        // typeflag: regular file
   std::memcpy(b + 257, "ustar", 6);                    // magic with its NUL
@@ -70,7 +71,7 @@ std::string Header(const std::string& prefix, const std::string& name, size_t si
   std::memcpy(b + 345, prefix.data(), prefix.size());  // prefix[155]
   unsigned sum = 0;
   for (unsigned char c : h) sum += c;
-  std::snprintf(b + 148, 8, "%06o", sum);  // six digits, NUL, and the space left
+  PutOctal(b + 148, 7, sum);  // six digits and a NUL, then the space left
   b[155] = ' ';
   return h;
 }
@@ -84,6 +85,9 @@ absl::StatusOr<std::string> BuildTar(const std::vector<TarEntry>& entries, absl:
     if (absl::Status s = CheckName(e.name); !s.ok()) return s;
     std::string prefix, rest;
     if (absl::Status s = SplitName(e.name, prefix, rest); !s.ok()) return s;
+    if (e.data.size() > static_cast<size_t>(kMaxOctal11)) {
+      return absl::InvalidArgumentError(absl::StrCat("tar entry \"", e.name, "\": over 8 GiB"));
+    }
     out += Header(prefix, rest, e.data.size(), seconds);
     out += e.data;
     out.append((kBlock - e.data.size() % kBlock) % kBlock, '\0');

@@ -22,7 +22,8 @@ struct TarEntry {
 
 // The archive: a 512-byte header and the padded data per entry, then two
 // zero blocks. Errors: InvalidArgument naming an entry whose name is empty,
-// absolute, holds "..", or does not fit ustar (155-byte prefix + 100-byte name).
+// absolute, holds "..", or does not fit ustar (155-byte prefix + 100-byte
+// name), or whose data is 8 GiB or more.
 absl::StatusOr<std::string> BuildTar(const std::vector<TarEntry>& entries, absl::Time mtime);
 
 // `data` compressed as one gzip member. Errors: Internal when zlib fails.

@@ -50,13 +50,5 @@ TEST(PlanDefragTest, FollowersByNameThenTheLeader) {
   }
 }
 
-TEST(HumanBytesTest, BinaryUnits) {
-  EXPECT_EQ(HumanBytes(0), "0 B");
-  EXPECT_EQ(HumanBytes(1023), "1023 B");
-  EXPECT_EQ(HumanBytes(1536), "1.5 KiB");
-  EXPECT_EQ(HumanBytes(25001984), "23.8 MiB");
-  EXPECT_EQ(HumanBytes(int64_t{3} << 30), "3.0 GiB");
-}
-
 }  // namespace
 }  // namespace quorum::kubectl
