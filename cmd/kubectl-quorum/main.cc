@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ namespace {
 
 using namespace quorum;  // NOLINT(build/namespaces): main only
 
+constexpr int64_t kTailUnset = std::numeric_limits<int64_t>::min();  // --tail not given
+
 struct Flags {
   std::string kubeconfig, context, ns, output = "text", cluster;
   bool no_color = false, all_namespaces = false;
@@ -44,7 +47,7 @@ struct Flags {
   std::vector<std::string> psql_args;
   // logs, report, etcdctl, defrag
   std::string container, since, report_file, defrag_wait = "2m";
-  int64_t tail = -1;
+  int64_t tail = kTailUnset;
   bool follow = false;
 };
 
@@ -163,7 +166,7 @@ int RunLogs(const Flags& f) {
     if (!since.ok()) return Fail(since.status());
     options.since = *since;
   }
-  if (f.tail >= 0) options.tail = f.tail;
+  if (f.tail != kTailUnset) options.tail = f.tail;  // a negative one is refused
   auto client = Connect(f, options.ns);
   if (!client.ok()) return Fail(client.status());
   absl::Status s = kubectl::RunLogs(**client, options, std::cout, std::cerr);
