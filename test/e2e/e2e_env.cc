@@ -97,6 +97,20 @@ CommandResult NodeExec(const std::vector<std::string>& argv, absl::Duration time
   return RunCommand(full, timeout);
 }
 
+CommandResult KubectlQuorum(const std::string& ns, const std::vector<std::string>& args,
+                            absl::Duration timeout) {
+  const testenv::ControlPlane* cp = testenv::GetControlPlane();
+  std::vector<std::string> argv = {
+      "env",
+      "KUBECONFIG=" + cp->kubeconfig,
+      "PATH=" + cp->bin_dir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      std::string(QUORUM_BINARY_DIR) + "/cmd/kubectl-quorum",
+      "-n",
+      ns};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return NodeExec(argv, timeout);
+}
+
 AckedWriter::AckedWriter(std::function<bool(int)> write, absl::Duration pace)
     : thread_([this, write = std::move(write), pace] {
         for (int i = 1; !stop_.load(); ++i) {

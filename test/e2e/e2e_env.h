@@ -44,6 +44,12 @@ std::string OperatorBinary();
 CommandResult Kubectl(const std::string& ns, const std::vector<std::string>& args,
                       absl::Duration timeout = absl::Seconds(60));
 
+// The built kubectl-quorum with `args` in namespace `ns` through NodeExec
+// (cluster names resolve), with the control plane's kubeconfig and its
+// binaries (etcdctl) first on PATH.
+CommandResult KubectlQuorum(const std::string& ns, const std::vector<std::string>& args,
+                            absl::Duration timeout = absl::Minutes(4));
+
 // psql through `hack/node.sh exec` with the URI of Secret `secret` (a
 // PostgresCluster's <cluster>-superuser, say) in namespace `ns`, over TLS
 // verified by the Secret's CA; `host` ("" keeps the URI's) names the Service
