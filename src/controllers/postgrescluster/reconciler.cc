@@ -339,14 +339,11 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (std::optional<absl::StatusOr<Result>> held = HoldForUpgrade(ctx, dcs, *upgrade_wait)) {
     return *std::move(held);
   }
-  if (RestoreIn(*cluster, api::kRestoreRestoring) && members.primary_ready) {
-    FinishRestore(req, ctx, *cluster, members.primary);
-  }
+  // A restore's steps while members run: archive checked; done once a primary serves.
+  const std::optional<absl::Duration> restore_wait =
+      RestoreStepOnMembers(req, ctx, *cluster, observed, prepared->tls);
   absl::StatusOr<std::string> problem = ActOnMembers(ctx, *prepared, observed);
   if (!problem.ok()) return problem.status();
-  // A new in-place restore stops nothing until the newest WAL is archived.
-  const std::optional<absl::Duration> restore_wait =
-      CheckArchiveForRestore(ctx, *cluster, observed, prepared->tls);
   if (problem->empty()) *problem = std::string(refused.message());
   // A switchover trigger waits for an upgrade (which moves the primary itself).
   const SwitchoverOutcome sw = UpgradeUnderway(*cluster)

@@ -189,13 +189,14 @@ class PostgresClusterReconciler : public runtime::Reconciler {
     MembershipPlan membership;
   };
   Observed ObserveMembers(const Phase& ctx, const Prepared& prepared);
-  // An in-place restore in Checking (restore_check.h): asks the primary
-  // (AskArchiver) and moves `cluster`'s restore status on to Stopping or
-  // Failed, or keeps it waiting; returns when to look again (nullopt: not
-  // Checking). restore_check_phase.cc.
-  std::optional<absl::Duration> CheckArchiveForRestore(const Phase& ctx, PostgresCluster& cluster,
-                                                       const Observed& observed,
-                                                       const TlsState& tls);
+  // An in-place restore's steps while members run: in Checking
+  // (restore_check.h) asks the primary (AskArchiver) and moves `cluster`'s
+  // restore status on to Stopping or Failed, or keeps it waiting; in
+  // Restoring, FinishRestore once a primary serves. Returns when to look
+  // again (nullopt: no wait). restore_check_phase.cc.
+  std::optional<absl::Duration> RestoreStepOnMembers(const runtime::Request& req, const Phase& ctx,
+                                                     PostgresCluster& cluster,
+                                                     const Observed& observed, const TlsState& tls);
   // pg_stat_archiver of the primary, after closing its segment once per
   // trigger (remembered in restore_switched_).
   absl::StatusOr<ArchiverView> AskArchiver(const Phase& ctx, const Observed& observed,

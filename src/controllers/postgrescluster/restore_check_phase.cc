@@ -1,11 +1,13 @@
-// The Checking step of an in-place restore (restore_check.h), acted on
-// through the primary (PostgresClusterReconciler::CheckArchiveForRestore).
+// The steps of an in-place restore while members run: Checking
+// (restore_check.h), acted on through the primary, and the end of Restoring
+// (PostgresClusterReconciler::RestoreStepOnMembers).
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/reconciler.h"
+#include "src/controllers/postgrescluster/restore.h"
 #include "src/controllers/postgrescluster/restore_check.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/controllers/postgrescluster/users.h"
@@ -87,8 +89,13 @@ absl::StatusOr<ArchiverView> PostgresClusterReconciler::AskArchiver(const Phase&
                       .last_failed_at = TimeOf(a.at(3))};
 }
 
-std::optional<absl::Duration> PostgresClusterReconciler::CheckArchiveForRestore(
-    const Phase& ctx, PostgresCluster& cluster, const Observed& observed, const TlsState& tls) {
+std::optional<absl::Duration> PostgresClusterReconciler::RestoreStepOnMembers(
+    const runtime::Request& req, const Phase& ctx, PostgresCluster& cluster,
+    const Observed& observed, const TlsState& tls) {
+  if (RestoreIn(cluster, api::kRestoreRestoring) && observed.members.primary_ready) {
+    FinishRestore(req, ctx, cluster, observed.members.primary);
+    return std::nullopt;
+  }
   if (!RestoreIn(cluster, api::kRestoreChecking)) return std::nullopt;
   api::PgBackRestRestoreStatus& state = *cluster.status.restore;
   const std::optional<api::PgBackRestSpec>& pgbr = cluster.spec.backups.pgbackrest;
