@@ -21,12 +21,12 @@ EtcdctlInvocation BuildEtcdctlInvocation(const EtcdAccess& access, const std::st
   if (!files.cert.empty()) inv.argv.push_back("--cert=" + files.cert);
   if (!files.key.empty()) inv.argv.push_back("--key=" + files.key);
   inv.argv.insert(inv.argv.end(), args.begin(), args.end());
-  // etcdctl refuses a variable that a flag also sets: ours win.
+  // etcdctl refuses a variable that a flag also sets: ours win. (No
+  // ETCDCTL_API: etcdctl 3.6 speaks only v3 and warns about it on stderr.)
   inv.env = {{"ETCDCTL_ENDPOINTS", ""},
              {"ETCDCTL_CACERT", ""},
              {"ETCDCTL_CERT", ""},
              {"ETCDCTL_KEY", ""},
-             {"ETCDCTL_API", "3"},
              {"ETCDCTL_USER", access.user},
              {"ETCDCTL_PASSWORD", access.user.empty() ? "" : access.password}};
   return inv;
