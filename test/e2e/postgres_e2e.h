@@ -69,6 +69,20 @@ class PostgresClusterE2E : public E2ETest {
     return Psql(client(), ns(), secret, host, sql, absl::Seconds(20));
   }
 
+  // Sql until it succeeds, for up to `within` (a Service that selects its pod
+  // by label follows the pod's readiness with a lag); the last attempt.
+  CommandResult SqlWithin(const std::string& secret, const std::string& host,
+                          const std::string& sql, absl::Duration within = absl::Minutes(1)) {
+    CommandResult r;
+    testenv::Eventually(
+        [&] {
+          r = Sql(secret, host, sql);
+          return r.exit_code == 0;
+        },
+        within);
+    return r;
+  }
+
   // An EtcdCluster `name` of `replicas` members on emptyDir.
   void CreateEtcdCluster(const std::string& name, int replicas) {
     ASSERT_TRUE(
