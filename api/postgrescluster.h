@@ -41,6 +41,16 @@ std::optional<std::string> DefaultPostgresImage(int major);
 bool DefaultImageUpgradesFrom(int to, int from);
 std::string DefaultUpgradeSources(int to);
 
+// spec.proxy.pgBouncer (docs/pooler.md): the image used when its `image` is
+// empty (images/pgbouncer, Debian's pgbouncer), its defaults and limits.
+inline constexpr std::string_view kDefaultPgBouncerImage = "ghcr.io/quorum-dev/pgbouncer:1-trixie";
+// Two pods, spread over nodes when there are several (preferred
+// anti-affinity): one pooler pod lost or rolled leaves the other serving.
+inline constexpr int32_t kDefaultPgBouncerReplicas = 2;
+inline constexpr int32_t kMaxPgBouncerReplicas = 16;
+inline constexpr std::string_view kDefaultPgBouncerPoolMode = "transaction";
+inline constexpr size_t kMaxPgBouncerConfigKeys = 64;
+
 // Every supported major, ascending.
 std::span<const int> SupportedPostgresMajors();
 
@@ -93,6 +103,9 @@ inline constexpr size_t kMaxPostgresClusterNameLength = 50;
 // any name starting with "pg_", which PostgreSQL reserves).
 inline constexpr std::string_view kSuperuserName = "postgres";
 inline constexpr std::string_view kReplicationUserName = "replicator";
+// The login role PgBouncer (spec.proxy.pgBouncer) looks passwords up as
+// (auth_query); it may only execute one lookup function (docs/pooler.md).
+inline constexpr std::string_view kPoolerUserName = "quorum_pooler";
 
 // Role attributes spec.users[].options may grant. SUPERUSER, REPLICATION and
 // BYPASSRLS are not offered: they would hand out more than the operator's own

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/postgrescluster.h"
+#include "api/postgrescluster_proxy_internal.h"
 #include "src/base/json_access.h"
 
 namespace quorum::api {
@@ -95,6 +96,7 @@ void DefaultPostgresCluster(Json& obj) {
   }
   DefaultPatroni(*spec);
   DefaultRepoVolumes(*spec);
+  internal::DefaultProxy(*spec);
   if (Json* service = ExistingObject(*spec, "service")) {
     SetIfMissing(*service, "type", std::string(kDefaultServiceType));
   }

@@ -5,6 +5,7 @@
 
 #include "api/network_policy_peers.h"
 #include "api/postgrescluster.h"
+#include "api/postgrescluster_proxy_internal.h"
 #include "api/schema_nodes.h"
 
 namespace quorum::api {
@@ -468,13 +469,13 @@ Json Patroni() {
 
 Json User() {
   Json name = WithPattern(String("Role name: lowercase letters, digits and _, not starting with "
-                                 "a digit, at most 63 characters. Not postgres or replicator "
-                                 "(Quorum's own roles) and not starting with pg_."),
+                                 "a digit, at most 63 characters. Not postgres, replicator or "
+                                 "quorum_pooler (Quorum's own roles) and not starting with pg_."),
                           kPostgresIdentifier, 63);
   name["x-kubernetes-validations"] = Json::array({
-      Rule("!(self in ['postgres', 'replicator']) && !self.startsWith('pg_')",
-           "postgres and replicator are Quorum's own roles and names starting with pg_ are "
-           "reserved by PostgreSQL; choose another name"),
+      Rule("!(self in ['postgres', 'replicator', 'quorum_pooler']) && !self.startsWith('pg_')",
+           "postgres, replicator and quorum_pooler are Quorum's own roles and names starting "
+           "with pg_ are reserved by PostgreSQL; choose another name"),
   });
   Json databases = {
       {"type", "array"},
@@ -647,6 +648,7 @@ Json Spec() {
           {"networkPolicy", network_policy},
           {"backups", backups},
           {"dataSource", DataSource()},
+          {"proxy", internal::ProxySchema()},
       });
   spec["required"] = Json::array({"postgresVersion", "instances"});
   spec["x-kubernetes-validations"] = Json::array({

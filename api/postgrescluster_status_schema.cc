@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/postgrescluster_proxy_internal.h"
 #include "api/postgrescluster_schema.h"
 #include "api/schema_nodes.h"
 
@@ -156,6 +157,7 @@ Json PostgresClusterStatusSchema() {
             {"items", user},
             {"x-kubernetes-list-type", "atomic"}}},
           {"backups", BackupsStatus()},
+          {"proxy", internal::ProxyStatusSchema()},
           {"postgresVersion",
            Int32("The PostgreSQL major of the members' data; below spec.postgresVersion while "
                  "a major upgrade has not succeeded.")},

@@ -2,6 +2,7 @@
 
 #include "api/decode.h"
 #include "api/postgrescluster_defaults.h"
+#include "api/postgrescluster_proxy_internal.h"
 #include "api/postgrescluster_validation.h"
 
 namespace quorum::api {
@@ -191,6 +192,7 @@ void DecodeSpec(Decoder& d, const Json* spec, PostgresClusterSpec& out) {
   d.Array(np, "spec.networkPolicy", "postgresFrom", out.network_policy.postgres_from);
   DecodeBackups(d, spec, out.backups);
   DecodeDataSource(d, spec, out.data_source);
+  internal::DecodeProxy(d, spec, out.proxy);
 }
 
 void DecodeCondition(Decoder& d, const Json& c, const std::string& at, Condition& out) {
@@ -277,6 +279,7 @@ void DecodeStatus(Decoder& d, const Json* status, PostgresClusterStatus& out) {
     d.String(window, at + ".recoverableWindow", "start", rs.recoverable_from);
     d.String(window, at + ".recoverableWindow", "end", rs.recoverable_to);
   }
+  internal::DecodeProxyStatus(d, status, out);
   const Json* patroni = d.Member(status, "status", "patroni");
   d.String(patroni, "status.patroni", "systemIdentifier", out.patroni.system_identifier);
   d.String(patroni, "status.patroni", "dcsObjects", out.patroni.dcs_objects);
@@ -477,6 +480,7 @@ Json ToJson(const PostgresClusterSpec& spec) {
     if (Json t = ToJson(p->target); !t.empty()) src["target"] = t;
     out["dataSource"] = {{"pgbackrest", src}};
   }
+  if (Json proxy = internal::ProxyJson(spec.proxy); !proxy.is_null()) out["proxy"] = proxy;
   return out;
 }
 
@@ -554,6 +558,7 @@ Json ToJson(const PostgresClusterStatus& s) {
     pgbr["repos"] = repos;
   }
   if (!pgbr.empty()) out["backups"] = {{"pgbackrest", pgbr}};
+  if (Json proxy = internal::ProxyStatusJson(s); !proxy.is_null()) out["proxy"] = proxy;
   return out;
 }
 

@@ -201,6 +201,23 @@ struct PostgresDataSource {
   std::optional<PgBackRestDataSource> pgbackrest;
 };
 
+// spec.proxy.pgBouncer: a PgBouncer Deployment in front of the primary
+// (src/controllers/postgrescluster/pgbouncer.h, docs/pooler.md).
+struct PgBouncerSpec {
+  int32_t replicas = kDefaultPgBouncerReplicas;
+  std::string pool_mode{kDefaultPgBouncerPoolMode};  // session | transaction | statement
+  // Extra [pgbouncer] settings, as written; the keys Quorum owns are refused
+  // at admission (api/postgrescluster_pgbouncer.h).
+  std::map<std::string, std::string> config;
+  nlohmann::json resources;  // ResourceRequirements; null when absent
+  std::string image;         // "" means kDefaultPgBouncerImage
+  bool operator==(const PgBouncerSpec&) const = default;
+};
+
+struct PostgresProxySpec {
+  std::optional<PgBouncerSpec> pgbouncer;  // nullopt: no pooler
+};
+
 struct PostgresClusterSpec {
   int32_t postgres_version = 0;
   std::string image;  // "" means DefaultPostgresImage(postgres_version)
@@ -213,6 +230,7 @@ struct PostgresClusterSpec {
   PostgresNetworkPolicySpec network_policy;
   PostgresBackupsSpec backups;
   PostgresDataSource data_source;  // immutable
+  PostgresProxySpec proxy;
 };
 
 struct PostgresInstanceStatus {
@@ -323,6 +341,14 @@ inline constexpr char kUpgradeSucceeded[] = "Succeeded";
 // pg_upgrade refused or failed: the members run the old major again.
 inline constexpr char kUpgradeFailed[] = "Failed";
 
+// status.proxy.pgBouncer: the pooler's Deployment as last observed.
+struct PgBouncerStatus {
+  int32_t replicas = 0;
+  int32_t ready_replicas = 0;
+  std::string service;  // <cluster>-pgbouncer
+  bool operator==(const PgBouncerStatus&) const = default;
+};
+
 struct PostgresClusterStatus {
   int64_t observed_generation = 0;
   // The major of the members' data (0: not recorded yet, by an operator
@@ -339,6 +365,7 @@ struct PostgresClusterStatus {
   PostgresPatroniStatus patroni;
   std::vector<PgBackRestRepoStatus> backup_repos;  // status.backups.pgbackrest.repos
   std::optional<PgBackRestRestoreStatus> restore;  // status.backups.pgbackrest.restore
+  std::optional<PgBouncerStatus> pgbouncer;        // status.proxy.pgBouncer; with the pooler only
   bool operator==(const PostgresClusterStatus&) const = default;
 };
 

@@ -53,10 +53,12 @@ class UserRules {
       if (!IsPostgresIdentifier(name)) {
         Add(base + ".name",
             absl::StrCat("\"", name, "\" is not a valid role name; ", IdentifierRule()));
-      } else if (name == kSuperuserName || name == kReplicationUserName) {
+      } else if (name == kSuperuserName || name == kReplicationUserName ||
+                 name == kPoolerUserName) {
         Add(base + ".name",
             absl::StrCat("\"", name, "\" is one of Quorum's own roles (", Absl(kSuperuserName),
-                         ", ", Absl(kReplicationUserName), "); choose another name"));
+                         ", ", Absl(kReplicationUserName), ", ", Absl(kPoolerUserName),
+                         "); choose another name"));
       } else if (name.starts_with("pg_")) {
         Add(base + ".name", absl::StrCat("\"", name,
                                          "\": names starting with pg_ are reserved by "

@@ -14,6 +14,7 @@
 #include "api/etcdcluster_validation.h"
 #include "api/network_policy_peers.h"
 #include "api/postgrescluster.h"
+#include "api/postgrescluster_proxy_internal.h"
 #include "api/postgrescluster_validation_internal.h"
 #include "api/quantity.h"
 #include "src/base/json_access.h"
@@ -247,6 +248,7 @@ std::vector<FieldError> ValidatePostgresCluster(const Json& obj, const Json* old
   ValidateNetworkPolicySpec(*spec, "postgresFrom", errors);
   internal::ValidateBackups(*spec, old_spec, name, list);
   internal::ValidateDataSource(*spec, old_spec, list);
+  internal::ValidateProxy(*spec, list);
   return errors;
 }
 
