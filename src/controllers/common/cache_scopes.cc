@@ -9,8 +9,12 @@ std::map<std::string, runtime::ResourceScope> CacheScopes() {
   const std::string owned = "app.kubernetes.io/managed-by=quorum-operator";
   const std::string members = "app.kubernetes.io/name in (etcd,postgres)";
   std::map<std::string, runtime::ResourceScope> scopes;
-  scopes[runtime::ResourceKey(kube::kStatefulSets)] = {
-      .label_selector = owned, .transform = runtime::StripStatefulSetStatus};
+  // Deployments (a PostgresCluster's PgBouncer): the same counters are read.
+  const kube::GroupVersionResource deployments{"apps", "v1", "deployments"};
+  for (const kube::GroupVersionResource& gvr : {kube::kStatefulSets, deployments}) {
+    scopes[runtime::ResourceKey(gvr)] = {.label_selector = owned,
+                                         .transform = runtime::StripStatefulSetStatus};
+  }
   for (const kube::GroupVersionResource& gvr :
        {kube::kConfigMaps, kube::kServiceAccounts, kube::kJobs, kube::kRoles, kube::kRoleBindings,
         kube::kNetworkPolicies}) {

@@ -1,6 +1,7 @@
 #include "src/controllers/postgrescluster/access.h"
 
 #include "absl/strings/escaping.h"
+#include "src/controllers/postgrescluster/pgbouncer.h"
 
 namespace quorum::postgrescluster {
 namespace {
@@ -37,6 +38,10 @@ std::optional<Json> BuildNetworkPolicy(const PostgresCluster& cluster,
     // namespaceSelector), the members and the operator.
     pg_rule["from"] = Json::array({{{"podSelector", Json::object()}}, members, op});
   }  // NodePort/LoadBalancer: no `from`, clients come from outside the cluster.
+  // spec.proxy.pgBouncer: the pooler's pods, whatever postgresFrom admits.
+  if (pg_rule.contains("from") && HasPgBouncer(cluster)) {
+    pg_rule["from"].push_back(PgBouncerPeer(cluster));
+  }
   Json ingress = Json::array({rest_rule, pg_rule});
   if (cluster.spec.backups.pgbackrest.has_value()) {
     // The cluster's backup Jobs reach the members' pgBackRest servers.

@@ -9,7 +9,8 @@
 //     of spec.networkPolicy.postgresFrom when it is set ([] admits nobody
 //     else); unset, from every pod of the cluster's namespace — or from
 //     anywhere when the primary Service is a NodePort or LoadBalancer (its
-//     clients come from outside).
+//     clients come from outside); and the PgBouncer pods when
+//     spec.proxy.pgBouncer is set (pgbouncer.h).
 // Thread-safety: pure functions.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_

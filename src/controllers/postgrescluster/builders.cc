@@ -150,6 +150,11 @@ std::vector<std::string> PgHba(const PostgresCluster& cluster) {
   hba.push_back("hostssl replication " + std::string(api::kReplicationUserName) +
                 " all scram-sha-256");
   hba.push_back("hostssl all " + own + " all scram-sha-256");
+  // spec.proxy.pgBouncer: PgBouncer's auth_query role, to the one database
+  // that holds its lookup function (pgbouncer_sql.h).
+  if (cluster.spec.proxy.pgbouncer.has_value()) {
+    hba.push_back("hostssl postgres " + std::string(api::kPoolerUserName) + " all scram-sha-256");
+  }
   for (const api::PostgresHbaRule& rule : cluster.spec.authentication.rules) {
     hba.push_back(HbaLine(rule));
   }

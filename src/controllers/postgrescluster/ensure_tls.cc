@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/etcd_user.h"
+#include "src/controllers/postgrescluster/pgbouncer.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/runtime/certs.h"
@@ -81,6 +82,7 @@ absl::StatusOr<TlsState> CustomTls(const Phase& p) {
                      " (spec.tls.customSecret) needs ca.crt, tls.crt and the matching tls.key"));
   }
   out.custom_digest = absl::HashOf(out.ca_pem, cert, key);
+  out.pgbouncer_tls_digest = PgBouncerDigest({cert});  // the pooler serves it too
   return out;
 }
 
@@ -94,6 +96,7 @@ absl::StatusOr<TlsState> EnsureTls(const Phase& p, ServerCertMemo& memo,
   if (!ca.ok()) return ca.status();
   TlsState out;
   out.ca_pem = ca->cert_pem;
+  out.ca = *ca;
   absl::StatusOr<runtime::CertKeyPair> client =
       client_certs.For(p.n.ns + "/" + p.n.cluster, *ca, now);
   if (!client.ok()) {

@@ -40,6 +40,12 @@ struct TlsState {
   // members reload as after its own (this process only: not stable).
   std::optional<size_t> custom_digest;
   std::optional<absl::Time> renew_at;  // when the stored certificate is due (owned only)
+  // The CA that issues the certificates (key included; memory only): empty
+  // with spec.tls.customSecret.
+  runtime::CertKeyPair ca;
+  // spec.proxy.pgBouncer: a stable digest of the certificate the pooler
+  // serves (pgbouncer_phase.h sets it; with customSecret, EnsureTls does).
+  std::string pgbouncer_tls_digest;
 };
 
 // `memo` spares checking an unchanged stored certificate again (tls.h);

@@ -9,6 +9,7 @@
 #include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/dcs_objects.h"
+#include "src/controllers/postgrescluster/pgbouncer_phase.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/runtime/apply.h"
 #include "src/runtime/random.h"
@@ -115,6 +116,7 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
   if (std::optional<Json> svc = BuildRepoHostService(p.cluster)) {
     desired.emplace_back(kServices, *std::move(svc));
   }
+  AppendPgBouncerObjects(p, desired);  // spec.proxy.pgBouncer
   if (dcs.ready) {
     const patroni::ConfigInput input = BuildPatroniInput(p.cluster, dcs);
     desired.emplace_back(kConfigMaps, BuildConfigMap(p.cluster, input));
@@ -158,6 +160,7 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
     absl::Status s = p.client.Delete(kNetworkPolicies, p.n.ns, p.n.repo_host);
     if (!s.ok() && !absl::IsNotFound(s)) return s;
   }
+  if (absl::Status s = DeleteUnwantedPgBouncerObjects(p); !s.ok()) return s;
   if (absl::Status s = AdoptPatroniObjects(p); !s.ok()) return s;
   if (!rbac.empty()) return refused;
   for (const auto& [gvr, name] : {std::pair{kRoleBindings, p.n.role}, std::pair{kRoles, p.n.role},

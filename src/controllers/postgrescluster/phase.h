@@ -48,6 +48,9 @@ struct Phase {
   // (certificate expiry, deadlines, timestamps) is made at this time.
   absl::Time now;
   patroni::BasicAuth rest_auth;  // the members' REST API credentials (once known)
+  // spec.proxy.pgBouncer: the digest of the certificate the pooler serves
+  // (ensure_tls.h TlsState), which the Deployment's pods carry.
+  std::string pgbouncer_tls_digest;
 };
 
 }  // namespace quorum::postgrescluster

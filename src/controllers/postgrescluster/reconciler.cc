@@ -51,6 +51,8 @@ void PostgresClusterReconciler::Forget(const runtime::Request& req) {
   backoff_.Reset(req.Key());
   etcd_access_.Forget(req.Key());
   cert_memo_.Forget(req.Key());
+  cert_memo_.Forget(req.Key() + "-pgbouncer-tls");  // the pooler's certificate
+  pgbouncer_role_.Forget(req.Key());
   client_certs_.Forget(req.Key());
   config_sync_.Forget(req.Key());
   absl::MutexLock lock(&mu_);
@@ -64,7 +66,7 @@ size_t PostgresClusterReconciler::remembered() const {
   absl::MutexLock lock(&mu_);
   return users_applied_.size() + reload_until_.size() + custom_cert_seen_.size() +
          restore_switched_.size() + backoff_.size() + etcd_access_.size() + cert_memo_.size() +
-         client_certs_.size() + config_sync_.size();
+         client_certs_.size() + config_sync_.size() + pgbouncer_role_.size();
 }
 
 absl::StatusOr<PostgresClusterReconciler::Prepared>
@@ -86,6 +88,9 @@ PostgresClusterReconciler::ObserveDcsAndCredentials(const runtime::Request& req,
   if (!auth.ok()) return auth.status();
   ctx.rest_auth = *std::move(auth);
   if (absl::Status s = EnsureCredentials(ctx, tls->ca_pem); !s.ok()) return s;
+  // spec.proxy.pgBouncer: its credentials and certificate (pgbouncer_phase.h).
+  if (absl::Status s = EnsurePgBouncerSecrets(ctx, cert_memo_, *tls); !s.ok()) return s;
+  ctx.pgbouncer_tls_digest = tls->pgbouncer_tls_digest;
   if (absl::Status s = EnsurePgBackRestClient(ctx); !s.ok()) return s;
   // clusterRef with etcd auth: the pods' own etcd user (etcd_user.h).
   absl::Status s =
@@ -266,6 +271,9 @@ absl::StatusOr<std::string> PostgresClusterReconciler::ActOnMembers(const Phase&
     users_problem =
         EnsureUsersOnce(ctx.cluster, members.primary, pods, ctx.stored, prepared.tls.ca_pem);
   }
+  if (!members.primary.empty() && roles_problem.empty() && users_problem.empty()) {
+    users_problem = pgbouncer_role_.Ensure(ctx, members.primary, pods, prepared.tls.ca_pem);
+  }
   if (roles_problem.empty()) config_sync_.Sync(ctx, prepared.dcs, members, rest_);
   return roles_problem.empty() ? users_problem : roles_problem;
 }
@@ -275,8 +283,8 @@ std::optional<Result> PostgresClusterReconciler::WaitForEarlierObjects(const run
                                                                        const std::string& uid) {
   const std::string stale = controllers::StaleDependent(
       cache_,
-      {kStatefulSets, kServices, kConfigMaps, kPdbs, kServiceAccounts, kRoles, kRoleBindings,
-       kNetworkPolicies, kSecrets},
+      {kStatefulSets, kDeployments, kServices, kConfigMaps, kPdbs, kServiceAccounts, kRoles,
+       kRoleBindings, kNetworkPolicies, kSecrets},
       {.kind = "PostgresCluster", .ns = req.ns, .name = req.name, .uid = uid});
   if (stale.empty()) return std::nullopt;
   recorder_.Normal(stored, "WaitingForEarlierObjects",

@@ -59,6 +59,7 @@
 #include "src/controllers/postgrescluster/major_upgrade.h"
 #include "src/controllers/postgrescluster/membership.h"
 #include "src/controllers/postgrescluster/names.h"
+#include "src/controllers/postgrescluster/pgbouncer_phase.h"
 #include "src/controllers/postgrescluster/phase.h"
 #include "src/controllers/postgrescluster/restore_check.h"
 #include "src/controllers/postgrescluster/sync_config.h"
@@ -234,10 +235,11 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   // namespace/name -> (restore trigger, the WAL segment closed for its check)
   std::map<std::string, std::pair<std::string, std::string>> restore_switched_ ABSL_GUARDED_BY(mu_);
   OperatorPeer operator_peer_;
-  controllers::WaitBackoff backoff_;  // re-reading the members' roles
-  PodEtcdAccessKeeper etcd_access_;   // clusterRef with etcd auth: the pods' etcd user
-  ServerCertMemo cert_memo_;          // stored server certificates found good
-  OperatorClientCerts client_certs_;  // the operator's REST API client certificates
+  controllers::WaitBackoff backoff_;    // re-reading the members' roles
+  PodEtcdAccessKeeper etcd_access_;     // clusterRef with etcd auth: the pods' etcd user
+  ServerCertMemo cert_memo_;            // stored server certificates found good
+  OperatorClientCerts client_certs_;    // the operator's REST API client certificates
+  PgBouncerRoleKeeper pgbouncer_role_;  // spec.proxy.pgBouncer: quorum_pooler in PostgreSQL
   std::unique_ptr<LeaderWatchSource> leader_watch_;  // set before the workers start
 };
 

@@ -45,11 +45,11 @@ runtime::Controller& SetupPostgresClusterController(runtime::Manager& manager,
           {runtime::ResourceVersionChangedPredicate()});
   auto owner = runtime::EnqueueRequestForOwner(std::string(api::kPostgresGroup),
                                                std::string(api::kPostgresClusterKind));
-  // The cache keeps only what the controllers read of StatefulSets and pods
-  // (cache_scopes.h): an update that changed none of it (the StatefulSet
-  // controller's other counters, Patroni's pod annotations on the kubernetes
-  // DCS, a condition's timestamps) does not reconcile.
+  // The cache keeps only what the controllers read of StatefulSets, the
+  // pooler's Deployment and pods (cache_scopes.h): other changes (counters,
+  // Patroni's pod annotations, condition timestamps) do not reconcile.
   c.Watch(cache.Informer(kStatefulSets), owner, {runtime::ContentChangedPredicate()});
+  c.Watch(cache.Informer(kDeployments), owner, {runtime::ContentChangedPredicate()});
   // A major upgrade's Job (upgrade_job.h): its end moves the upgrade on.
   c.Watch(cache.Informer(kube::kJobs), owner, {runtime::ResourceVersionChangedPredicate()});
   for (const auto& gvr :

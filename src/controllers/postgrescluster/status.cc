@@ -8,6 +8,7 @@
 #include "src/controllers/common/typed_condition.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/major_upgrade.h"
+#include "src/controllers/postgrescluster/pgbouncer.h"
 #include "src/runtime/conditions.h"
 
 namespace quorum::postgrescluster {
@@ -71,6 +72,29 @@ api::Condition RepoHostCondition(const StatusInput& in) {
       in.now);
 }
 
+// status.proxy.pgBouncer and PgBouncerReady: every pod the spec asks for is
+// ready (the Deployment's counters trail a change until its controller saw it).
+void PgBouncerStatusInto(const StatusInput& in, api::PostgresClusterStatus& status) {
+  const PostgresCluster& cluster = *in.cluster;
+  if (!HasPgBouncer(cluster)) return;
+  const std::string service = PgBouncerNamesOf(cluster).name;
+  const int want = cluster.spec.proxy.pgbouncer->replicas;
+  const int ready = IntAt(in.pgbouncer, {"status", "readyReplicas"});
+  const bool seen =
+      !in.pgbouncer.is_null() && IntAt(in.pgbouncer, {"status", "observedGeneration"}) >=
+                                     IntAt(in.pgbouncer, {"metadata", "generation"});
+  status.pgbouncer = api::PgBouncerStatus{.replicas = IntAt(in.pgbouncer, {"status", "replicas"}),
+                                          .ready_replicas = ready,
+                                          .service = service};
+  const bool ok = seen && want > 0 && ready >= want;
+  status.conditions.push_back(MakeCondition(
+      cluster, "PgBouncerReady", ok,
+      ok          ? "AllPodsReady"
+      : want == 0 ? "ScaledToZero"
+                  : "PodsNotReady",
+      absl::StrCat(ready, "/", want, " PgBouncer pods ready behind Service ", service), in.now));
+}
+
 }  // namespace
 
 api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
@@ -128,6 +152,7 @@ api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
   }
 
   if (HasVolumeRepos(cluster)) status.conditions.push_back(RepoHostCondition(in));
+  PgBouncerStatusInto(in, status);
 
   for (const api::PostgresUserSpec& u : cluster.spec.users) {
     status.users.push_back({.name = u.name, .secret_name = UserSecretName(cluster, u.name)});

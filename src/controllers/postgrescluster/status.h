@@ -2,7 +2,8 @@
 // Progressing, Storage (present once a claim template changed: False while
 // volumes expand or a change cannot be made, then True) and RepoHostReady
 // (with volume repositories: whether the repository host's pod is ready, as
-// archiving into them depends on it), observedGeneration,
+// archiving into them depends on it), PgBouncerReady (with spec.proxy.pgBouncer:
+// whether all its pods are ready; status.proxy.pgBouncer counts them), observedGeneration,
 // instances[], readyInstances, primary, the Services and user Secrets to
 // connect with, and what Patroni reports. Pure: the caller passes what it
 // observed and the time for transitions; api::ToJson serialises the result
@@ -31,6 +32,7 @@ struct StatusInput {
   const DcsResolution* dcs = nullptr;
   std::map<std::string, Json> statefulsets;  // instance set name → StatefulSet (or null)
   Json repo_host;              // the repository host's StatefulSet (volume repositories), or null
+  Json pgbouncer;              // the pooler's Deployment (spec.proxy.pgBouncer), or null
   std::string primary;         // pod name of the Patroni leader; "" unknown
   bool primary_ready = false;  // the primary's pod is Ready (in the Service)
   std::string system_identifier;                            // "" keeps the recorded one

@@ -1,6 +1,7 @@
 #include "src/controllers/postgrescluster/write_status.h"
 
 #include "api/postgrescluster.h"
+#include "src/controllers/postgrescluster/pgbouncer.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/controllers/postgrescluster/status.h"
 #include "src/runtime/apply.h"
@@ -16,6 +17,13 @@ Json RepoHostStatefulSet(const Phase& p) {
   if (!HasVolumeRepos(p.cluster)) return Json();
   ObjectPtr sts = p.cache.Get(kStatefulSets, p.n.ns, p.n.repo_host);
   return sts ? *sts : Json();
+}
+
+// The pooler's Deployment from the cache, or null.
+Json PgBouncerDeployment(const Phase& p) {
+  if (!HasPgBouncer(p.cluster)) return Json();
+  ObjectPtr d = p.cache.Get(kDeployments, p.n.ns, PgBouncerNamesOf(p.cluster).name);
+  return d ? *d : Json();
 }
 
 }  // namespace
@@ -58,6 +66,7 @@ absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members
                                                .dcs = &dcs,
                                                .statefulsets = statefulsets,
                                                .repo_host = RepoHostStatefulSet(p),
+                                               .pgbouncer = PgBouncerDeployment(p),
                                                .primary = members.primary,
                                                .primary_ready = members.primary_ready,
                                                .system_identifier = members.system_identifier,

@@ -100,6 +100,12 @@ const std::map<std::string, std::string> kMayBeUnused = {
      "the DCS-keys finalizer of a cluster with an etcd DCS (this test runs the kubernetes DCS)"},
     {"pods patch", "role labels with the etcd DCS: needs running Patroni members"},
     {"serviceaccounts delete", "members' API access turned off (podAPIAccess: false)"},
+    // spec.proxy.pgBouncer: the scenario here asks for no pooler
+    // (postgrescluster_reconciler_integration_test and e2e_pgbouncer_test do).
+    {"apps/deployments create", "spec.proxy.pgBouncer (no pooler here)"},
+    {"apps/deployments patch", "spec.proxy.pgBouncer (no pooler here)"},
+    {"apps/deployments delete", "spec.proxy.pgBouncer removed (no pooler here)"},
+    {"services delete", "spec.proxy.pgBouncer removed (no pooler here)"},
     {"rbac.authorization.k8s.io/roles delete", "members' API access turned off"},
     {"rbac.authorization.k8s.io/rolebindings delete", "members' API access turned off"},
     // The Patroni members' Role grants these; RBAC lets the operator create
