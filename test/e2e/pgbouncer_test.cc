@@ -1,0 +1,188 @@
+// spec.proxy.pgBouncer end to end (issue 39): on both DCS kinds, an
+// application writer connected through the pooler (the user's Secret, TLS
+// verified against the cluster's CA by the pooler Service's name, password
+// looked up by PgBouncer's auth_query) runs one transaction after another
+// during a planned switchover and during a primary pod kill. After each it
+// prints how long until a transaction through the pooler succeeded again and
+// how many the clients saw fail; at the end every acknowledged write is
+// there. The pooler is not paused during a switchover (docs/pooler.md): its
+// server connections break, and PgBouncer reconnects through the primary
+// Service to the new primary.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "test/e2e/e2e_env.h"
+#include "test/e2e/postgres_e2e.h"
+
+namespace quorum::e2e {
+namespace {
+
+// Every transaction the writer tried: when it started and whether it was
+// acknowledged. Written by the writer's thread, read by the test's.
+class Outcomes {
+ public:
+  void Add(absl::Time started, bool ok) {
+    std::lock_guard<std::mutex> lock(mu_);
+    all_.push_back({started, ok});
+  }
+  // Since `from`: the failures, and how long until the first success that
+  // started after the last failure (nullopt: none yet).
+  struct Disruption {
+    int errors = 0;
+    std::optional<absl::Duration> recovered_after;
+  };
+  Disruption Since(absl::Time from) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Disruption d;
+    absl::Time last_failure = from;
+    for (const auto& [t, ok] : all_) {
+      if (t < from || ok) continue;
+      ++d.errors;
+      last_failure = std::max(last_failure, t);
+    }
+    for (const auto& [t, ok] : all_) {
+      if (ok && t >= last_failure) {
+        d.recovered_after = t - from;
+        break;
+      }
+    }
+    return d;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::pair<absl::Time, bool>> all_;
+};
+
+class PgBouncerE2E : public PostgresClusterE2E {
+ protected:
+  bool PoolerReady(const std::string& name) {
+    auto c = client().Get(kPostgres, ns(), name);
+    if (!c.ok()) return false;
+    for (const Json& cond : c->value("status", Json::object()).value("conditions", Json::array()))
+      if (cond.value("type", "") == "PgBouncerReady") return cond.value("status", "") == "True";
+    return false;
+  }
+
+  // Waits until the writer has had `quiet` of successes after `from`, then
+  // prints and returns what the clients saw of the event `what`.
+  Outcomes::Disruption Report(Outcomes& outcomes, const std::string& what, absl::Time from) {
+    Outcomes::Disruption d;
+    testenv::Eventually(
+        [&] {
+          d = outcomes.Since(from);
+          return d.recovered_after.has_value() &&
+                 absl::Now() - (from + *d.recovered_after) > absl::Seconds(10);
+        },
+        absl::Minutes(4));
+    std::printf(
+        "pgbouncer e2e: %s: %d client error(s); a transaction through the pooler "
+        "succeeded again after %s\n",
+        what.c_str(), d.errors,
+        d.recovered_after ? absl::FormatDuration(*d.recovered_after).c_str() : "never");
+    return d;
+  }
+
+  void SwitchoverAndKillThroughThePooler(Json pg) {
+    const std::string name = pg["metadata"]["name"];
+    OperatorProcess op(ns());
+    op.Start();
+    pg["spec"]["users"] = Json::array({{{"name", "app"}, {"databases", Json::array({"app"})}}});
+    pg["spec"]["proxy"] = {{"pgBouncer", {{"replicas", 2}}}};
+    ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
+    ASSERT_TRUE(testenv::Eventually(
+        [&] { return Ready(name) && PoolerReady(name) && !Primary(name).empty(); },
+        absl::Minutes(8)))
+        << "the cluster or its pooler did not become Ready";
+    const std::string app = name + "-user-app";
+    const std::string pooler = absl::StrCat(name, "-pgbouncer.", ns(), ".svc");
+    CommandResult r = SqlWithin(app, pooler, "create table w(v int primary key);");
+    ASSERT_EQ(r.exit_code, 0) << "no transaction through the pooler: " << r.output;
+
+    Outcomes outcomes;
+    AckedWriter writer(
+        [&](int i) {
+          const absl::Time started = absl::Now();
+          const bool ok =
+              Sql(app, pooler, absl::StrCat("insert into w values (", i, ");")).exit_code == 0;
+          outcomes.Add(started, ok);
+          return ok;
+        },
+        absl::Milliseconds(100));
+
+    // A planned switchover to the other member.
+    const std::string before = Primary(name);
+    const std::string target = before == name + "-main-0" ? name + "-main-1" : name + "-main-0";
+    const absl::Time switched = absl::Now();
+    ASSERT_TRUE(
+        client()
+            .Patch(kPostgres, ns(), name, kube::PatchType::kMerge,
+                   {{"metadata",
+                     {{"annotations", {{"postgres.quorum.dev/trigger-switchover", "pool-s1"}}}}},
+                    {"spec",
+                     {{"patroni",
+                       {{"switchover", {{"enabled", true}, {"targetInstance", target}}}}}}}})
+            .ok());
+    ASSERT_TRUE(testenv::Eventually([&] { return Primary(name) == target && Ready(name); },
+                                    absl::Minutes(3)))
+        << "the switchover to " << target << " did not happen";
+    const Outcomes::Disruption sw = Report(outcomes, name + " switchover", switched);
+    ASSERT_TRUE(sw.recovered_after.has_value()) << "no transaction succeeded after the switchover";
+    EXPECT_LT(*sw.recovered_after, absl::Seconds(60));
+
+    // The primary's pod killed.
+    const absl::Time killed = absl::Now();
+    CommandResult del =
+        Kubectl(ns(), {"delete", "pod", target, "--grace-period=0", "--force", "--wait=false"});
+    ASSERT_EQ(del.exit_code, 0) << del.output;
+    ASSERT_TRUE(testenv::Eventually(
+        [&] { return !Primary(name).empty() && Primary(name) != target && Ready(name); },
+        absl::Minutes(4)))
+        << "no member took over from the killed primary";
+    const Outcomes::Disruption kill = Report(outcomes, name + " primary kill", killed);
+    ASSERT_TRUE(kill.recovered_after.has_value()) << "no transaction succeeded after the kill";
+    EXPECT_LT(*kill.recovered_after, absl::Seconds(150));
+
+    // Every acknowledged write is there.
+    const std::vector<int> acknowledged = writer.Stop();
+    ASSERT_GT(acknowledged.size(), 20u) << "the writer barely wrote";
+    CommandResult rows = SqlWithin(app, pooler, "select v from w order by v;");
+    ASSERT_EQ(rows.exit_code, 0) << rows.output;
+    std::set<int> present;
+    for (absl::string_view line : absl::StrSplit(rows.output, '\n', absl::SkipWhitespace())) {
+      int v = 0;
+      if (absl::SimpleAtoi(line, &v)) present.insert(v);
+    }
+    std::vector<int> lost;
+    for (int v : acknowledged) {
+      if (!present.contains(v)) lost.push_back(v);
+    }
+    std::printf("pgbouncer e2e: %s: %zu writes acknowledged, %zu lost\n", name.c_str(),
+                acknowledged.size(), lost.size());
+    EXPECT_TRUE(lost.empty()) << "acknowledged rows lost: " << absl::StrJoin(lost, ", ");
+  }
+};
+
+TEST_F(PgBouncerE2E, KubernetesDcsWritesThroughThePoolerAcrossSwitchoverAndKill) {
+  SwitchoverAndKillThroughThePooler(KubernetesPostgres("kpool", 2));
+}
+
+TEST_F(PgBouncerE2E, EtcdDcsWritesThroughThePoolerAcrossSwitchoverAndKill) {
+  ASSERT_NO_FATAL_FAILURE(CreateEtcdCluster("pooldcs", 3));
+  ASSERT_TRUE(testenv::Eventually([&] { return EtcdReady("pooldcs", 3); }, absl::Minutes(4)))
+      << "the EtcdCluster did not become ready";
+  SwitchoverAndKillThroughThePooler(EtcdPostgres("epool", 2, "pooldcs"));
+}
+
+}  // namespace
+}  // namespace quorum::e2e
