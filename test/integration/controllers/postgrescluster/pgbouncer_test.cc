@@ -135,15 +135,6 @@ TEST_F(PgBouncerControllerTest, AddedChangedAndRemovedOnARunningCluster) {
   EXPECT_TRUE(absl::StrContains(changed, "pool_mode = session")) << changed;
   EXPECT_TRUE(absl::StrContains(changed, "max_client_conn = 321")) << changed;
 
-  // A key Quorum owns is refused at admission, naming the field.
-  absl::Status refused =
-      client()
-          .Patch(kPostgresClusters, ns(), "pool", kube::PatchType::kMerge,
-                 {{"spec", {{"proxy", {{"pgBouncer", {{"config", {{"auth_type", "trust"}}}}}}}}}})
-          .status();
-  EXPECT_FALSE(refused.ok());
-  EXPECT_TRUE(absl::StrContains(refused.message(), "auth_type")) << refused;
-
   // Removed: its objects and the Secrets' keys go; its own Secrets stay.
   PatchSpec("pool", {{"proxy", nullptr}});
   ASSERT_TRUE(
