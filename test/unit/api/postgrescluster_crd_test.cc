@@ -135,6 +135,14 @@ TEST_F(PostgresCrdTest, HasEveryFieldOfTheApiWithADescription) {
                            "spec.users[].options",
                            "spec.service.type",
                            "spec.service.metadata.labels",
+                           "spec.proxy.pgBouncer.replicas",
+                           "spec.proxy.pgBouncer.poolMode",
+                           "spec.proxy.pgBouncer.config",
+                           "spec.proxy.pgBouncer.resources",
+                           "spec.proxy.pgBouncer.image",
+                           "status.proxy.pgBouncer.replicas",
+                           "status.proxy.pgBouncer.readyReplicas",
+                           "status.proxy.pgBouncer.service",
                            "status.conditions",
                            "status.observedGeneration",
                            "status.instances[].name",
@@ -156,6 +164,7 @@ TEST_F(PostgresCrdTest, HasEveryFieldOfTheApiWithADescription) {
   EXPECT_TRUE(At("spec.instances[].dataVolumeClaimSpec.storageClassName").is_object());
   EXPECT_TRUE(At("spec.instances[].affinity.nodeAffinity").is_object());
   EXPECT_TRUE(At("spec.instances[].tolerations[].key").is_object());
+  EXPECT_TRUE(At("spec.proxy.pgBouncer.resources.limits").is_object());
   // Only dynamicConfiguration keeps unknown fields.
   EXPECT_EQ(At("spec.patroni.dynamicConfiguration")["x-kubernetes-preserve-unknown-fields"], true);
   EXPECT_EQ(crd_.dump().find("x-kubernetes-preserve-unknown-fields"),
