@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
+#include "src/base/strings.h"
 #include "src/controllers/postgrescluster/tls.h"
 
 namespace quorum::postgrescluster {
@@ -73,7 +74,7 @@ std::string PgBouncerIni(const PostgresCluster& cluster) {
                    "\n\n[pgbouncer]\nlisten_addr = 0.0.0.0\nlisten_port = ", kPostgresPort,
                    "\nunix_socket_dir =\nlogfile =\npidfile =\n");
   absl::StrAppend(&out, "auth_type = scram-sha-256\nauth_file = ", kPgBouncerAuthDir,
-                  "/userlist.txt\nauth_user = ", api::kPoolerUserName,
+                  "/userlist.txt\nauth_user = ", Absl(api::kPoolerUserName),
                   "\nauth_dbname = ", kPgBouncerAuthDatabase,
                   "\nauth_query = SELECT usename, passwd FROM ", kPgBouncerLookupFunction,
                   "($1)\npool_mode = ", spec.pool_mode, "\n");
@@ -121,8 +122,8 @@ Json BuildPgBouncerAuthSecret(const PostgresCluster& cluster, const std::string&
           {"type", "Opaque"},
           {"data", Encoded({{"username", std::string(api::kPoolerUserName)},
                             {"password", password},
-                            {"userlist.txt",
-                             absl::StrCat("\"", api::kPoolerUserName, "\" \"", quoted, "\"\n")}})}};
+                            {"userlist.txt", absl::StrCat("\"", Absl(api::kPoolerUserName), "\" \"",
+                                                          quoted, "\"\n")}})}};
 }
 
 Json BuildPgBouncerTlsSecret(const PostgresCluster& cluster, const std::string& ca_pem,

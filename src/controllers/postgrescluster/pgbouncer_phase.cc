@@ -5,6 +5,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
+#include "src/base/strings.h"
 #include "src/controllers/common/kube_fields.h"
 #include "src/controllers/postgrescluster/pgbouncer.h"
 #include "src/controllers/postgrescluster/pgbouncer_sql.h"
@@ -172,12 +173,13 @@ std::string PgBouncerRoleKeeper::Ensure(const Phase& p, const std::string& prima
                                        Decoded(*auth, "password"));
   if (!s.ok()) {
     const std::string message =
-        absl::StrCat("creating the pooler's role ", api::kPoolerUserName, ": ", s.message());
+        absl::StrCat("creating the pooler's role ", Absl(api::kPoolerUserName), ": ", s.message());
     p.recorder.Warning(p.stored, "PgBouncerRoleFailed", message);
     return message;
   }
-  p.recorder.Normal(p.stored, "PgBouncerRoleReady",
-                    absl::StrCat("role ", api::kPoolerUserName, " and its lookup function exist"));
+  p.recorder.Normal(
+      p.stored, "PgBouncerRoleReady",
+      absl::StrCat("role ", Absl(api::kPoolerUserName), " and its lookup function exist"));
   absl::MutexLock lock(&mu_);
   applied_[object] = key;
   return "";

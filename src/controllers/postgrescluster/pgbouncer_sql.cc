@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
+#include "src/base/strings.h"
 
 namespace quorum::postgrescluster {
 
@@ -20,7 +21,7 @@ std::string PgBouncerLookupSql() {
                       "  WHERE a.rolname = p_user AND a.rolcanlogin AND NOT a.rolsuper\n"
                       "    AND NOT a.rolreplication AND NOT a.rolbypassrls\n"
                       "    AND a.rolname NOT IN ('",
-                      superuser, "', '", api::kReplicationUserName, "', '", role,
+                      superuser, "', '", Absl(api::kReplicationUserName), "', '", role,
                       "')\n"
                       "    AND (a.rolvaliduntil IS NULL OR a.rolvaliduntil > pg_catalog.now())\n"
                       "$quorum$;\n",
