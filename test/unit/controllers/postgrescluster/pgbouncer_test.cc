@@ -15,6 +15,7 @@
 #include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/pgbouncer_sql.h"
+#include "test/testmain/paths.h"
 #include "test/unit/golden.h"
 
 namespace quorum::postgrescluster {
