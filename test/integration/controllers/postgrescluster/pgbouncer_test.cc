@@ -102,8 +102,8 @@ TEST_F(PgBouncerControllerTest, AddedChangedAndRemovedOnARunningCluster) {
   EXPECT_EQ(SecretKey("pool-user-app", "pgbouncer-host"), "pool-pgbouncer." + ns() + ".svc");
   EXPECT_TRUE(absl::StrContains(SecretKey("pool-user-app", "pgbouncer-uri"),
                                 "@pool-pgbouncer." + ns() + ".svc:5432/app?sslmode=verify-full"));
-  EXPECT_TRUE(
-      absl::StrContains(Get(kNetworkPolicies, "pool").dump(), "postgres.quorum.dev/pgbouncer"));
+  EXPECT_TRUE(absl::StrContains(Get(kNetworkPolicies, "pool")["spec"].dump(),
+                                "postgres.quorum.dev/pgbouncer"));
   ASSERT_TRUE(Eventually(
       [&] {
         const Json s = Get(kPostgresClusters, "pool").value("status", Json::object());
@@ -149,7 +149,10 @@ TEST_F(PgBouncerControllerTest, AddedChangedAndRemovedOnARunningCluster) {
   ASSERT_TRUE(Eventually([&] { return SecretKey("pool-user-app", "pgbouncer-uri").empty(); },
                          absl::Seconds(30)));
   EXPECT_FALSE(SecretKey("pool-user-app", "uri").empty());
-  EXPECT_FALSE(absl::StrContains(Get(kNetworkPolicies, "pool").dump(), "pgbouncer"));
+  EXPECT_TRUE(Eventually(
+      [&] { return !absl::StrContains(Get(kNetworkPolicies, "pool")["spec"].dump(), "pgbouncer"); },
+      absl::Seconds(30)))
+      << Get(kNetworkPolicies, "pool")["spec"].dump();
   EXPECT_TRUE(Eventually(
       [&] {
         return !Get(kPostgresClusters, "pool").value("status", Json::object()).contains("proxy");
