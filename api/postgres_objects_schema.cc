@@ -21,9 +21,11 @@ Json SqlName(const char* d) {
   return j;
 }
 
-Json StringList(const char* d, Json item) {
+// maxItems bounds the cost of the CEL rules over the list.
+Json StringList(const char* d, Json item, int max_items = 64) {
   Json j = Typed("array", d);
   j["items"] = std::move(item);
+  j["maxItems"] = max_items;
   return j;
 }
 
@@ -149,7 +151,8 @@ Json PostgresDatabaseSchemaSource() {
       "CONNECT, CREATE, TEMPORARY or ALL on the database; USAGE, CREATE or "
       "ALL on a schema.");
   privilege["enum"] = Json::array({"CONNECT", "CREATE", "TEMPORARY", "ALL", "USAGE"});
-  Json privileges = StringList("The privileges to grant.", privilege);
+  privilege["maxLength"] = 9;
+  Json privileges = StringList("The privileges to grant.", privilege, 4);
   privileges["minItems"] = 1;
   Json grant = Object("A GRANT on the database, or on one of its schemas.",
                       {{"role", SqlName("The role granted to.")},
