@@ -47,11 +47,12 @@ Json BackupsStatus() {
       "The last in-place restore (spec.backups.pgbackrest.restore) triggered.",
       {{"id", String("The value of the annotation postgres.quorum.dev/pgbackrest-restore it "
                      "answers.")},
-       {"phase", String("Stopping (the members stop; their volumes and Patroni's DCS state "
-                        "go), Restoring (the first member restores and recovers), Succeeded, or "
-                        "Failed (refused before "
-                        "anything stopped: no backup known in the repository, or a time target "
-                        "before its oldest backup).")},
+       {"phase", String("Checking (nothing stops until the primary's newest WAL is in the "
+                        "repositories), Stopping (the members stop; their volumes and Patroni's "
+                        "DCS state go), Restoring (the first member restores and recovers), "
+                        "Succeeded, or Failed (refused before anything stopped: no backup known "
+                        "in the repository, a time target before its oldest backup, or WAL "
+                        "archiving that fails or lags).")},
        {"startedAt", String("When it was triggered (RFC 3339).")},
        {"finishedAt", String("When a primary ran again (RFC 3339).")},
        {"message", String("What it is doing or waiting for.")}});

@@ -285,12 +285,15 @@ struct PgBackRestRestoreStatus {
   std::string message;
   bool operator==(const PgBackRestRestoreStatus&) const = default;
 };
+// Checking: nothing stops yet; the primary's newest WAL must reach the
+// repositories first (restore_check.h in the controller).
 // Stopping: the members stop, then their volumes and Patroni's DCS state go.
 // Restoring: the first member restores and recovers; the others clone it.
+inline constexpr char kRestoreChecking[] = "Checking";
 inline constexpr char kRestoreStopping[] = "Stopping";
 inline constexpr char kRestoreRestoring[] = "Restoring";
 inline constexpr char kRestoreSucceeded[] = "Succeeded";
-// Refused before anything stopped (the message says why).
+// Refused or given up before anything stopped (the message says why).
 inline constexpr char kRestoreFailed[] = "Failed";
 
 // status.majorUpgrade: the in-place major upgrade (pg_upgrade) spec.postgresVersion

@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -16,14 +18,20 @@
 #include "src/kube/client.h"
 #include "src/kube/config.h"
 #include "src/kubectl/backup_command.h"
+#include "src/kubectl/defrag_command.h"
+#include "src/kubectl/etcdctl_command.h"
 #include "src/kubectl/exit_code.h"
+#include "src/kubectl/logs_command.h"
 #include "src/kubectl/psql_exec.h"
+#include "src/kubectl/report_command.h"
 #include "src/kubectl/status_command.h"
 #include "src/kubectl/switchover_command.h"
 
 namespace {
 
 using namespace quorum;  // NOLINT(build/namespaces): main only
+
+constexpr int64_t kTailUnset = std::numeric_limits<int64_t>::min();  // --tail not given
 
 struct Flags {
   std::string kubeconfig, context, ns, output = "text", cluster;
@@ -37,6 +45,10 @@ struct Flags {
   // psql
   std::string user, host, port;
   std::vector<std::string> psql_args;
+  // logs, report, etcdctl, defrag
+  std::string container, since, report_file, defrag_wait = "2m";
+  int64_t tail = kTailUnset;
+  bool follow = false;
 };
 
 int Fail(const absl::Status& status) {
@@ -145,6 +157,53 @@ int RunStatus(const Flags& f) {
   return Print(kubectl::RunStatus(**client, options));
 }
 
+int RunLogs(const Flags& f) {
+  absl::StatusOr<kubectl::Target> target = kubectl::ParseTarget(f.cluster);
+  if (!target.ok()) return Fail(target.status());
+  kubectl::LogsOptions options{.target = *target, .container = f.container, .follow = f.follow};
+  if (!f.since.empty()) {
+    absl::StatusOr<absl::Duration> since = ParseWait("--since", f.since);
+    if (!since.ok()) return Fail(since.status());
+    options.since = *since;
+  }
+  if (f.tail != kTailUnset) options.tail = f.tail;  // a negative one is refused
+  auto client = Connect(f, options.ns);
+  if (!client.ok()) return Fail(client.status());
+  absl::Status s = kubectl::RunLogs(**client, options, std::cout, std::cerr);
+  return s.ok() ? kubectl::kExitHealthy : Fail(s);
+}
+
+int RunReport(const Flags& f) {
+  absl::StatusOr<kubectl::Target> target = kubectl::ParseTarget(f.cluster);
+  if (!target.ok()) return Fail(target.status());
+  kubectl::ReportOptions options{.target = *target, .output = f.report_file, .now = absl::Now()};
+  auto client = Connect(f, options.ns);
+  if (!client.ok()) return Fail(client.status());
+  return Print(kubectl::RunReport(**client, options));
+}
+
+int RunEtcdctl(const Flags& f) {
+  absl::StatusOr<kubectl::Target> target = kubectl::ParseTarget(f.cluster);
+  if (!target.ok()) return Fail(target.status());
+  kubectl::EtcdctlOptions options{
+      .target = *target, .host = f.host, .port = f.port, .args = f.psql_args};
+  auto client = Connect(f, options.ns);
+  if (!client.ok()) return Fail(client.status());
+  return Fail(kubectl::RunEtcdctl(**client, options));  // returns only when etcdctl did not start
+}
+
+int RunDefrag(const Flags& f) {
+  absl::StatusOr<kubectl::Target> target = kubectl::ParseTarget(f.cluster);
+  if (!target.ok()) return Fail(target.status());
+  absl::StatusOr<absl::Duration> wait = ParseWait("--wait", f.defrag_wait);
+  if (!wait.ok()) return Fail(wait.status());
+  kubectl::DefragOptions options{.target = *target, .wait = *wait};
+  auto client = Connect(f, options.ns);
+  if (!client.ok()) return Fail(client.status());
+  absl::StatusOr<int> code = kubectl::RunDefrag(**client, options, std::cout, std::cerr);
+  return code.ok() ? *code : Fail(code.status());
+}
+
 constexpr char kClusterHelp[] =
     "KIND/NAME (etcdcluster|ec|postgrescluster|pg) or NAME when only one kind has it";
 constexpr char kActionExitCodes[] =
@@ -215,6 +274,64 @@ CLI::App* AddPsql(CLI::App& app, Flags& f) {
   return cmd;
 }
 
+CLI::App* AddLogs(CLI::App& app, Flags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "logs", "The logs of every member pod of a cluster, each line prefixed with its pod");
+  cmd->add_option("cluster", f.cluster, kClusterHelp)->required();
+  cmd->add_option("-c,--container", f.container, "Only this container (default: every one)");
+  cmd->add_option("--since", f.since, "Only lines newer than this (e.g. 10m, 1h)");
+  cmd->add_option("--tail", f.tail, "Only the last N lines of each container");
+  cmd->add_flag("-f,--follow", f.follow, "Follow every member at once until interrupted");
+  cmd->footer(
+      "Pods that are gone or not started are named on stderr, not fatal. Exit codes: 0 read, "
+      "2 usage error or not found, 3 API error.");
+  return cmd;
+}
+
+CLI::App* AddReport(CLI::App& app, Flags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "report",
+      "Write a .tar.gz for a bug report: the cluster, its objects, events, member logs and "
+      "status; every Secret value redacted");
+  cmd->add_option("cluster", f.cluster, kClusterHelp)->required();
+  cmd->add_option("-o,--output", f.report_file,
+                  "The file (default: quorum-report-<kind>-<name>-<UTC time>.tar.gz)");
+  cmd->footer("Exit codes: 0 written, 2 usage error or not found, 3 API error or not writable.");
+  return cmd;
+}
+
+CLI::App* AddEtcdctl(CLI::App& app, Flags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "etcdctl",
+      "Run the local etcdctl against an EtcdCluster's client Service with its CA, client "
+      "certificate and root credentials (these only in etcdctl's environment)");
+  cmd->add_option("cluster", f.cluster, "The EtcdCluster (NAME or ec/NAME)")->required();
+  cmd->add_option("args", f.psql_args,
+                  "After --: etcdctl's own arguments (e.g. -- get / --prefix)");
+  cmd->add_option("--host", f.host,
+                  "Connect here instead of the Service's DNS name <service>.<namespace>.svc "
+                  "(e.g. a port-forward); the server certificate must name it");
+  cmd->add_option("--port", f.port, "Connect to this port (default: 2379)");
+  cmd->footer(
+      "Needs etcdctl on PATH. Exit codes: etcdctl's own once it runs; 2 usage error, not "
+      "found or etcdctl missing; 3 API error or a Secret missing.");
+  return cmd;
+}
+
+CLI::App* AddDefrag(CLI::App& app, Flags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "defrag",
+      "Defragment an EtcdCluster's members one at a time, followers first, the leader last");
+  cmd->add_option("cluster", f.cluster, "The EtcdCluster (NAME or ec/NAME)")->required();
+  cmd->add_option("--wait", f.defrag_wait, "How long each member may take to be healthy again")
+      ->capture_default_str();
+  cmd->footer(
+      "Needs etcdctl on PATH and the members' names <pod>.<cluster>-headless.<namespace>.svc "
+      "resolvable. Exit codes: 0 every member done, 1 any failed, 2 usage error, not found or "
+      "etcdctl missing, 3 API error.");
+  return cmd;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -231,7 +348,13 @@ int main(int argc, char** argv) {
   CLI::App* switchover = AddSwitchover(app, f);
   CLI::App* backup = AddBackup(app, f);
   CLI::App* psql = AddPsql(app, f);
-  for (CLI::App* cmd : {status, switchover, backup, psql}) cmd->fallthrough();
+  CLI::App* logs = AddLogs(app, f);
+  CLI::App* report = AddReport(app, f);
+  CLI::App* etcdctl = AddEtcdctl(app, f);
+  CLI::App* defrag = AddDefrag(app, f);
+  for (CLI::App* cmd : {status, switchover, backup, psql, logs, report, etcdctl, defrag}) {
+    cmd->fallthrough();
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -242,5 +365,9 @@ int main(int argc, char** argv) {
   if (switchover->parsed()) return RunSwitchover(f);
   if (backup->parsed()) return RunBackup(f);
   if (psql->parsed()) return RunPsql(f);
+  if (logs->parsed()) return RunLogs(f);
+  if (report->parsed()) return RunReport(f);
+  if (etcdctl->parsed()) return RunEtcdctl(f);
+  if (defrag->parsed()) return RunDefrag(f);
   return kubectl::kExitUsage;
 }

@@ -15,12 +15,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "src/kubectl/child_process.h"
 #include "src/kubectl/psql_command.h"
 
 namespace quorum::kubectl {
-
-// The first executable `program` in the colon-separated `path`, "" if none.
-std::string FindOnPath(const std::string& program, const std::string& path);
 
 // Fetches the credentials, then execs psql; returns only on failure.
 // Errors: as FetchPsqlCredentials; FailedPrecondition when psql is not on

@@ -42,6 +42,15 @@ std::vector<std::string> NodeExecPrefix() {
 
 std::string OperatorBinary() { return Env("QUORUM_OPERATOR_BIN", QUORUM_OPERATOR_BIN); }
 
+CommandResult Kubectl(const std::string& ns, const std::vector<std::string>& args,
+                      absl::Duration timeout) {
+  const testenv::ControlPlane* cp = testenv::GetControlPlane();
+  std::vector<std::string> argv = {cp->bin_dir + "/kubectl", "--kubeconfig=" + cp->kubeconfig};
+  if (!ns.empty()) argv.insert(argv.end(), {"-n", ns});
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv, timeout);
+}
+
 CommandResult RunCommand(const std::vector<std::string>& argv, absl::Duration timeout) {
   CommandResult r;
   int p[2];
@@ -86,6 +95,20 @@ CommandResult NodeExec(const std::vector<std::string>& argv, absl::Duration time
   std::vector<std::string> full = NodeExecPrefix();
   full.insert(full.end(), argv.begin(), argv.end());
   return RunCommand(full, timeout);
+}
+
+CommandResult KubectlQuorum(const std::string& ns, const std::vector<std::string>& args,
+                            absl::Duration timeout) {
+  const testenv::ControlPlane* cp = testenv::GetControlPlane();
+  std::vector<std::string> argv = {
+      "env",
+      "KUBECONFIG=" + cp->kubeconfig,
+      "PATH=" + cp->bin_dir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      std::string(QUORUM_BINARY_DIR) + "/cmd/kubectl-quorum",
+      "-n",
+      ns};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return NodeExec(argv, timeout);
 }
 
 AckedWriter::AckedWriter(std::function<bool(int)> write, absl::Duration pace)

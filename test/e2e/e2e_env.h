@@ -39,6 +39,17 @@ CommandResult NodeExec(const std::vector<std::string>& argv,
 
 std::string OperatorBinary();
 
+// The control plane's kubectl with its admin kubeconfig, in namespace `ns`
+// ("" for none: cluster-scoped objects, or `-n` among `args`).
+CommandResult Kubectl(const std::string& ns, const std::vector<std::string>& args,
+                      absl::Duration timeout = absl::Seconds(60));
+
+// The built kubectl-quorum with `args` in namespace `ns` through NodeExec
+// (cluster names resolve), with the control plane's kubeconfig and its
+// binaries (etcdctl) first on PATH.
+CommandResult KubectlQuorum(const std::string& ns, const std::vector<std::string>& args,
+                            absl::Duration timeout = absl::Minutes(4));
+
 // psql through `hack/node.sh exec` with the URI of Secret `secret` (a
 // PostgresCluster's <cluster>-superuser, say) in namespace `ns`, over TLS
 // verified by the Secret's CA; `host` ("" keeps the URI's) names the Service

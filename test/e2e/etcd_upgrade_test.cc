@@ -328,10 +328,12 @@ TEST_F(EtcdUpgradeE2E, AnEmptyDirClusterUpgradesByReplacingOneMemberAtATime) {
 
   // On to 3.7.3 once every member has snapshotted since all ran 3.6 (the
   // replaced members joined with the leader's log, 3.5's entries included).
-  SetImage("em", kEtcd37);
+  // The writes that drive those snapshots go first: once the image changes,
+  // the client Service may route a put to a member that is being replaced.
   for (int i = 0; i < 350; ++i) {
     ASSERT_EQ(Etcdctl(ns(), "em", {"put", absl::StrCat("b/", i), "v"}).exit_code, 0);
   }
+  SetImage("em", kEtcd37);
   const absl::Time t1 = absl::Now();
   ASSERT_TRUE(testenv::Eventually(
       [&] { return EtcdClusterReady("em") && Versions("em") == std::set<std::string>{"3.7.3"}; },

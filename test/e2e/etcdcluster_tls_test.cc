@@ -6,6 +6,7 @@
 // same TLS and credentials.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "test/e2e/e2e_env.h"
 #include "test/testmain/paths.h"
 
@@ -108,6 +111,26 @@ class EtcdClusterTlsE2E : public E2ETest {
     return flags;
   }
 
+  // An EtcdCluster of 3 with peer, server and client TLS (MakePki's
+  // Secrets) and etcd authentication.
+  Json TlsAuthCluster(const std::string& name) {
+    return {{"apiVersion", "etcd.aenix.io/v1alpha1"},
+            {"kind", "EtcdCluster"},
+            {"metadata", {{"name", name}, {"namespace", ns()}}},
+            {"spec",
+             {{"replicas", 3},
+              {"storage", {{"emptyDir", Json::object()}}},
+              {"security",
+               {{"enableAuth", true},
+                {"tls",
+                 {{"peerTrustedCASecret", name + "-peer-ca"},
+                  {"peerSecret", name + "-peer"},
+                  {"serverTrustedCASecret", name + "-server-ca"},
+                  {"serverSecret", name + "-server"},
+                  {"clientTrustedCASecret", name + "-client-ca"},
+                  {"clientSecret", name + "-client"}}}}}}}};
+  }
+
   std::string dir_;
 };
 
@@ -116,21 +139,7 @@ TEST_F(EtcdClusterTlsE2E, TlsAndAuthReadyAndStrangersRefused) {
   MakePki(name);
   OperatorProcess op(ns());
   op.Start();
-  Json cluster = {{"apiVersion", "etcd.aenix.io/v1alpha1"},
-                  {"kind", "EtcdCluster"},
-                  {"metadata", {{"name", name}, {"namespace", ns()}}},
-                  {"spec",
-                   {{"replicas", 3},
-                    {"storage", {{"emptyDir", Json::object()}}},
-                    {"security",
-                     {{"enableAuth", true},
-                      {"tls",
-                       {{"peerTrustedCASecret", name + "-peer-ca"},
-                        {"peerSecret", name + "-peer"},
-                        {"serverTrustedCASecret", name + "-server-ca"},
-                        {"serverSecret", name + "-server"},
-                        {"clientTrustedCASecret", name + "-client-ca"},
-                        {"clientSecret", name + "-client"}}}}}}}};
+  const Json cluster = TlsAuthCluster(name);
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
   ASSERT_TRUE(testenv::Eventually(
       [&] {
@@ -204,6 +213,92 @@ TEST_F(EtcdClusterTlsE2E, TlsAndAuthReadyAndStrangersRefused) {
   ASSERT_EQ(status.value("phase", ""), "Complete") << status.dump();
   EXPECT_EQ(status["snapshot"].value("sha256", "").size(), 64u) << status.dump();
   EXPECT_GT(status["snapshot"].value("revision", int64_t{0}), 0) << status.dump();
+}
+
+// Issue 38: `kubectl quorum` etcdctl, defrag, logs and report against a real
+// TLS + auth EtcdCluster: etcdctl gets the CA, client certificate and root
+// credentials without any file or flag from the user; defrag goes through
+// every member and leaves the cluster Ready; logs shows every member; the
+// report holds the cluster and not one Secret value.
+TEST_F(EtcdClusterTlsE2E, KubectlQuorumEtcdctlDefragLogsAndReportOnATlsAuthCluster) {
+  const std::string name = "kqe";
+  MakePki(name);
+  OperatorProcess op(ns());
+  op.Start();
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), TlsAuthCluster(name)).ok());
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {  // Ready, and auth on: a certificate without credentials cannot write
+        return EtcdClusterReady(name) &&
+               Etcdctl(ns(), name, {"put", "k", "v"}, Tls("stranger"), "https").exit_code != 0;
+      },
+      absl::Minutes(6)))
+      << "the TLS + auth cluster did not become Ready with auth on";
+  auto quorum = [&](const std::vector<std::string>& args) {
+    return KubectlQuorum(ns(), args, absl::Minutes(6));
+  };
+
+  CommandResult put = quorum({"etcdctl", name, "--", "put", "kq-key", "kq-value"});
+  ASSERT_EQ(put.exit_code, 0) << put.output;
+  CommandResult get = quorum({"etcdctl", name, "--", "get", "kq-key", "--print-value-only"});
+  ASSERT_EQ(get.exit_code, 0) << get.output;
+  EXPECT_EQ(absl::StripAsciiWhitespace(get.output), "kq-value");
+
+  CommandResult defrag = quorum({"defrag", name});
+  EXPECT_EQ(defrag.exit_code, 0) << defrag.output;
+  EXPECT_EQ(std::count(defrag.output.begin(), defrag.output.end(), '\n'), 3) << defrag.output;
+  EXPECT_TRUE(absl::StrContains(defrag.output, "(leader)")) << defrag.output;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(absl::StrContains(defrag.output, absl::StrCat(name, "-", i, " (")))
+        << defrag.output;
+  }
+  EXPECT_TRUE(testenv::Eventually([&] { return EtcdClusterReady(name); }, absl::Minutes(2)));
+  get = quorum({"etcdctl", name, "--", "get", "kq-key", "--print-value-only"});
+  EXPECT_EQ(absl::StripAsciiWhitespace(get.output), "kq-value") << get.output;
+
+  CommandResult logs = quorum({"logs", name, "--tail", "20"});
+  EXPECT_EQ(logs.exit_code, 0) << logs.output;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(absl::StrContains(logs.output, absl::StrCat("[", name, "-", i))) << logs.output;
+  }
+
+  const std::string archive = dir_ + "/report.tar.gz";
+  CommandResult report = quorum({"report", name, "-o", archive});
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  CommandResult listing = RunCommand({"tar", "-tzf", archive});
+  ASSERT_EQ(listing.exit_code, 0) << listing.output;
+  for (const std::string& file :
+       {std::string("/cluster.json"), std::string("/status.json"), std::string("/README.md"),
+        absl::StrCat("/secrets/", name, "-root-auth.json"),
+        absl::StrCat("/logs/", name, "-0/etcd.log"),
+        absl::StrCat("/objects/StatefulSet/", name, ".json")}) {
+    EXPECT_TRUE(absl::StrContains(listing.output, file)) << file << " missing:\n" << listing.output;
+  }
+  CommandResult contents = RunCommand({"tar", "-xzOf", archive});
+  ASSERT_EQ(contents.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(contents.output, "\"kind\": \"EtcdCluster\""));
+  EXPECT_TRUE(absl::StrContains(contents.output, "REDACTED"));
+  // Not one value of the cluster's Secrets: root's password, the private keys.
+  std::vector<std::string> secrets;
+  for (const std::string& secret :
+       {name + "-root-auth", name + "-client", name + "-server", name + "-peer"}) {
+    absl::StatusOr<Json> s = client().Get(kSecrets, ns(), secret);
+    ASSERT_TRUE(s.ok()) << secret << ": " << s.status();
+    for (const char* key : {"password", "tls.key"}) {
+      std::string value;
+      if (!s->value("data", Json::object()).contains(key)) continue;
+      const std::string b64 = (*s)["data"][key];
+      ASSERT_TRUE(absl::Base64Unescape(b64, &value));
+      secrets.push_back(b64);
+      for (absl::string_view line : absl::StrSplit(value, '\n', absl::SkipWhitespace())) {
+        if (line.size() >= 16) secrets.push_back(std::string(line));  // a PEM body line
+      }
+      if (value.find('\n') == std::string::npos) secrets.push_back(value);
+    }
+  }
+  ASSERT_GE(secrets.size(), 4u);
+  for (const std::string& v : secrets) {
+    EXPECT_FALSE(absl::StrContains(contents.output, v)) << "the report holds a Secret value";
+  }
 }
 
 }  // namespace

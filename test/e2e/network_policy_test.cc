@@ -139,14 +139,6 @@ class NetworkPolicyE2E : public E2ETest {
         << "the client pods did not run";
   }
 
-  CommandResult Kubectl(const std::string& ns, const std::vector<std::string>& args) {
-    const testenv::ControlPlane* cp = testenv::GetControlPlane();
-    std::vector<std::string> argv = {cp->bin_dir + "/kubectl", "--kubeconfig=" + cp->kubeconfig,
-                                     "-n", ns};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return RunCommand(argv, absl::Seconds(30));
-  }
-
   // Whether pod ns/name opens a TCP connection to ip:port within 5 s.
   // Refused (kube-router's REJECT) and no answer both count as no.
   CommandResult Connect(const std::string& ns, const std::string& name, const std::string& ip,

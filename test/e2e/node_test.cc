@@ -53,11 +53,7 @@ class NodeE2E : public E2ETest {
  protected:
   CommandResult Kubectl(const std::vector<std::string>& args,
                         absl::Duration timeout = absl::Seconds(60)) {
-    const testenv::ControlPlane* cp = testenv::GetControlPlane();
-    std::vector<std::string> argv = {cp->bin_dir + "/kubectl", "--kubeconfig=" + cp->kubeconfig,
-                                     "-n", ns()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return RunCommand(argv, timeout);
+    return e2e::Kubectl(ns(), args, timeout);
   }
 
   bool PodReady(const std::string& name) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "test/e2e/e2e_env.h"
@@ -46,10 +47,40 @@ class PostgresClusterE2E : public E2ETest {
     return "";
   }
 
+  // The members `patronictl list` shows when run plainly (no -c: the image
+  // names the configuration file) in `pod`'s database container, name ->
+  // role; empty when it fails (the output goes to the test's log).
+  std::map<std::string, std::string> PatronictlMembers(const std::string& pod) {
+    CommandResult r = Kubectl(
+        ns(), {"exec", pod, "-c", "database", "--", "patronictl", "list", "--format", "json"});
+    std::map<std::string, std::string> out;
+    const Json list = Json::parse(r.output, nullptr, false);
+    if (r.exit_code != 0 || !list.is_array()) {
+      ADD_FAILURE() << "patronictl list in " << pod << ": " << r.output;
+      return out;
+    }
+    for (const Json& m : list) out[m.value("Member", "")] = m.value("Role", "");
+    return out;
+  }
+
   // psql with the superuser's URI against `host` (a Service name), over TLS
   // verified by the Secret's CA (the URI says sslmode=verify-full).
   CommandResult Sql(const std::string& secret, const std::string& host, const std::string& sql) {
     return Psql(client(), ns(), secret, host, sql, absl::Seconds(20));
+  }
+
+  // Sql until it succeeds, for up to `within` (a Service that selects its pod
+  // by label follows the pod's readiness with a lag); the last attempt.
+  CommandResult SqlWithin(const std::string& secret, const std::string& host,
+                          const std::string& sql, absl::Duration within = absl::Minutes(1)) {
+    CommandResult r;
+    testenv::Eventually(
+        [&] {
+          r = Sql(secret, host, sql);
+          return r.exit_code == 0;
+        },
+        within);
+    return r;
   }
 
   // An EtcdCluster `name` of `replicas` members on emptyDir.

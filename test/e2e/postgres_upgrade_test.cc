@@ -39,14 +39,8 @@ class PostgresUpgradeE2E : public PostgresClusterE2E {
   // The server's major through `service`, "" when it cannot be asked within
   // a minute (a Service that selects its pod follows its readiness with a lag).
   std::string ServerMajor(const std::string& name, const std::string& service) {
-    CommandResult r;
-    testenv::Eventually(
-        [&] {
-          r = Sql(name + "-superuser", service + "." + ns() + ".svc",
-                  "select current_setting('server_version_num')::int / 10000;");
-          return r.exit_code == 0;
-        },
-        absl::Minutes(1));
+    CommandResult r = SqlWithin(name + "-superuser", service + "." + ns() + ".svc",
+                                "select current_setting('server_version_num')::int / 10000;");
     return r.exit_code == 0 ? std::string(absl::StripAsciiWhitespace(r.output)) : "";
   }
 
@@ -188,14 +182,8 @@ TEST_F(PostgresUpgradeE2E, ARefusedUpgradeKeepsServingTheOldMajorAndASecondAttem
       << "the old major does not serve again";
   EXPECT_EQ(ServerMajor(name, name), "15");
   EXPECT_EQ(Rows(name).size(), 500u);
-  CommandResult dropped;
-  ASSERT_TRUE(testenv::Eventually(
-      [&] {
-        dropped = Sql(name + "-superuser", primary_svc, "drop table if exists bad;");
-        return dropped.exit_code == 0;
-      },
-      absl::Minutes(1)))
-      << dropped.output;
+  CommandResult dropped = SqlWithin(name + "-superuser", primary_svc, "drop table if exists bad;");
+  ASSERT_EQ(dropped.exit_code, 0) << dropped.output;
   ASSERT_NO_FATAL_FAILURE(SetVersion(name, 15));
   ASSERT_TRUE(testenv::Eventually([&] { return Upgrade(name).empty(); }, absl::Minutes(2)))
       << "the failed attempt was not given up: " << Upgrade(name).dump();
@@ -227,14 +215,8 @@ TEST_F(PostgresUpgradeE2E, AMinorUpgradeRollsTheMembersUnderAWriter) {
   ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
   ASSERT_TRUE(testenv::Eventually([&] { return Ready(name); }, absl::Minutes(6)));
   auto version = [&](const std::string& service) {
-    CommandResult r;
-    testenv::Eventually(
-        [&] {
-          r = Sql(name + "-superuser", service + "." + ns() + ".svc",
-                  "select current_setting('server_version_num');");
-          return r.exit_code == 0;
-        },
-        absl::Minutes(1));
+    CommandResult r = SqlWithin(name + "-superuser", service + "." + ns() + ".svc",
+                                "select current_setting('server_version_num');");
     return r.exit_code == 0 ? std::string(absl::StripAsciiWhitespace(r.output)) : "";
   };
   CommandResult made;

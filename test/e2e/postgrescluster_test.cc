@@ -8,6 +8,7 @@
 // issue 36.5), with spec.users usable and a switchover through the spec.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -50,6 +51,13 @@ TEST_F(PostgresClusterE2E, EtcdDcsFailoverKeepsCommittedRowsAndARolloutRightAfte
   const std::string first = Primary("pg");
   const std::string primary_svc = absl::StrCat("pg.", ns(), ".svc");
   const std::string replica_svc = absl::StrCat("pg-replicas.", ns(), ".svc");
+  // Issue 38.5: a plain `patronictl list` in a member pod sees every member
+  // through the etcd DCS (TLS and the member's own credentials).
+  {
+    const std::map<std::string, std::string> members = PatronictlMembers(first);
+    EXPECT_EQ(members.size(), 3u);
+    EXPECT_EQ(members.count(first) ? members.at(first) : "", "Leader");
+  }
 
   CommandResult w = Sql("pg-superuser", primary_svc,
                         "create table rows(id int primary key); insert into rows "
@@ -313,6 +321,11 @@ TEST_F(PostgresClusterE2E, KubernetesDcsUsersSwitchoverConfigEditsAndACrashLoopi
                                   absl::Minutes(6)))
       << "the PostgresCluster did not become Ready with a primary";
   const std::string primary_svc = absl::StrCat("kpg.", ns(), ".svc");
+  {
+    const std::map<std::string, std::string> members = PatronictlMembers(Primary("kpg"));
+    EXPECT_EQ(members.size(), 2u);
+    EXPECT_EQ(members.count(Primary("kpg")) ? members.at(Primary("kpg")) : "", "Leader");
+  }
   // Issue 36.5: a new cluster's Patroni elects through ConfigMaps.
   {
     auto got = client().Get(kPostgres, ns(), "kpg");
@@ -833,13 +846,7 @@ TEST_F(PostgresClusterE2E, KubectlQuorumPsqlAndSwitchoverOnARunningCluster) {
   ASSERT_TRUE(client().Create(kPostgres, ns(), KubernetesPostgres("kq", 2)).ok());
   ASSERT_TRUE(
       testenv::Eventually([&] { return Ready("kq") && !Primary("kq").empty(); }, absl::Minutes(6)));
-  const std::string plugin = std::string(QUORUM_BINARY_DIR) + "/cmd/kubectl-quorum";
-  const std::string kubeconfig = "KUBECONFIG=" + testenv::GetControlPlane()->kubeconfig;
-  auto quorum = [&](std::vector<std::string> args) {
-    std::vector<std::string> argv = {"env", kubeconfig, plugin, "-n", ns()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return NodeExec(argv, absl::Minutes(4));
-  };
+  auto quorum = [&](const std::vector<std::string>& args) { return KubectlQuorum(ns(), args); };
   CommandResult q;
   ASSERT_TRUE(testenv::Eventually(
       [&] {
@@ -850,7 +857,8 @@ TEST_F(PostgresClusterE2E, KubectlQuorumPsqlAndSwitchoverOnARunningCluster) {
       },
       absl::Minutes(2)))
       << q.output;
-  EXPECT_EQ(absl::StripAsciiWhitespace(q.output), "postgres t") << q.output;
+  // A boolean concatenated to text reads "true".
+  EXPECT_EQ(absl::StripAsciiWhitespace(q.output), "postgres true") << q.output;
   const std::string from = Primary("kq");
   const std::string to = from == "kq-main-0" ? "kq-main-1" : "kq-main-0";
   CommandResult sw;
@@ -864,13 +872,62 @@ TEST_F(PostgresClusterE2E, KubectlQuorumPsqlAndSwitchoverOnARunningCluster) {
   EXPECT_TRUE(
       testenv::Eventually([&] { return Primary("kq") == to && Ready("kq"); }, absl::Minutes(2)))
       << "the primary did not move to " << to << ": " << sw.output;
-  q = quorum({"psql", "kq", "--", "-XAtq", "-c", "select pg_is_in_recovery();"});
-  EXPECT_EQ(q.exit_code, 0) << q.output;
+  // The primary Service follows the new primary's label with a lag.
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        q = quorum({"psql", "kq", "--", "-XAtq", "-c", "select pg_is_in_recovery();"});
+        return q.exit_code == 0;
+      },
+      absl::Minutes(1)))
+      << q.output;
   EXPECT_EQ(absl::StripAsciiWhitespace(q.output), "f") << q.output;
   // An unknown target is answered at once (exit 1, Failed), nothing moves.
   sw = quorum({"switchover", "kq", "--to", "kq-main-7"});
   EXPECT_NE(sw.exit_code, 0) << sw.output;
   EXPECT_EQ(Primary("kq"), to);
+}
+
+// Issue 38: `kubectl quorum logs` and `report` on a running PostgresCluster:
+// every member's lines, prefixed; an archive with the cluster, its pods and
+// its Secrets by name only — the superuser's password nowhere in it.
+TEST_F(PostgresClusterE2E, KubectlQuorumLogsAndReportOnAPostgresCluster) {
+  OperatorProcess op(ns());
+  op.Start();
+  ASSERT_TRUE(client().Create(kPostgres, ns(), KubernetesPostgres("kr", 2)).ok());
+  ASSERT_TRUE(
+      testenv::Eventually([&] { return Ready("kr") && !Primary("kr").empty(); }, absl::Minutes(6)));
+  auto quorum = [&](const std::vector<std::string>& args) { return KubectlQuorum(ns(), args); };
+  CommandResult logs = quorum({"logs", "kr", "--tail", "50"});
+  EXPECT_EQ(logs.exit_code, 0) << logs.output;
+  for (const char* pod : {"[kr-main-0", "[kr-main-1"}) {
+    EXPECT_TRUE(absl::StrContains(logs.output, pod)) << pod << ":\n" << logs.output;
+  }
+  char tmpl[] = "/tmp/quorum-e2e-report-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  absl::Cleanup remove = [&] {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  };
+  CommandResult report = quorum({"report", "pg/kr", "-o", dir + "/r.tar.gz"});
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  CommandResult listing = RunCommand({"tar", "-tzf", dir + "/r.tar.gz"});
+  ASSERT_EQ(listing.exit_code, 0) << listing.output;
+  for (const char* file : {"/cluster.json", "/secrets/kr-superuser.json",
+                           "/objects/Pod/kr-main-0.json", "/logs/kr-main-0/"}) {
+    EXPECT_TRUE(absl::StrContains(listing.output, file)) << file << ":\n" << listing.output;
+  }
+  CommandResult contents = RunCommand({"tar", "-xzOf", dir + "/r.tar.gz"});
+  ASSERT_EQ(contents.exit_code, 0);
+  EXPECT_TRUE(absl::StrContains(contents.output, "\"kind\": \"PostgresCluster\""));
+  absl::StatusOr<Json> secret = client().Get(kSecrets, ns(), "kr-superuser");
+  ASSERT_TRUE(secret.ok()) << secret.status();
+  const std::string b64 = (*secret)["data"]["password"];
+  std::string password;
+  ASSERT_TRUE(absl::Base64Unescape(b64, &password));
+  ASSERT_GE(password.size(), 8u);
+  EXPECT_FALSE(absl::StrContains(contents.output, password)) << "the report holds the password";
+  EXPECT_FALSE(absl::StrContains(contents.output, b64)) << "the report holds the password";
 }
 
 }  // namespace

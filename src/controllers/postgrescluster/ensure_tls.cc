@@ -1,5 +1,6 @@
 #include "src/controllers/postgrescluster/ensure_tls.h"
 
+#include "absl/hash/hash.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "src/controllers/postgrescluster/access.h"
@@ -79,6 +80,7 @@ absl::StatusOr<TlsState> CustomTls(const Phase& p) {
         absl::StrCat("Secret ", name,
                      " (spec.tls.customSecret) needs ca.crt, tls.crt and the matching tls.key"));
   }
+  out.custom_digest = absl::HashOf(out.ca_pem, cert, key);
   return out;
 }
 

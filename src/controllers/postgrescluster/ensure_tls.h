@@ -34,7 +34,11 @@ struct TlsState {
   // The operator's client certificate for the members' REST API (tls.h
   // OperatorClientCerts); empty with spec.tls.customSecret (no CA key).
   runtime::CertKeyPair operator_client;
-  bool renewed = false;                // <cluster>-tls was (re)written by this reconcile
+  bool renewed = false;  // <cluster>-tls was (re)written by this reconcile
+  // With spec.tls.customSecret: a digest of what it holds (CA, certificate,
+  // key), so that the reconciler notices the user's renewal and has the
+  // members reload as after its own (this process only: not stable).
+  std::optional<size_t> custom_digest;
   std::optional<absl::Time> renew_at;  // when the stored certificate is due (owned only)
 };
 

@@ -56,12 +56,15 @@ void PostgresClusterReconciler::Forget(const runtime::Request& req) {
   absl::MutexLock lock(&mu_);
   users_applied_.erase(req.Key());
   reload_until_.erase(req.Key());
+  custom_cert_seen_.erase(req.Key());
+  restore_switched_.erase(req.Key());
 }
 
 size_t PostgresClusterReconciler::remembered() const {
   absl::MutexLock lock(&mu_);
-  return users_applied_.size() + reload_until_.size() + backoff_.size() + etcd_access_.size() +
-         cert_memo_.size() + client_certs_.size() + config_sync_.size();
+  return users_applied_.size() + reload_until_.size() + custom_cert_seen_.size() +
+         restore_switched_.size() + backoff_.size() + etcd_access_.size() + cert_memo_.size() +
+         client_certs_.size() + config_sync_.size();
 }
 
 absl::StatusOr<PostgresClusterReconciler::Prepared>
@@ -101,7 +104,16 @@ std::optional<absl::Duration> PostgresClusterReconciler::ReloadAfterRenewal(cons
   absl::Time until;
   {
     absl::MutexLock lock(&mu_);
-    if (tls.renewed) reload_until_[key] = now + kReloadWindow;
+    bool renewed = tls.renewed;
+    if (tls.custom_digest.has_value()) {
+      // The user's certificate: renewed when its Secret holds something new.
+      // The first sight after a start counts too (a renewal while the
+      // operator was down); reloading an unchanged certificate is harmless.
+      auto [seen, first] = custom_cert_seen_.try_emplace(key, *tls.custom_digest);
+      renewed = first || seen->second != *tls.custom_digest;
+      seen->second = *tls.custom_digest;
+    }
+    if (renewed) reload_until_[key] = now + kReloadWindow;
     auto it = reload_until_.find(key);
     if (it == reload_until_.end()) return wait;
     if (now >= it->second) {
@@ -327,9 +339,9 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   if (std::optional<absl::StatusOr<Result>> held = HoldForUpgrade(ctx, dcs, *upgrade_wait)) {
     return *std::move(held);
   }
-  if (RestoreIn(*cluster, api::kRestoreRestoring) && members.primary_ready) {
-    FinishRestore(req, ctx, *cluster, members.primary);
-  }
+  // A restore's steps while members run: archive checked; done once a primary serves.
+  const std::optional<absl::Duration> restore_wait =
+      RestoreStepOnMembers(req, ctx, *cluster, observed, prepared->tls);
   absl::StatusOr<std::string> problem = ActOnMembers(ctx, *prepared, observed);
   if (!problem.ok()) return problem.status();
   if (problem->empty()) *problem = std::string(refused.message());
@@ -349,7 +361,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   runtime::Result wait = NextWait(backoff_, req, dcs, members);
   for (const std::optional<absl::Duration>& also :
        {ReloadAfterRenewal(ctx, members, prepared->tls), *backup_wait, sw.recheck_after,
-        *upgrade_wait}) {
+        *upgrade_wait, restore_wait}) {
     if (also.has_value()) WaitAtMost(wait, *also);
   }
   return wait;

@@ -60,6 +60,7 @@
 #include "src/controllers/postgrescluster/membership.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/phase.h"
+#include "src/controllers/postgrescluster/restore_check.h"
 #include "src/controllers/postgrescluster/sync_config.h"
 #include "src/kube/resources.h"
 #include "src/patroni/rest_client.h"
@@ -173,7 +174,8 @@ class PostgresClusterReconciler : public runtime::Reconciler {
     TlsState tls;
   };
   absl::StatusOr<Prepared> ObserveDcsAndCredentials(const runtime::Request& req, Phase& ctx);
-  // After a certificate renewal, POST /reload to every member until the
+  // After a certificate renewal (ours, or the user's customSecret changing),
+  // POST /reload to every member until the
   // kubelet has surely swapped the mounted files (kReloadWindow); the wait
   // until the next reload or renewal.
   std::optional<absl::Duration> ReloadAfterRenewal(const Phase& ctx, const Members& members,
@@ -187,6 +189,18 @@ class PostgresClusterReconciler : public runtime::Reconciler {
     MembershipPlan membership;
   };
   Observed ObserveMembers(const Phase& ctx, const Prepared& prepared);
+  // An in-place restore's steps while members run: in Checking
+  // (restore_check.h) asks the primary (AskArchiver) and moves `cluster`'s
+  // restore status on to Stopping or Failed, or keeps it waiting; in
+  // Restoring, FinishRestore once a primary serves. Returns when to look
+  // again (nullopt: no wait). restore_check_phase.cc.
+  std::optional<absl::Duration> RestoreStepOnMembers(const runtime::Request& req, const Phase& ctx,
+                                                     PostgresCluster& cluster,
+                                                     const Observed& observed, const TlsState& tls);
+  // pg_stat_archiver of the primary, after closing its segment once per
+  // trigger (remembered in restore_switched_).
+  absl::StatusOr<ArchiverView> AskArchiver(const Phase& ctx, const Observed& observed,
+                                           const std::string& ca_pem);
   // The steps on the members, at most one risky one (a removal, a rollout
   // step): a crash-looping leader's lock ended, the role labels, removals,
   // the rollout, spec.users, the dynamic configuration. Returns a problem
@@ -214,6 +228,11 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   std::map<std::string, std::string> users_applied_ ABSL_GUARDED_BY(mu_);
   // namespace/name -> until when members are told to reload (renewed certificate)
   std::map<std::string, absl::Time> reload_until_ ABSL_GUARDED_BY(mu_);
+  // namespace/name -> the spec.tls.customSecret content last seen (digest);
+  // a change, or the first sight after a start, opens a reload window.
+  std::map<std::string, size_t> custom_cert_seen_ ABSL_GUARDED_BY(mu_);
+  // namespace/name -> (restore trigger, the WAL segment closed for its check)
+  std::map<std::string, std::pair<std::string, std::string>> restore_switched_ ABSL_GUARDED_BY(mu_);
   OperatorPeer operator_peer_;
   controllers::WaitBackoff backoff_;  // re-reading the members' roles
   PodEtcdAccessKeeper etcd_access_;   // clusterRef with etcd auth: the pods' etcd user

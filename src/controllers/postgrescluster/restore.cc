@@ -78,15 +78,23 @@ RestorePlan PlanRestore(const PostgresCluster& cluster, absl::Time now) {
   }
   out.status = api::PgBackRestRestoreStatus{
       .id = trigger,
-      .phase = api::kRestoreStopping,
+      .phase = api::kRestoreChecking,
       .started_at = absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", now, absl::UTCTimeZone()),
-      .message = absl::StrCat("stopping the members to restore from ", pgbr->restore->repo_name)};
+      .message = absl::StrCat("checking that ", pgbr->restore->repo_name,
+                              " holds the primary's newest WAL before anything stops")};
   if (std::string why = Unreachable(cluster, *pgbr->restore, now); !why.empty()) {
     out.status->phase = api::kRestoreFailed;
     out.status->finished_at = out.status->started_at;
     out.status->message = std::move(why);
     out.refused = true;
     return out;
+  }
+  // A new trigger during a restore starts over from Stopping: the members'
+  // volumes are gone or going, there is no newest WAL left to check.
+  if (RestoreRunning(cluster)) {
+    out.status->phase = api::kRestoreStopping;
+    out.status->message =
+        absl::StrCat("stopping the members to restore from ", pgbr->restore->repo_name);
   }
   out.started = true;
   return out;

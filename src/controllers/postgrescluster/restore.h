@@ -5,7 +5,10 @@
 // lives in status.backups.pgbackrest.restore, so an operator that restarts at
 // any step carries on from it:
 //
-//   (new trigger) → Stopping: the StatefulSets are scaled to 0. Once no
+//   (new trigger) → Checking: nothing stops until the primary's newest WAL
+//       is archived (restore_check.h); archiving that fails or lags answers
+//       Failed, nothing stopped.
+//   → Stopping: the StatefulSets are scaled to 0. Once no
 //       member pod is left, Patroni's state is removed from the DCS (etcd:
 //       the keys under /<namespace>/<scope>/; kubernetes: the leader, config,
 //       failover and sync Endpoints) and the members' data volumes are

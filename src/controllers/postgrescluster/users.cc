@@ -55,6 +55,23 @@ std::vector<std::string> PlanUserSql(const std::vector<UserSpec>& users,
   return sql;
 }
 
+absl::StatusOr<std::vector<std::vector<std::string>>> QueryFirstRows(
+    const PostgresTarget& target, const std::vector<std::string>& statements) {
+  absl::StatusOr<std::unique_ptr<PgConnection>> conn = PgConnection::Open(target);
+  if (!conn.ok()) return conn.status();
+  std::vector<std::vector<std::string>> out;
+  for (const std::string& sql : statements) {
+    absl::StatusOr<std::vector<PgRow>> rows = (*conn)->Query(sql);
+    if (!rows.ok())
+      return absl::Status(rows.status().code(), absl::StrCat(sql, ": ", rows.status().message()));
+    if (rows->empty()) return absl::InternalError(absl::StrCat(sql, ": no row"));
+    std::vector<std::string> row;
+    for (const std::optional<std::string>& v : rows->front()) row.push_back(v.value_or(""));
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 absl::Status EnsureUsers(const PostgresTarget& target, const std::vector<UserSpec>& users) {
   if (users.empty()) return absl::OkStatus();
   absl::StatusOr<std::unique_ptr<PgConnection>> conn = PgConnection::Open(target);

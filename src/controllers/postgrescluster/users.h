@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/pg_connection.h"
 
@@ -45,6 +46,13 @@ std::vector<std::string> PlanUserSql(const std::vector<UserSpec>& users,
 // cannot connect (or the certificate does not verify), Internal when a statement fails (with
 // PostgreSQL's message, never a password).
 absl::Status EnsureUsers(const PostgresTarget& target, const std::vector<UserSpec>& users);
+
+// Runs `statements` in order on one connection to `target` (verified as for
+// EnsureUsers) and returns the first row of each, its columns as text (NULL
+// as ""). Errors: Unavailable when it cannot connect, Internal when a
+// statement fails or returns no row (with PostgreSQL's message).
+absl::StatusOr<std::vector<std::vector<std::string>>> QueryFirstRows(
+    const PostgresTarget& target, const std::vector<std::string>& statements);
 
 }  // namespace quorum::postgrescluster
 

@@ -300,9 +300,12 @@ TEST_F(PostgresClusterControllerTest, AMoveToConfigMapsHoldsOnlyWithEveryMemberS
                                           "value":0}])"))
                   .ok());
   ASSERT_TRUE(Eventually([&] { return pods() == 0; }, absl::Seconds(60)));
-  ASSERT_TRUE(patch_status().ok());
+  // The operator's cache may still hold a pod when the record lands (then it
+  // is put back, as above): the user records it again, as docs/operations.md
+  // says, until it holds.
   ASSERT_TRUE(Eventually(
       [&] {
+        if (DcsObjects("mv") != "ConfigMaps" && !patch_status().ok()) return false;
         auto cm = client().Get(kConfigMaps, ns(), "mv-patroni");
         return cm.ok() && absl::StrContains((*cm)["data"].value("patroni.yaml", ""),
                                             "\n  use_endpoints: false\n");

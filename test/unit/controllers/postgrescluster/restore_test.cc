@@ -35,21 +35,27 @@ TEST(PlanRestoreTest, ANewTriggerStartsOnceWhenEnabled) {
   RestorePlan plan = PlanRestore(Cluster("", true, State("a", "Succeeded")), now);
   EXPECT_EQ(plan.status->phase, "Succeeded");
   EXPECT_FALSE(plan.started);
-  // A new value starts one in Stopping.
+  // A new value starts one in Checking: nothing stops before the newest WAL
+  // is archived (restore_check.h).
   plan = PlanRestore(Cluster("b", true, State("a", "Succeeded")), now);
   EXPECT_TRUE(plan.started);
   EXPECT_EQ(plan.status->id, "b");
-  EXPECT_EQ(plan.status->phase, "Stopping");
+  EXPECT_EQ(plan.status->phase, "Checking");
   EXPECT_EQ(plan.status->started_at, "2026-12-04T10:00:00Z");
   EXPECT_TRUE(plan.ignored.empty());
   // The same value again: carried on as recorded, whatever its phase.
   plan = PlanRestore(Cluster("b", true, State("b", "Restoring")), now);
   EXPECT_FALSE(plan.started);
   EXPECT_EQ(plan.status->phase, "Restoring");
-  // A new value during a restore starts over.
+  // A new value during a restore starts over from Stopping (the volumes are
+  // gone: no WAL left to check); during Checking, from Checking.
   plan = PlanRestore(Cluster("c", true, State("b", "Restoring")), now);
   EXPECT_TRUE(plan.started);
   EXPECT_EQ(plan.status->phase, "Stopping");
+  plan = PlanRestore(Cluster("c", true, State("b", "Stopping")), now);
+  EXPECT_EQ(plan.status->phase, "Stopping");
+  plan = PlanRestore(Cluster("c", true, State("b", "Checking")), now);
+  EXPECT_EQ(plan.status->phase, "Checking");
   // Not enabled (or no restore at all): ignored, with the field to set.
   for (std::optional<bool> enabled : {std::optional<bool>(false), std::optional<bool>()}) {
     plan = PlanRestore(Cluster("d", enabled, State("b", "Succeeded")), now);
