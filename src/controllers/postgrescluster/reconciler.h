@@ -59,6 +59,7 @@
 #include "src/controllers/postgrescluster/major_upgrade.h"
 #include "src/controllers/postgrescluster/membership.h"
 #include "src/controllers/postgrescluster/names.h"
+#include "src/controllers/postgrescluster/objects.h"
 #include "src/controllers/postgrescluster/phase.h"
 #include "src/controllers/postgrescluster/restore_check.h"
 #include "src/controllers/postgrescluster/sync_config.h"
@@ -124,6 +125,10 @@ class PostgresClusterReconciler : public runtime::Reconciler {
 
  private:
   bool scheduled_backups_ = false;
+  // While claims of an earlier cluster hold a StatefulSet back: when to
+  // look again (with backoff).
+  std::optional<absl::Duration> LeftoverClaimsRecheck(const runtime::Request& req,
+                                                      const AppliedObjects& applied);
   // An earlier PostgresCluster of this name (another uid): its objects
   // (Secrets with passwords among them) go first; the wait, if any.
   std::optional<runtime::Result> WaitForEarlierObjects(const runtime::Request& req,
