@@ -59,7 +59,6 @@
 #include "src/controllers/postgrescluster/major_upgrade.h"
 #include "src/controllers/postgrescluster/membership.h"
 #include "src/controllers/postgrescluster/names.h"
-#include "src/controllers/postgrescluster/objects.h"
 #include "src/controllers/postgrescluster/phase.h"
 #include "src/controllers/postgrescluster/restore_check.h"
 #include "src/controllers/postgrescluster/sync_config.h"
@@ -71,6 +70,8 @@
 #include "src/runtime/reconciler.h"
 
 namespace quorum::postgrescluster {
+
+struct AppliedObjects;  // objects.h
 
 using controllers::kEtcdClusters;
 using controllers::kPostgresBackups;

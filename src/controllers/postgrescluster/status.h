@@ -37,8 +37,9 @@ struct StatusInput {
   std::string system_identifier;                            // "" keeps the recorded one
   std::optional<api::PostgresSwitchoverStatus> switchover;  // a new record; nullopt keeps the old
   std::string problem;  // blocks Ready (e.g. a failed step); "" none
-  std::vector<std::string>
-      leftover_claims;  // objects.h AppliedObjects; block Ready before `problem`
+  // Claims of an earlier cluster holding StatefulSets back (objects.h
+  // AppliedObjects): Ready says so before `problem`.
+  std::vector<std::string> leftover_claims;
   StorageState storage;
   // A StatefulSet was just written: Progressing whatever the (older) cached
   // StatefulSets say.
