@@ -10,10 +10,12 @@
 #include "api/etcdbackupschedule_types.h"
 #include "api/etcdcluster.h"
 #include "api/etcdcluster_schema.h"
+#include "api/postgres_objects_schema.h"
 #include "api/postgresbackup_schema.h"
 #include "api/postgresbackup_types.h"
 #include "api/postgrescluster.h"
 #include "api/postgrescluster_schema.h"
+#include "api/postgresrole.h"
 #include "src/base/json_access.h"
 
 namespace quorum::api {
@@ -120,11 +122,29 @@ absl::StatusOr<Json> BuildPostgresBackupCrd(const OpenApiIndex& index,
                   options);
 }
 
+absl::StatusOr<Json> BuildPostgresRoleCrd(const OpenApiIndex& index, const InlineOptions& options) {
+  const CrdNames names{
+      kPostgresRoleCrdName,  kPostgresGroup,      kPostgresVersion,      kPostgresRoleKind,
+      kPostgresRoleListKind, kPostgresRolePlural, kPostgresRoleSingular, {}};
+  return BuildCrd(names, PostgresRoleSchemaSource(), PostgresRolePrinterColumns(), index, options);
+}
+
+absl::StatusOr<Json> BuildPostgresDatabaseCrd(const OpenApiIndex& index,
+                                              const InlineOptions& options) {
+  const CrdNames names{kPostgresDatabaseCrdName,  kPostgresGroup,
+                       kPostgresVersion,          kPostgresDatabaseKind,
+                       kPostgresDatabaseListKind, kPostgresDatabasePlural,
+                       kPostgresDatabaseSingular, {}};
+  return BuildCrd(names, PostgresDatabaseSchemaSource(), PostgresDatabasePrinterColumns(), index,
+                  options);
+}
+
 absl::StatusOr<std::vector<Json>> BuildCrds(const OpenApiIndex& index,
                                             const InlineOptions& options) {
   std::vector<Json> out;
   for (auto build : {BuildEtcdClusterCrd, BuildEtcdBackupCrd, BuildEtcdBackupScheduleCrd,
-                     BuildPostgresClusterCrd, BuildPostgresBackupCrd}) {
+                     BuildPostgresClusterCrd, BuildPostgresBackupCrd, BuildPostgresRoleCrd,
+                     BuildPostgresDatabaseCrd}) {
     absl::StatusOr<Json> crd = build(index, options);
     if (!crd.ok()) return crd.status();
     out.push_back(*std::move(crd));

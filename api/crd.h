@@ -27,9 +27,13 @@ absl::StatusOr<nlohmann::json> BuildPostgresClusterCrd(const OpenApiIndex& index
                                                        const InlineOptions& options = {});
 absl::StatusOr<nlohmann::json> BuildPostgresBackupCrd(const OpenApiIndex& index,
                                                       const InlineOptions& options = {});
+absl::StatusOr<nlohmann::json> BuildPostgresRoleCrd(const OpenApiIndex& index,
+                                                    const InlineOptions& options = {});
+absl::StatusOr<nlohmann::json> BuildPostgresDatabaseCrd(const OpenApiIndex& index,
+                                                        const InlineOptions& options = {});
 
 // Every CRD Quorum serves, in a fixed order (EtcdCluster, EtcdBackup, EtcdBackupSchedule,
-// PostgresCluster, PostgresBackup).
+// PostgresCluster, PostgresBackup, PostgresRole, PostgresDatabase).
 // Errors: the first CRD's that fails.
 absl::StatusOr<std::vector<nlohmann::json>> BuildCrds(const OpenApiIndex& index,
                                                       const InlineOptions& options = {});

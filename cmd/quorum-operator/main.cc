@@ -38,6 +38,8 @@
 #include "src/controllers/etcdcluster/reconciler.h"
 #include "src/controllers/postgresbackup/reconciler.h"
 #include "src/controllers/postgrescluster/reconciler.h"
+#include "src/controllers/postgresobjects/database_reconciler.h"
+#include "src/controllers/postgresobjects/role_reconciler.h"
 #include "src/etcd/process.h"
 #include "src/kube/config.h"
 #include "src/runtime/manager.h"
@@ -45,6 +47,7 @@
 #include "src/webhooks/etcdbackup_webhook.h"
 #include "src/webhooks/etcdbackupschedule_webhook.h"
 #include "src/webhooks/etcdcluster_webhook.h"
+#include "src/webhooks/postgres_objects_webhook.h"
 #include "src/webhooks/postgresbackup_webhook.h"
 #include "src/webhooks/postgrescluster_webhook.h"
 
@@ -86,7 +89,8 @@ struct Flags {
   // create burst moving while one member is slow, and still fit a 2-core pod.
   int workers = 4;
   std::string controllers =
-      "etcdcluster,etcdbackup,etcdbackupschedule,postgrescluster,postgresbackup";
+      "etcdcluster,etcdbackup,etcdbackupschedule,postgrescluster,postgresbackup,postgresrole,"
+      "postgresdatabase";
   // The image backup Jobs run (the operator's own; the Deployment passes it).
   std::string operator_image = kDefaultOperatorImage;
   // Trust for https S3 endpoints when the operator deletes old snapshots.
@@ -266,6 +270,9 @@ int Run(const Flags& f) {
     if (absl::Status s = webhooks::RegisterPostgresBackupWebhooks(*webhooks); !s.ok()) {
       return Fail(s);
     }
+    if (absl::Status s = webhooks::RegisterPostgresObjectWebhooks(*webhooks); !s.ok()) {
+      return Fail(s);
+    }
   }
   // A controller runs only when its resource is served: an operator started
   // before a CRD is installed says so instead of never becoming ready.
@@ -320,6 +327,16 @@ int Run(const Flags& f) {
                                                                 manager.recorder());
   if (enabled("postgresbackup", postgresbackup::kPostgresBackups)) {
     postgresbackup::SetupPostgresBackupController(manager, pg_backup_reconciler, f.workers);
+  }
+  postgresobjects::PostgresRoleReconciler pg_role_reconciler(**client, manager.cache(),
+                                                             manager.recorder());
+  if (enabled("postgresrole", controllers::kPostgresRoles)) {
+    postgresobjects::SetupPostgresRoleController(manager, pg_role_reconciler, f.workers);
+  }
+  postgresobjects::PostgresDatabaseReconciler pg_database_reconciler(**client, manager.cache(),
+                                                                     manager.recorder());
+  if (enabled("postgresdatabase", controllers::kPostgresDatabases)) {
+    postgresobjects::SetupPostgresDatabaseController(manager, pg_database_reconciler, f.workers);
   }
   if (MovingImageTag(f.operator_image)) {
     spdlog::warn(
@@ -388,7 +405,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--controllers", f.controllers,
                  "Comma-separated controllers to run: etcdcluster, etcdbackup, etcdbackupschedule, "
-                 "postgrescluster")
+                 "postgrescluster, postgresbackup, postgresrole, postgresdatabase")
       ->capture_default_str();
   app.add_option("--operator-image", f.operator_image,
                  "Image of backup Jobs (the operator's own image)")

@@ -1,5 +1,8 @@
 #include "src/kubectl/etcdctl_command.h"
 
+#include <algorithm>
+
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
@@ -20,10 +23,18 @@ EtcdctlInvocation BuildEtcdctlInvocation(const EtcdAccess& access, const std::st
   if (!files.ca.empty()) inv.argv.push_back("--cacert=" + files.ca);
   if (!files.cert.empty()) inv.argv.push_back("--cert=" + files.cert);
   if (!files.key.empty()) inv.argv.push_back("--key=" + files.key);
+  // etcdctl authenticates (and shakes hands) within its dial timeout, 2 s by
+  // default: bcrypt on a busy member takes longer, so give it 30 s unless
+  // the user names one.
+  const bool dial_timeout_given = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return absl::StartsWith(a, "--dial-timeout");
+  });
+  if (!dial_timeout_given) inv.argv.push_back(std::string("--dial-timeout=") + kDialTimeout);
   inv.argv.insert(inv.argv.end(), args.begin(), args.end());
   // etcdctl refuses a variable that a flag also sets: ours win. (No
   // ETCDCTL_API: etcdctl 3.6 speaks only v3 and warns about it on stderr.)
   inv.env = {{"ETCDCTL_ENDPOINTS", ""},
+             {"ETCDCTL_DIAL_TIMEOUT", ""},
              {"ETCDCTL_CACERT", ""},
              {"ETCDCTL_CERT", ""},
              {"ETCDCTL_KEY", ""},

@@ -50,6 +50,10 @@ struct EtcdctlInvocation {
 std::string ServiceEndpoint(const EtcdAccess& access, const std::string& host,
                             const std::string& port);
 
+// etcdctl's --dial-timeout unless the arguments give one: it bounds the
+// authentication too, which takes seconds on a busy member.
+inline constexpr char kDialTimeout[] = "30s";
+
 // The invocation for `endpoints` (comma-separated). The password is only in
 // env, as ETCDCTL_PASSWORD; without auth ETCDCTL_USER/PASSWORD are removed.
 EtcdctlInvocation BuildEtcdctlInvocation(const EtcdAccess& access, const std::string& endpoints,

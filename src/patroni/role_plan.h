@@ -18,6 +18,11 @@
 //    the caller has none), the members' own word decides; an unreachable
 //    member labelled primary loses it only when another member is the
 //    confirmed primary, else it keeps its label (the best knowledge).
+//  * An unreachable member whose pod is not Ready loses `primary`, even the
+//    leader: it is out of every Service then, so nothing is lost, and a leader
+//    whose PostgreSQL crashed comes back read-only (see above) — still
+//    labelled primary, its pod would rejoin the primary Service the moment
+//    its readiness probe passes, before the operator hears Patroni's new role.
 //  * Other reachable members get the label of their role; unreachable ones
 //    keep theirs.
 //  * Order: every patch that takes `primary` away comes before any patch
@@ -41,6 +46,7 @@ namespace quorum::patroni {
 struct PodRoleLabel {
   std::string pod;
   std::optional<std::string> label;  // current value of the role label; nullopt: none
+  bool ready = true;                 // the pod's Ready condition is True
 };
 
 // What the operator learned about one member (GET /patroni).

@@ -15,6 +15,7 @@
 // repository beside the S3 one, through the repository host.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -183,6 +184,20 @@ class PgBackRestE2E : public E2ETest {
     for (const Json& cond : c->value("status", Json::object()).value("conditions", Json::array()))
       if (cond.value("type", "") == "Ready") return cond.value("status", "") == "True";
     return false;
+  }
+
+  // "<pod>=<uid>" of the cluster's pods, sorted: equal lists mean none was
+  // replaced.
+  std::vector<std::string> PodUids(const std::string& cluster) {
+    std::vector<std::string> out;
+    auto pods = client().List({"", "v1", "pods"}, ns(),
+                              {.label_selector = "postgres.quorum.dev/cluster=" + cluster});
+    if (!pods.ok()) return {pods.status().ToString()};
+    for (const Json& pod : pods->value("items", Json::array())) {
+      out.push_back(pod["metadata"].value("name", "") + "=" + pod["metadata"].value("uid", ""));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
   }
 
   CommandResult Sql(const std::string& cluster, const std::string& sql) {
@@ -546,7 +561,9 @@ TEST_F(PgBackRestE2E, InPlaceRestoreToATimeOnBothDcs) {
 // members roll and archive to both (the volume through the repository host's
 // TLS server, whose name the members' certificate gains), a backup Job
 // mounts the claim beside the host, an in-place restore reads it through the
-// host, and removing the repository stops the host but keeps its claim.
+// host (a backup set it does not hold refused first, nothing stopped; then
+// the set it does), and removing the repository stops the host but keeps its
+// claim.
 TEST_F(PgBackRestE2E, AVolumeRepositoryArchivesBacksUpAndRestoresInPlace) {
   OperatorProcess op(ns());
   op.Start();
@@ -592,29 +609,48 @@ TEST_F(PgBackRestE2E, AVolumeRepositoryArchivesBacksUpAndRestoresInPlace) {
   // only when every repository has the segment).
   std::string target;
   ASSERT_NO_FATAL_FAILURE(target = RowsAroundATime("vol"));
-  ASSERT_TRUE(client()
-                  .Patch(kPostgres, ns(), "vol", kube::PatchType::kMerge,
-                         {{"metadata",
-                           {{"annotations", {{"postgres.quorum.dev/pgbackrest-restore", "v1"}}}}},
-                          {"spec",
-                           {{"backups",
-                             {{"pgbackrest",
-                               {{"restore",
-                                 {{"enabled", true},
-                                  {"repoName", "repo2"},
-                                  {"target", {{"time", target}}}}}}}}}}}})
-                  .ok());
-  Json restore;
-  EXPECT_TRUE(testenv::Eventually(
-      [&] {
-        auto c = client().Get(kPostgres, ns(), "vol");
-        if (!c.ok()) return false;
-        restore = (*c)["status"]["backups"]["pgbackrest"].value("restore", Json::object());
-        return restore.value("id", "") == "v1" && (restore.value("phase", "") == "Succeeded" ||
+  // Asks for an in-place restore `id` from repo2 to `target` with backup set
+  // `set`; returns the restore's status once it has ended.
+  auto restore_in_place = [&](const std::string& id, const std::string& set) {
+    EXPECT_TRUE(client()
+                    .Patch(kPostgres, ns(), "vol", kube::PatchType::kMerge,
+                           {{"metadata",
+                             {{"annotations", {{"postgres.quorum.dev/pgbackrest-restore", id}}}}},
+                            {"spec",
+                             {{"backups",
+                               {{"pgbackrest",
+                                 {{"restore",
+                                   {{"enabled", true},
+                                    {"repoName", "repo2"},
+                                    {"set", set},
+                                    {"target", {{"time", target}}}}}}}}}}}})
+                    .ok());
+    Json restore;
+    EXPECT_TRUE(testenv::Eventually(
+        [&] {
+          auto c = client().Get(kPostgres, ns(), "vol");
+          if (!c.ok()) return false;
+          restore = (*c)["status"]["backups"]["pgbackrest"].value("restore", Json::object());
+          return restore.value("id", "") == id && (restore.value("phase", "") == "Succeeded" ||
                                                    restore.value("phase", "") == "Failed");
-      },
-      absl::Minutes(10)))
-      << "the restore did not end: " << restore.dump();
+        },
+        absl::Minutes(10)))
+        << "restore " << id << " did not end: " << restore.dump();
+    return restore;
+  };
+  // A set the repository does not hold is refused before anything stops:
+  // pgBackRest (asked through the primary) names what it holds.
+  const std::string label = full["backup"].value("label", "");
+  ASSERT_FALSE(label.empty()) << full.dump();
+  const std::vector<std::string> uids_before = PodUids("vol");
+  Json refused = restore_in_place("v0", "20200101-000000F");
+  EXPECT_EQ(refused.value("phase", ""), "Failed") << refused.dump();
+  EXPECT_NE(refused.value("message", "").find("is not in repo2, which holds " + label),
+            std::string::npos)
+      << refused.dump();
+  EXPECT_EQ(PodUids("vol"), uids_before) << "a member stopped for a refused restore";
+  // The set it does hold (the full backup, before the target) restores.
+  Json restore = restore_in_place("v1", label);
   ASSERT_EQ(restore.value("phase", ""), "Succeeded") << restore.dump();
   ASSERT_TRUE(testenv::Eventually([&] { return Ready("vol"); }, absl::Minutes(5)));
   ExpectRowsUpToTheTarget("vol", target);

@@ -31,12 +31,15 @@ class PostgresClusterE2E : public E2ETest {
     ASSERT_TRUE(s.ok()) << s;
   }
 
-  bool Ready(const std::string& name) {
+  bool Ready(const std::string& name) { return ReadyCondition(name).value("status", "") == "True"; }
+
+  // The Ready condition of PostgresCluster `name`; an empty object when none.
+  Json ReadyCondition(const std::string& name) {
     auto c = client().Get(kPostgres, ns(), name);
-    if (!c.ok()) return false;
+    if (!c.ok()) return Json::object();
     for (const Json& cond : c->value("status", Json::object()).value("conditions", Json::array()))
-      if (cond.value("type", "") == "Ready") return cond.value("status", "") == "True";
-    return false;
+      if (cond.value("type", "") == "Ready") return cond;
+    return Json::object();
   }
 
   std::string Primary(const std::string& name) {

@@ -215,7 +215,12 @@ TEST_F(PostgresClusterE2E, EtcdDcsOutageTheFailsafePrimaryKeepsWriting) {
     for (int i = 0; i < 3; ++i) {
       CommandResult r = RunCommand({std::string(QUORUM_SOURCE_DIR) + "/hack/faults.sh", "signal",
                                     cp->dir, ns(), absl::StrCat("dcs-", i), sig});
-      EXPECT_EQ(r.exit_code, 0) << "faults.sh signal dcs-" << i << " " << sig << ": " << r.output;
+      // A frozen member fails its liveness probe after ~30 s and the
+      // kubelet restarts it: by the thaw its pod may be between containers,
+      // with nothing left to continue.
+      if (std::string_view(sig) == "STOP") {
+        EXPECT_EQ(r.exit_code, 0) << "faults.sh signal dcs-" << i << " STOP: " << r.output;
+      }
     }
   };
   signal_etcd("STOP");
@@ -251,6 +256,8 @@ TEST_F(PostgresClusterE2E, EtcdDcsOutageTheFailsafePrimaryKeepsWriting) {
 
 // Issue 14.5 with real Patroni: a PostgresCluster deleted together with its
 // volumes and created again under the same name bootstraps a new database.
+// Issue 33: created again while the earlier claims remain, it starts no
+// member on them (LeftoverClaims) until they are deleted.
 // The DCS finalizer removed the old cluster's keys from etcd; without it the
 // stale `initialize` key made the new, empty members wait for a leader that
 // never came.
@@ -289,11 +296,36 @@ TEST_F(PostgresClusterE2E, DeletedWithItsVolumesAndRecreatedBootstrapsAgain) {
   auto claims = client().List(kClaims, ns(), mine);
   ASSERT_TRUE(claims.ok()) << claims.status();
   ASSERT_FALSE(claims->value("items", Json::array()).empty()) << "no claims to delete";
+  // Created again over the earlier cluster's claims: no member starts on
+  // them (their roles' passwords are the earlier cluster's), and Ready says
+  // which claims to delete.
+  ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
+  Json ready;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        ready = ReadyCondition("again");
+        return ready.value("reason", "") == "LeftoverClaims";
+      },
+      absl::Minutes(1)))
+      << "Ready: " << ready.dump();
+  EXPECT_TRUE(absl::StrContains(ready.value("message", ""), "kubectl delete pvc pgdata-again-"))
+      << ready.dump();
+  EXPECT_EQ(count(kPods), 0u) << "a member started on the earlier cluster's claims";
   for (const Json& c : (*claims)["items"])
     ASSERT_TRUE(client().Delete(kClaims, ns(), c["metadata"].value("name", "")).ok());
-  ASSERT_TRUE(testenv::Eventually([&] { return count(kClaims) == 0; }, absl::Minutes(2)));
+  // Gone (the new cluster's StatefulSet then makes claims of the same names).
+  auto earlier_claims_left = [&] {
+    auto now = client().List(kClaims, ns(), mine);
+    if (!now.ok()) return true;
+    for (const Json& c : (*now)["items"]) {
+      for (const Json& old : (*claims)["items"]) {
+        if (c["metadata"].value("uid", "") == old["metadata"].value("uid", "")) return true;
+      }
+    }
+    return false;
+  };
+  ASSERT_TRUE(testenv::Eventually([&] { return !earlier_claims_left(); }, absl::Minutes(2)));
 
-  ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
   ASSERT_TRUE(testenv::Eventually([&] { return Ready("again") && !Primary("again").empty(); },
                                   absl::Minutes(6)))
       << "the recreated PostgresCluster never bootstrapped";

@@ -196,6 +196,21 @@ ResizeProgress ResizeProgressOf(const std::vector<runtime::ObjectPtr>& pvcs) {
   return p;
 }
 
+// RFC 3339 timestamps of the API server (second precision, UTC "Z") order as
+// strings.
+std::vector<std::string> ClaimsOlderThan(const std::vector<runtime::ObjectPtr>& pvcs,
+                                         const std::string& created) {
+  std::vector<std::string> out;
+  if (created.empty()) return out;
+  for (const runtime::ObjectPtr& pvc : pvcs) {
+    if (pvc == nullptr) continue;
+    const std::string made = Text(At(*pvc, {"metadata", "creationTimestamp"}));
+    if (!made.empty() && made < created) out.push_back(Text(At(*pvc, {"metadata", "name"})));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<runtime::ObjectPtr> ClaimsOf(const runtime::Cache& cache, const Json& sts) {
   std::vector<runtime::ObjectPtr> out;
   const Json& templates = ClaimTemplatesOf(sts);

@@ -66,6 +66,13 @@ struct ResizeProgress {
 // For the PVCs given (nullptr entries are skipped).
 ResizeProgress ResizeProgressOf(const std::vector<runtime::ObjectPtr>& pvcs);
 
+// The names of the PVCs among `pvcs` made before `created` (the owner's
+// metadata.creationTimestamp, RFC 3339): an earlier owner of the same name
+// left them. Timestamps have second precision, so a claim made in the
+// owner's own second counts as its own. Sorted; none when `created` is "".
+std::vector<std::string> ClaimsOlderThan(const std::vector<runtime::ObjectPtr>& pvcs,
+                                         const std::string& created);
+
 // --- Act ----------------------------------------------------------------------
 
 struct ClaimTemplateOutcome {

@@ -11,6 +11,7 @@
 #include "api/etcdcluster.h"
 #include "api/postgresbackup.h"
 #include "api/postgrescluster.h"
+#include "api/postgresrole.h"
 #include "src/kube/resource.h"
 
 namespace quorum::controllers {
@@ -30,6 +31,12 @@ inline const kube::GroupVersionResource kPostgresClusters{std::string(api::kPost
 inline const kube::GroupVersionResource kPostgresBackups{std::string(api::kPostgresGroup),
                                                          std::string(api::kPostgresVersion),
                                                          std::string(api::kPostgresBackupPlural)};
+inline const kube::GroupVersionResource kPostgresRoles{std::string(api::kPostgresGroup),
+                                                       std::string(api::kPostgresVersion),
+                                                       std::string(api::kPostgresRolePlural)};
+inline const kube::GroupVersionResource kPostgresDatabases{
+    std::string(api::kPostgresGroup), std::string(api::kPostgresVersion),
+    std::string(api::kPostgresDatabasePlural)};
 
 }  // namespace quorum::controllers
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "src/base/json_access.h"
+#include "src/controllers/common/claim_templates.h"
 #include "src/controllers/common/kube_fields.h"
 #include "src/controllers/etcdcluster/resources.h"
 
@@ -55,22 +56,18 @@ std::optional<BootstrapState> StateOf(const runtime::ObjectPtr& configmap) {
   return state;
 }
 
-// RFC 3339 timestamps of the API server (second precision, UTC "Z") order as
-// strings; a claim made in the cluster's own second is its own.
+// The data claims older than the cluster (controllers::ClaimsOlderThan).
 std::vector<std::string> LeftoverClaims(const runtime::Cache& cache, const EtcdCluster& cluster) {
-  std::vector<std::string> out;
-  const std::string& created = cluster.metadata.creation_timestamp;
-  if (cluster.spec.storage.empty_dir || created.empty()) return out;
+  if (cluster.spec.storage.empty_dir) return {};
   const Names n = NamesOf(cluster);
   const std::string prefix = std::string(kDataVolume) + "-" + n.cluster + "-";
+  std::vector<runtime::ObjectPtr> data;
   for (const runtime::ObjectPtr& pvc : cache.ByInstance(kPvcs, n.ns, n.cluster)) {
-    const std::string name = json_access::Str(json_access::At(*pvc, {"metadata", "name"}));
-    const std::string made =
-        json_access::Str(json_access::At(*pvc, {"metadata", "creationTimestamp"}));
-    if (absl::StartsWith(name, prefix) && !made.empty() && made < created) out.push_back(name);
+    if (absl::StartsWith(json_access::Str(json_access::At(*pvc, {"metadata", "name"})), prefix)) {
+      data.push_back(pvc);
+    }
   }
-  std::sort(out.begin(), out.end());
-  return out;
+  return controllers::ClaimsOlderThan(data, cluster.metadata.creation_timestamp);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/controllers/postgrescluster/pgbouncer_phase.h"
 #include "src/controllers/postgrescluster/reconciler.h"
+#include "src/controllers/postgrescluster/status.h"
 #include "src/runtime/apply.h"
 #include "src/runtime/random.h"
 
@@ -84,6 +85,14 @@ absl::StatusOr<bool> PrepareInstanceSet(const Phase& p, Json& obj, const ObjectP
   return apply;
 }
 
+// For a StatefulSet about to be created: the claims it would take over that
+// an earlier cluster of this name left (LeftoverClaimsProblem).
+absl::StatusOr<std::vector<std::string>> EarlierClaims(const Phase& p, const Json& sts) {
+  absl::StatusOr<std::vector<ObjectPtr>> claims = controllers::ListClaims(p.client, sts);
+  if (!claims.ok()) return claims.status();
+  return controllers::ClaimsOlderThan(*claims, p.cluster.metadata.creation_timestamp);
+}
+
 // The repository host's objects once no volume repository is left (its
 // claims stay, as the StatefulSet retains them).
 absl::Status DeleteRepoHost(const Phase& p) {
@@ -134,6 +143,16 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
   for (auto& [gvr, obj] : desired) {
     const std::string name = json_access::Str(json_access::At(obj, {"metadata", "name"}));
     ObjectPtr cached = p.cache.Get(gvr, p.n.ns, name);
+    if (gvr == kStatefulSets && cached == nullptr) {
+      absl::StatusOr<std::vector<std::string>> earlier = EarlierClaims(p, obj);
+      if (!earlier.ok()) return earlier.status();
+      if (!earlier->empty()) {
+        p.recorder.Warning(p.stored, "LeftoverClaims", LeftoverClaimsProblem(*earlier));
+        applied->leftover_claims.insert(applied->leftover_claims.end(), earlier->begin(),
+                                        earlier->end());
+        continue;
+      }
+    }
     if (gvr == kStatefulSets) {  // a changed claim template must not fail the apply
       absl::StatusOr<bool> apply = PrepareInstanceSet(p, obj, cached, &applied->claims);
       if (!apply.ok()) return apply.status();

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "src/controllers/common/claim_templates.h"
@@ -26,12 +27,18 @@ absl::Status EnsureCredentials(const Phase& p, const std::string& ca_pem);
 // `hold`: replicas kept for instance StatefulSets whose scale-down must wait
 // (membership.h). What it found and did goes to `applied`. An object the API
 // server refuses (runtime::IsRefusedWrite) does not stop the others: the first
-// such refusal is returned once the rest are applied.
+// such refusal is returned once the rest are applied. A StatefulSet about to
+// be created first has its claims listed (one API read per missing one).
 struct AppliedObjects {
   controllers::ClaimTemplateOutcome claims;  // the first storage outcome with something to say
   // A StatefulSet was written: its status (and the cache) trail the new
   // template until the StatefulSet controller has seen it.
   bool statefulset_written = false;
+  // Claims an earlier cluster of this name left (older than this one): the
+  // StatefulSets they belong to are not created, with a LeftoverClaims
+  // event, until the user deletes them (their data, roles and passwords
+  // are the earlier cluster's, not this one's).
+  std::vector<std::string> leftover_claims;
 };
 absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
                                const std::map<std::string, int>& hold, AppliedObjects* applied);

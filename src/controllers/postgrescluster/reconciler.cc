@@ -278,6 +278,14 @@ absl::StatusOr<std::string> PostgresClusterReconciler::ActOnMembers(const Phase&
   return roles_problem.empty() ? users_problem : roles_problem;
 }
 
+// Claims are not watched (the cache holds only labelled ones): while some
+// hold a StatefulSet back, look again with backoff until they are deleted.
+std::optional<absl::Duration> PostgresClusterReconciler::LeftoverClaimsRecheck(
+    const runtime::Request& req, const AppliedObjects& applied) {
+  if (applied.leftover_claims.empty()) return std::nullopt;
+  return backoff_.Next(req.Key(), "leftover claims");
+}
+
 std::optional<Result> PostgresClusterReconciler::WaitForEarlierObjects(const runtime::Request& req,
                                                                        const Json& stored,
                                                                        const std::string& uid) {
@@ -369,7 +377,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   runtime::Result wait = NextWait(backoff_, req, dcs, members);
   for (const std::optional<absl::Duration>& also :
        {ReloadAfterRenewal(ctx, members, prepared->tls), *backup_wait, sw.recheck_after,
-        *upgrade_wait, restore_wait}) {
+        *upgrade_wait, restore_wait, LeftoverClaimsRecheck(req, applied)}) {
     if (also.has_value()) WaitAtMost(wait, *also);
   }
   return wait;

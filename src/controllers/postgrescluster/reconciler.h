@@ -72,6 +72,8 @@
 
 namespace quorum::postgrescluster {
 
+struct AppliedObjects;  // objects.h
+
 using controllers::kEtcdClusters;
 using controllers::kPostgresBackups;
 using controllers::kPostgresClusters;
@@ -125,6 +127,10 @@ class PostgresClusterReconciler : public runtime::Reconciler {
 
  private:
   bool scheduled_backups_ = false;
+  // While claims of an earlier cluster hold a StatefulSet back: when to
+  // look again (with backoff).
+  std::optional<absl::Duration> LeftoverClaimsRecheck(const runtime::Request& req,
+                                                      const AppliedObjects& applied);
   // An earlier PostgresCluster of this name (another uid): its objects
   // (Secrets with passwords among them) go first; the wait, if any.
   std::optional<runtime::Result> WaitForEarlierObjects(const runtime::Request& req,

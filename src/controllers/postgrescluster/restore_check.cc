@@ -1,8 +1,11 @@
 #include "src/controllers/postgrescluster/restore_check.h"
 
+#include <algorithm>
 #include <cctype>
+#include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace quorum::postgrescluster {
 namespace {
@@ -26,7 +29,62 @@ std::string Rfc3339(absl::Time t) {
 
 std::string Seconds(absl::Duration d) { return absl::StrCat(absl::ToInt64Seconds(d), "s"); }
 
+// With restore.set: Failed when the repository does not list it, or when
+// pgBackRest could not say within kArchiveWait; nullopt to go on.
+std::optional<ArchiveDecision> DecideSet(const api::PgBackRestInPlaceRestore& restore,
+                                         const ArchiverView& view, absl::Time started,
+                                         absl::Time now) {
+  if (restore.set.empty() || !view.backup_labels.has_value()) return std::nullopt;
+  const absl::StatusOr<std::vector<std::string>>& labels = *view.backup_labels;
+  if (!labels.ok()) {
+    if (now - started < kArchiveWait) {
+      return ArchiveDecision{
+          api::kRestoreChecking,
+          absl::StrCat("asking pgBackRest whether ", restore.repo_name, " holds backup set ",
+                       restore.set, " (", labels.status().message(), ")")};
+    }
+    return ArchiveDecision{
+        api::kRestoreFailed,
+        absl::StrCat("pgBackRest could not say within ", Seconds(kArchiveWait), " whether ",
+                     restore.repo_name, " holds backup set ", restore.set, " (",
+                     labels.status().message(),
+                     "); nothing was stopped. Give the annotation a new value to try again")};
+  }
+  if (std::find(labels->begin(), labels->end(), restore.set) != labels->end()) return std::nullopt;
+  return ArchiveDecision{
+      api::kRestoreFailed,
+      absl::StrCat("backup set ", restore.set, " (spec.backups.pgbackrest.restore.set) is not in ",
+                   restore.repo_name, ", which holds ",
+                   labels->empty() ? std::string("no backup") : absl::StrJoin(*labels, ", "),
+                   "; nothing was stopped. Name one of those (a PostgresBackup's "
+                   "status.backup.label) or remove set to let pgBackRest choose, and give the "
+                   "annotation a new value")};
+}
+
 }  // namespace
+
+std::string BackupInfoCommand(const std::string& options, int repo) {
+  return absl::StrCat("pgbackrest ", options, " --repo=", repo, " --output=json info");
+}
+
+absl::StatusOr<std::vector<std::string>> BackupLabels(const std::string& info_json) {
+  const nlohmann::json info = nlohmann::json::parse(info_json, nullptr, /*allow_exceptions=*/false);
+  if (!info.is_array()) {
+    return absl::InvalidArgumentError("pgbackrest info printed no JSON array of stanzas");
+  }
+  std::vector<std::string> labels;
+  for (const nlohmann::json& stanza : info) {
+    const nlohmann::json* backups =
+        stanza.is_object() && stanza.contains("backup") ? &stanza["backup"] : nullptr;
+    if (backups == nullptr || !backups->is_array()) continue;
+    for (const nlohmann::json& b : *backups) {
+      if (b.is_object() && b.contains("label") && b["label"].is_string()) {
+        labels.push_back(b["label"].get<std::string>());
+      }
+    }
+  }
+  return labels;
+}
 
 bool ArchivedThrough(const std::string& archived, const std::string& segment) {
   const std::string a = SegmentOf(archived), s = SegmentOf(segment);
@@ -49,6 +107,7 @@ ArchiveDecision DecideArchiveCheck(const api::PgBackRestInPlaceRestore& restore,
         absl::StrCat(stopping, "; no primary answered within ", Seconds(kNoPrimaryWait), " (",
                      view.status().message(), "), so the restore uses what the repository holds")};
   }
+  if (std::optional<ArchiveDecision> set = DecideSet(restore, *view, started, now)) return *set;
   if (ArchivedThrough(view->last_archived, view->switched)) {
     return {api::kRestoreStopping,
             absl::StrCat(stopping, " (the primary's WAL up to ", view->switched, " is archived)")};

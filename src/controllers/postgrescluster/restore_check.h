@@ -5,8 +5,13 @@
 // first commit after the target ends the recovery. So the operator has the
 // primary close its current segment (pg_switch_wal) once per trigger and
 // waits, bounded, until pg_stat_archiver shows it archived; only then do the
-// members stop.
+// members stop. When restore.set names a backup, the primary also asks
+// pgBackRest which backups the repository holds (COPY ... FROM PROGRAM, as
+// PostgreSQL's OS user with the members' pgBackRest configuration: the
+// operator never execs into pods); a label it does not list is refused.
 //
+//   restore.set not in the repository → Failed, nothing stopped
+//   pgBackRest cannot say (kArchiveWait) → Failed, nothing stopped
 //   archived                          → Stopping
 //   archiving fails (pg_stat_archiver) → Failed, nothing stopped — unless a
 //       time target lies before the last successful archive (its WAL is in
@@ -22,6 +27,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -43,6 +49,9 @@ struct ArchiverView {
   std::optional<absl::Time> last_archived_at;
   std::string last_failed;
   std::optional<absl::Time> last_failed_at;
+  // With restore.set: the labels of the backups the repository holds, as
+  // pgBackRest listed them (an error: it could not be asked, and why).
+  std::optional<absl::StatusOr<std::vector<std::string>>> backup_labels;
 };
 
 struct ArchiveDecision {
@@ -55,6 +64,15 @@ struct ArchiveDecision {
 ArchiveDecision DecideArchiveCheck(const api::PgBackRestInPlaceRestore& restore,
                                    const absl::StatusOr<ArchiverView>& view, absl::Time started,
                                    absl::Time now);
+
+// The shell command printing pgBackRest's JSON info of repository `repo`
+// (1-based), with the members' pgBackRest `options` (patroni::CommandOptions).
+std::string BackupInfoCommand(const std::string& options, int repo);
+
+// The backup labels in `pgbackrest info --output=json` (an array of stanzas,
+// each with "backup": [{"label": ...}]), in its order. Errors:
+// InvalidArgument when the text is not that JSON.
+absl::StatusOr<std::vector<std::string>> BackupLabels(const std::string& info_json);
 
 // Whether WAL file `archived` comes at or after segment `segment` (the same
 // or a later timeline, log and segment); false when either is not a segment

@@ -6,11 +6,13 @@
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/postgrescluster/builders.h"
+#include "src/controllers/postgrescluster/pg_connection.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/controllers/postgrescluster/restore.h"
 #include "src/controllers/postgrescluster/restore_check.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/controllers/postgrescluster/users.h"
+#include "src/patroni/pgbackrest.h"
 
 namespace quorum::postgrescluster {
 
@@ -34,6 +36,37 @@ constexpr char kArchiverRow[] =
     "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), ''), coalesce(last_failed_wal, ''), "
     "coalesce(to_char(last_failed_time AT TIME ZONE 'UTC', "
     "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), '') FROM pg_stat_archiver";
+
+// The backup labels of repository `repo`, asked through the primary:
+// pgBackRest's output lands in a temporary table, a line per row (CSV with
+// delimiter and quote characters its JSON never holds, so lines arrive as
+// printed).
+absl::StatusOr<std::vector<std::string>> AskBackupLabels(const PostgresTarget& target, int repo) {
+  absl::StatusOr<std::unique_ptr<PgConnection>> conn = PgConnection::Open(target);
+  if (!conn.ok()) return conn.status();
+  PgConnection& pg = **conn;
+  const std::string command =
+      BackupInfoCommand(patroni::CommandOptions(kPgBackRestConfigFile,
+                                                patroni::kPgBackRestIncludeDir, kPgBackRestStanza),
+                        repo);
+  if (absl::Status s = pg.Exec("CREATE TEMP TABLE quorum_backup_info(line text)"); !s.ok()) {
+    return s;
+  }
+  if (absl::Status s =
+          pg.Exec(absl::StrCat("COPY quorum_backup_info FROM PROGRAM ", pg.Literal(command),
+                               " WITH (FORMAT csv, DELIMITER E'\\x01', "
+                               "QUOTE E'\\x02')"));
+      !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat("pgbackrest info: ", s.message()));
+  }
+  absl::StatusOr<std::vector<PgRow>> rows =
+      pg.Query("SELECT coalesce(string_agg(line, E'\\n'), '') FROM quorum_backup_info");
+  if (!rows.ok()) return rows.status();
+  if (rows->empty() || rows->front().empty() || !rows->front()[0].has_value()) {
+    return absl::InternalError("pgbackrest info printed nothing");
+  }
+  return BackupLabels(*rows->front()[0]);
+}
 
 }  // namespace
 
@@ -82,11 +115,16 @@ absl::StatusOr<ArchiverView> PostgresClusterReconciler::AskArchiver(const Phase&
     restore_switched_[key] = {id, switched};
   }
   const std::vector<std::string>& a = rows->back();
-  return ArchiverView{.switched = switched,
-                      .last_archived = a.at(0),
-                      .last_archived_at = TimeOf(a.at(1)),
-                      .last_failed = a.at(2),
-                      .last_failed_at = TimeOf(a.at(3))};
+  ArchiverView view{.switched = switched,
+                    .last_archived = a.at(0),
+                    .last_archived_at = TimeOf(a.at(1)),
+                    .last_failed = a.at(2),
+                    .last_failed_at = TimeOf(a.at(3))};
+  const std::optional<api::PgBackRestSpec>& pgbr = ctx.cluster.spec.backups.pgbackrest;
+  if (pgbr.has_value() && pgbr->restore.has_value() && !pgbr->restore->set.empty()) {
+    view.backup_labels = AskBackupLabels(target, InPlaceRestoreRepo(ctx.cluster));
+  }
+  return view;
 }
 
 std::optional<absl::Duration> PostgresClusterReconciler::RestoreStepOnMembers(

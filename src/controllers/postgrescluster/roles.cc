@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "src/base/json_access.h"
+#include "src/controllers/common/kube_fields.h"
 #include "src/controllers/postgrescluster/dcs.h"
 #include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/patroni/role.h"
@@ -19,7 +20,8 @@ std::string CorrectRoleLabels(const Phase& p, const std::vector<ObjectPtr>& pods
   for (const ObjectPtr& pod : pods) {
     const Json& label = At(*pod, {"metadata", "labels", std::string(patroni::kRoleLabel).c_str()});
     current.push_back({Str(At(*pod, {"metadata", "name"})),
-                       label.is_string() ? std::optional(label.get<std::string>()) : std::nullopt});
+                       label.is_string() ? std::optional(label.get<std::string>()) : std::nullopt,
+                       controllers::PodReady(*pod)});
   }
   const std::vector<patroni::LabelPatch> patches =
       patroni::PlanRoleLabels(current, members.roles, members.leader);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/typed_condition.h"
@@ -41,6 +42,9 @@ ReadyVerdict ReadyOf(const StatusInput& in, int ready, int desired) {
     return {.reason = "MajorUpgrade",
             .message = absl::StrCat("major upgrade ", u.from, " → ", u.to, " (", u.phase,
                                     "): ", u.message)};
+  }
+  if (!in.leftover_claims.empty()) {
+    return {.reason = "LeftoverClaims", .message = LeftoverClaimsProblem(in.leftover_claims)};
   }
   if (!in.problem.empty()) return {.reason = "Error", .message = in.problem};
   if (in.primary.empty()) {
@@ -96,6 +100,19 @@ void PgBouncerStatusInto(const StatusInput& in, api::PostgresClusterStatus& stat
 }
 
 }  // namespace
+
+std::string LeftoverClaimsProblem(const std::vector<std::string>& claims) {
+  return absl::StrCat(
+      "PersistentVolumeClaim(s) ", absl::StrJoin(claims, ", "),
+      " predate this PostgresCluster: an earlier cluster of this name left them (members' and "
+      "repository claims outlive their StatefulSets). Their data, with its roles and passwords, "
+      "would start instead of a new database or of spec.dataSource, and this cluster's new "
+      "Secrets would not match it, so no member starts on them. Delete them to start (kubectl "
+      "delete pvc ",
+      absl::StrJoin(claims, " "),
+      "); to bring that data back, restore it from the earlier cluster's backups "
+      "(spec.dataSource)");
+}
 
 api::PostgresClusterStatus BuildStatus(const StatusInput& in) {
   const PostgresCluster& cluster = *in.cluster;

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "src/controllers/postgrescluster/dcs.h"
@@ -38,6 +39,9 @@ struct StatusInput {
   std::string system_identifier;                            // "" keeps the recorded one
   std::optional<api::PostgresSwitchoverStatus> switchover;  // a new record; nullopt keeps the old
   std::string problem;  // blocks Ready (e.g. a failed step); "" none
+  // Claims of an earlier cluster holding StatefulSets back (objects.h
+  // AppliedObjects): Ready says so before `problem`.
+  std::vector<std::string> leftover_claims;
   StorageState storage;
   // A StatefulSet was just written: Progressing whatever the (older) cached
   // StatefulSets say.
@@ -48,6 +52,10 @@ struct StatusInput {
 };
 
 api::PostgresClusterStatus BuildStatus(const StatusInput& in);
+
+// The sentence for claims `claims` an earlier cluster of this name left: why
+// no member starts on them, and the command that deletes them.
+std::string LeftoverClaimsProblem(const std::vector<std::string>& claims);
 
 }  // namespace quorum::postgrescluster
 

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "src/controllers/postgrescluster/names.h"
+#include "src/controllers/postgrescluster/pg_connection.h"
 
 namespace quorum::postgrescluster {
 
@@ -41,30 +42,9 @@ std::vector<std::string> PlanUserSql(const std::vector<UserSpec>& users,
                                      const std::set<std::string>& existing_databases,
                                      const std::function<std::string(const UserSpec&)>& verifier);
 
-struct PostgresTarget {
-  // With `ca_pem`: the name the server certificate must carry (checked with
-  // sslmode=verify-full), while libpq connects to `hostaddr` (the pod IP: no
-  // cluster DNS needed). Without: the address connected to, TLS if offered
-  // (sslmode=prefer; tests of plain servers only).
-  std::string host;
-  std::string hostaddr;  // "" = resolve `host`
-  int port = 5432;
-  std::string user, password;  // the superuser
-  std::string ca_pem;          // the cluster's CA; "" = no verification
-};
-
-// The libpq connection parameters for `target` (keys and values in order,
-// without the password). `ca_file` is where libpq reads the CA from when
-// target.ca_pem is set. Pure (exposed for tests).
-std::vector<std::pair<std::string, std::string>> ConnParams(const PostgresTarget& target,
-                                                            const std::string& ca_file);
-
-// Connects to the primary and applies PlanUserSql. The CA reaches libpq
-// (which reads it from a path only) through an anonymous in-memory file
-// (memfd, /proc/self/fd/N): nothing is written to a file system, which is
-// read-only in the operator's pod. Errors: Unavailable when it cannot
-// connect (or the certificate does not verify), Internal when a statement
-// fails (with PostgreSQL's message, never a password).
+// Connects to the primary (pg_connection.h) and applies PlanUserSql. Errors: Unavailable when it
+// cannot connect (or the certificate does not verify), Internal when a statement fails (with
+// PostgreSQL's message, never a password).
 absl::Status EnsureUsers(const PostgresTarget& target, const std::vector<UserSpec>& users);
 
 // Runs `statements` in order on one connection to `target` (verified as for

@@ -72,6 +72,7 @@ absl::Status WriteStatus(const Phase& p, const DcsResolution& dcs, const Members
                                                .system_identifier = members.system_identifier,
                                                .switchover = switchover,
                                                .problem = problem,
+                                               .leftover_claims = applied.leftover_claims,
                                                .storage = storage,
                                                .statefulset_written = applied.statefulset_written,
                                                .backup_repos = backups,

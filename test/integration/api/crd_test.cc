@@ -39,7 +39,8 @@ const std::string kCommitted = kCrdDir + "/etcd.aenix.io_etcdclusters.yaml";
 const char* const kCrdFiles[] = {
     "etcd.aenix.io_etcdclusters.yaml", "etcd.aenix.io_etcdbackups.yaml",
     "etcd.aenix.io_etcdbackupschedules.yaml", "postgres.quorum.dev_postgresclusters.yaml",
-    "postgres.quorum.dev_postgresbackups.yaml"};
+    "postgres.quorum.dev_postgresbackups.yaml", "postgres.quorum.dev_postgresroles.yaml",
+    "postgres.quorum.dev_postgresdatabases.yaml"};
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -238,19 +238,21 @@ TEST_F(PostgresCrdTest, CelCoversTheEtcdAndPatroniRules) {
   EXPECT_TRUE(absl::StrContains(root, "size(self.metadata.name) <= 50"));
 }
 
-TEST_F(PostgresCrdTest, BuildCrdsGivesAllFiveInAFixedOrder) {
+TEST_F(PostgresCrdTest, BuildCrdsGivesAllSevenInAFixedOrder) {
   // EtcdCluster needs PodSpec and friends, which kDoc alone lacks.
   EXPECT_TRUE(absl::IsNotFound(BuildCrds(index_).status()));
   ASSERT_TRUE(index_.Add(Json::parse(kEtcdTypes)).ok());
   absl::StatusOr<std::vector<Json>> crds = BuildCrds(index_);
   ASSERT_TRUE(crds.ok()) << crds.status();
-  ASSERT_EQ(crds->size(), 5u);
+  ASSERT_EQ(crds->size(), 7u);
   EXPECT_EQ(CrdFileName((*crds)[0]), "etcd.aenix.io_etcdclusters.yaml");
   EXPECT_EQ(CrdFileName((*crds)[1]), "etcd.aenix.io_etcdbackups.yaml");
   EXPECT_EQ(CrdFileName((*crds)[2]), "etcd.aenix.io_etcdbackupschedules.yaml");
   EXPECT_EQ(CrdFileName((*crds)[3]), "postgres.quorum.dev_postgresclusters.yaml");
   EXPECT_EQ((*crds)[3], crd_);
   EXPECT_EQ(CrdFileName((*crds)[4]), "postgres.quorum.dev_postgresbackups.yaml");
+  EXPECT_EQ(CrdFileName((*crds)[5]), "postgres.quorum.dev_postgresroles.yaml");
+  EXPECT_EQ(CrdFileName((*crds)[6]), "postgres.quorum.dev_postgresdatabases.yaml");
   EXPECT_EQ(CrdFileName(Json::object()), "");
 }
 

@@ -84,6 +84,7 @@ TEST(EtcdctlInvocationTest, FilesInFlagsCredentialsOnlyInTheEnvironment) {
                                          "--cacert=/proc/self/fd/3",
                                          "--cert=/proc/self/fd/4",
                                          "--key=/proc/self/fd/5",
+                                         "--dial-timeout=30s",
                                          "put",
                                          "k",
                                          "v"};
@@ -97,7 +98,8 @@ TEST(EtcdctlInvocationTest, FilesInFlagsCredentialsOnlyInTheEnvironment) {
   EXPECT_EQ(env("ETCDCTL_USER"), "root");
   EXPECT_EQ(env("ETCDCTL_PASSWORD"), kPassword);
   // Variables the flags also set are removed, or etcdctl refuses to run.
-  for (const char* k : {"ETCDCTL_ENDPOINTS", "ETCDCTL_CACERT", "ETCDCTL_CERT", "ETCDCTL_KEY"}) {
+  for (const char* k : {"ETCDCTL_ENDPOINTS", "ETCDCTL_CACERT", "ETCDCTL_CERT", "ETCDCTL_KEY",
+                        "ETCDCTL_DIAL_TIMEOUT"}) {
     EXPECT_EQ(env(k), "") << k;
   }
 }
@@ -106,9 +108,14 @@ TEST(EtcdctlInvocationTest, WithoutAuthOrTlsNoCredentialsAndNoFileFlags) {
   const EtcdAccess a = AccessSkeleton(Cluster(false, false));
   const EtcdctlInvocation inv =
       BuildEtcdctlInvocation(a, "http://sec.demo.svc:2379", {}, {"get", "k"});
-  const std::vector<std::string> want = {"etcdctl", "--endpoints=http://sec.demo.svc:2379", "get",
-                                         "k"};
+  const std::vector<std::string> want = {"etcdctl", "--endpoints=http://sec.demo.svc:2379",
+                                         "--dial-timeout=30s", "get", "k"};
   EXPECT_EQ(inv.argv, want);
+  // A dial timeout of the user's own is kept, and ours not added.
+  const EtcdctlInvocation own =
+      BuildEtcdctlInvocation(a, "http://sec.demo.svc:2379", {}, {"--dial-timeout=5s", "get", "k"});
+  EXPECT_EQ(own.argv, (std::vector<std::string>{"etcdctl", "--endpoints=http://sec.demo.svc:2379",
+                                                "--dial-timeout=5s", "get", "k"}));
   for (const auto& [k, v] : inv.env) {
     if (k == "ETCDCTL_USER" || k == "ETCDCTL_PASSWORD") {
       EXPECT_EQ(v, "") << k << " removed";

@@ -1086,6 +1086,59 @@ TEST_F(PostgresClusterControllerTest, ACreatedAgainClusterWaitsForItsPredecessor
   EXPECT_NE(password, old_password);
 }
 
+// Issue 33: claims an earlier cluster of this name left (the StatefulSets
+// retain them) are not started on: the set's StatefulSet waits, Ready names
+// the claims and the command, an event says so; once they are deleted the
+// cluster starts fresh. Other objects are applied meanwhile.
+TEST_F(PostgresClusterControllerTest, AClusterDoesNotStartOnClaimsAnEarlierOneLeft) {
+  const Json pvc = {
+      {"apiVersion", "v1"},
+      {"kind", "PersistentVolumeClaim"},
+      {"metadata",
+       {{"name", "pgdata-left-main-1"},
+        {"labels",
+         {{"postgres.quorum.dev/cluster", "left"}, {"postgres.quorum.dev/instance-set", "main"}}}}},
+      {"spec",
+       {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
+  absl::StatusOr<Json> made = client().Create(kube::kPvcs, ns(), pvc);
+  ASSERT_TRUE(made.ok()) << made.status();
+  // The cluster must be made in a later second than the claim (timestamps
+  // have second precision): wait for this machine's clock to pass it.
+  const std::string claim_made = (*made)["metadata"].value("creationTimestamp", "");
+  ASSERT_TRUE(Eventually(
+      [&] {
+        return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()) >
+               claim_made;
+      },
+      absl::Seconds(5)));
+  ASSERT_TRUE(client().Create(kPostgresClusters, ns(), Cluster("left", Json::object())).ok());
+  Json ready;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        ready = Condition("left", "Ready");
+        return !ready.is_null() && ready.value("reason", "") == "LeftoverClaims";
+      },
+      absl::Seconds(30)))
+      << ready.dump();
+  EXPECT_EQ(ready.value("status", ""), "False");
+  EXPECT_TRUE(
+      absl::StrContains(ready.value("message", ""), "kubectl delete pvc pgdata-left-main-1"))
+      << ready.dump();
+  EXPECT_TRUE(Eventually([&] { return HasWarning("LeftoverClaims", "pgdata-left-main-1"); },
+                         absl::Seconds(30)));
+  EXPECT_TRUE(absl::IsNotFound(client().Get(kStatefulSets, ns(), "left-main").status()))
+      << "a StatefulSet was made on the earlier cluster's claim";
+  EXPECT_TRUE(client().Get(kServices, ns(), "left").ok()) << "other objects are applied";
+
+  ASSERT_TRUE(client().Delete(kube::kPvcs, ns(), "pgdata-left-main-1").ok());
+  EXPECT_TRUE(Eventually([&] { return client().Get(kStatefulSets, ns(), "left-main").ok(); },
+                         absl::Seconds(90)))
+      << "the StatefulSet was not made once the claim was deleted";
+  EXPECT_TRUE(
+      Eventually([&] { return Condition("left", "Ready").value("reason", "") != "LeftoverClaims"; },
+                 absl::Seconds(30)));
+}
+
 TEST_F(PostgresClusterControllerTest, ForgetsADeletedClusterEntirely) {
   // Waiting for a missing Secret keeps a backoff entry for the cluster.
   Json patroni = {

@@ -76,6 +76,16 @@ const std::map<std::string, std::string> kMayBeUnused = {
      "a PostgresBackup's phase (this test creates none)"},
     {"postgres.quorum.dev/postgresbackups/finalizers update",
      "only checked by the OwnerReferencesPermissionEnforcement admission plugin"},
+    // PostgresRole, PostgresDatabase: this test creates none (postgres_objects_test
+    // in e2e runs them; they apply only to a cluster with a running primary).
+    {"postgres.quorum.dev/postgresroles patch", "a PostgresRole's drop finalizer (none here)"},
+    {"postgres.quorum.dev/postgresdatabases patch",
+     "a PostgresDatabase's drop finalizer (none here)"},
+    {"postgres.quorum.dev/postgresroles/status patch", "a PostgresRole's status (none here)"},
+    {"postgres.quorum.dev/postgresdatabases/status patch",
+     "a PostgresDatabase's status (none here)"},
+    {"postgres.quorum.dev/postgresroles/finalizers update",
+     "only checked by the OwnerReferencesPermissionEnforcement admission plugin"},
     // EtcdBackupSchedule: this test creates none (etcdbackupschedule_reconciler
     // integration test and e2e_etcdbackup_test run them).
     {"etcd.aenix.io/etcdbackups create", "a schedule's cron time (this test creates none)"},

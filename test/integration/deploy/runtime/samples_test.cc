@@ -38,7 +38,8 @@ const std::vector<std::string> kEtcdSamples = {
 const std::vector<std::string> kPostgresSamples = {
     "postgrescluster-kubernetes-dcs.yaml", "postgrescluster-etcd-clusterref.yaml",
     "postgrescluster-etcd-external.yaml",  "postgrescluster-users.yaml",
-    "postgrescluster-switchover.yaml",     "postgrescluster-volume-backups.yaml"};
+    "postgrescluster-switchover.yaml",     "postgrescluster-volume-backups.yaml",
+    "postgres-roles-databases.yaml"};
 
 std::string RunCommand(const std::string& cmd, int* exit_code) {
   std::string out;

@@ -88,6 +88,24 @@ TEST(ResizeProgressTest, CountsClaimsBelowTheirRequest) {
   EXPECT_TRUE(p.message.empty());
 }
 
+TEST(ClaimsOlderThanTest, OnlyClaimsMadeBeforeTheOwnerSecond) {
+  auto pvc = [](const std::string& name, const std::string& made) {
+    Json meta = {{"name", name}};
+    if (!made.empty()) meta["creationTimestamp"] = made;
+    return std::make_shared<const Json>(Json{{"metadata", meta}});
+  };
+  const std::vector<runtime::ObjectPtr> pvcs = {
+      pvc("data-kv-2", "2026-12-06T10:00:00Z"),
+      pvc("data-kv-0", "2026-12-07T09:59:59Z"),
+      pvc("data-kv-1", "2026-12-07T10:00:00Z"),  // the owner's own second: its own
+      pvc("data-kv-3", "2026-12-07T10:05:00Z"),
+      pvc("data-kv-4", ""),
+      nullptr};
+  EXPECT_EQ(ClaimsOlderThan(pvcs, "2026-12-07T10:00:00Z"),
+            (std::vector<std::string>{"data-kv-0", "data-kv-2"}));
+  EXPECT_TRUE(ClaimsOlderThan(pvcs, "").empty()) << "an owner of unknown age claims nothing";
+}
+
 TEST(ClaimNameTest, AsTheStatefulSetControllerNamesThem) {
   EXPECT_EQ(ClaimName("data", "kv", 2), "data-kv-2");
 }

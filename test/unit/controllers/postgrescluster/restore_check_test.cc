@@ -104,5 +104,60 @@ TEST(DecideArchiveCheckTest, AFailureSaysWhatToDo) {
   EXPECT_TRUE(absl::StrContains(d.message, "restore.target.time")) << d.message;
 }
 
+// restore.set: a label the repository does not list is refused before
+// anything stops, naming the labels it holds; pgBackRest that cannot answer
+// is asked again until kArchiveWait, then refused.
+TEST(DecideArchiveCheckTest, ABackupSetTheRepositoryDoesNotHoldIsRefused) {
+  const std::string seg = "000000010000000000000005";
+  api::PgBackRestInPlaceRestore r = Restore();
+  r.set = "20261204-101500F";
+  ArchiverView archived{.switched = seg, .last_archived = seg, .last_archived_at = At(1)};
+
+  archived.backup_labels = std::vector<std::string>{"20261203-090000F", "20261204-101500F"};
+  EXPECT_EQ(DecideArchiveCheck(r, archived, kStart, At(2)).phase, api::kRestoreStopping);
+
+  archived.backup_labels = std::vector<std::string>{"20261203-090000F"};
+  ArchiveDecision d = DecideArchiveCheck(r, archived, kStart, At(2));
+  EXPECT_EQ(d.phase, api::kRestoreFailed);
+  EXPECT_TRUE(absl::StrContains(d.message, "backup set 20261204-101500F")) << d.message;
+  EXPECT_TRUE(absl::StrContains(d.message, "spec.backups.pgbackrest.restore.set")) << d.message;
+  EXPECT_TRUE(absl::StrContains(d.message, "holds 20261203-090000F")) << d.message;
+  EXPECT_TRUE(absl::StrContains(d.message, "nothing was stopped")) << d.message;
+
+  archived.backup_labels = std::vector<std::string>{};
+  d = DecideArchiveCheck(r, archived, kStart, At(2));
+  EXPECT_TRUE(absl::StrContains(d.message, "holds no backup")) << d.message;
+
+  archived.backup_labels = absl::StatusOr<std::vector<std::string>>(
+      absl::InternalError("pgbackrest info: program failed"));
+  EXPECT_EQ(DecideArchiveCheck(r, archived, kStart, At(5)).phase, api::kRestoreChecking);
+  d = DecideArchiveCheck(r, archived, kStart, kStart + kArchiveWait);
+  EXPECT_EQ(d.phase, api::kRestoreFailed);
+  EXPECT_TRUE(absl::StrContains(d.message, "program failed")) << d.message;
+
+  // Without a set, what pgBackRest lists does not matter.
+  archived.backup_labels = std::vector<std::string>{};
+  EXPECT_EQ(DecideArchiveCheck(Restore(), archived, kStart, At(2)).phase, api::kRestoreStopping);
+}
+
+TEST(BackupLabelsTest, ReadsPgBackRestsJsonInfo) {
+  absl::StatusOr<std::vector<std::string>> labels = BackupLabels(
+      R"([{"name":"db","backup":[{"label":"20261203-090000F","type":"full"},)"
+      R"({"label":"20261203-090000F_20261204-101500I","type":"incr"}],"status":{"code":0}}])");
+  ASSERT_TRUE(labels.ok()) << labels.status();
+  EXPECT_EQ(*labels,
+            (std::vector<std::string>{"20261203-090000F", "20261203-090000F_20261204-101500I"}));
+  labels = BackupLabels(R"([{"name":"db","status":{"code":1,"message":"missing stanza path"}}])");
+  ASSERT_TRUE(labels.ok());
+  EXPECT_TRUE(labels->empty());
+  EXPECT_FALSE(BackupLabels("ERROR: [055]: unable to load info file").ok());
+  EXPECT_FALSE(BackupLabels("{}").ok());
+}
+
+TEST(BackupInfoCommandTest, NamesTheRepositoryAndAsksForJson) {
+  EXPECT_EQ(BackupInfoCommand("--config=/c --stanza=db", 2),
+            "pgbackrest --config=/c --stanza=db --repo=2 --output=json info");
+}
+
 }  // namespace
 }  // namespace quorum::postgrescluster

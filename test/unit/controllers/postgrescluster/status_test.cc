@@ -18,6 +18,7 @@ struct Case {
   std::string problem;
   std::string want_status;
   std::string want_reason;
+  std::string leftover_claim = "";  // one claim an earlier cluster left
 };
 
 TEST(StatusTest, ReadyFollowsTheWritablePrimary) {
@@ -30,6 +31,9 @@ TEST(StatusTest, ReadyFollowsTheWritablePrimary) {
       // says otherwise first.
       {"primary pod not Ready", true, "pg-main-0", false, 2, "", "False", "PrimaryNotReady"},
       {"a replica not ready", true, "pg-main-0", true, 1, "", "False", "InstancesNotReady"},
+      // Claims of an earlier cluster hold a set back: that comes first.
+      {"leftover claims", true, "", false, 0, "labels", "False", "LeftoverClaims",
+       "pgdata-pg-main-0"},
   };
   for (const Case& c : cases) {
     PostgresCluster cluster;
@@ -42,18 +46,30 @@ TEST(StatusTest, ReadyFollowsTheWritablePrimary) {
                         {"replicas", 2},
                         {"readyReplicas", c.ready_replicas},
                         {"updatedReplicas", 2}}}};
-    const api::PostgresClusterStatus s = BuildStatus({.cluster = &cluster,
-                                                      .dcs = &dcs,
-                                                      .statefulsets = {{"main", sts}},
-                                                      .primary = c.primary,
-                                                      .primary_ready = c.primary_ready,
-                                                      .problem = c.problem,
-                                                      .now = absl::Now()});
+    const api::PostgresClusterStatus s = BuildStatus(
+        {.cluster = &cluster,
+         .dcs = &dcs,
+         .statefulsets = {{"main", sts}},
+         .primary = c.primary,
+         .primary_ready = c.primary_ready,
+         .problem = c.problem,
+         .leftover_claims = c.leftover_claim.empty() ? std::vector<std::string>{}
+                                                     : std::vector<std::string>{c.leftover_claim},
+         .now = absl::Now()});
     const api::Condition* ready = api::FindCondition(s, "Ready");
     ASSERT_NE(ready, nullptr) << c.name;
     EXPECT_EQ(ready->status, c.want_status) << c.name;
     EXPECT_EQ(ready->reason, c.want_reason) << c.name;
   }
+}
+
+TEST(StatusTest, LeftoverClaimsNameTheClaimsAndTheCommand) {
+  const std::string m = LeftoverClaimsProblem({"pgdata-pg-main-0", "pgdata-pg-main-1"});
+  EXPECT_NE(m.find("pgdata-pg-main-0, pgdata-pg-main-1 predate this PostgresCluster"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("kubectl delete pvc pgdata-pg-main-0 pgdata-pg-main-1"), std::string::npos) << m;
+  EXPECT_NE(m.find("spec.dataSource"), std::string::npos) << m;
 }
 
 // Progressing stays True until every member runs the current template: the
