@@ -6,6 +6,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/json_access.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/etcdcluster/builders.h"
 #include "src/controllers/etcdcluster/resources.h"
 #include "src/runtime/certs.h"
@@ -16,14 +17,6 @@ namespace {
 using runtime::ObjectPtr;
 
 constexpr char kClusterDomain[] = "cluster.local";
-
-std::string Decoded(const Json& secret, const char* key) {
-  const Json& data = secret.value("data", Json::object());
-  const Json& v = data.is_object() ? data.value(key, Json()) : Json();
-  std::string out;
-  if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return "";
-  return out;
-}
 
 // A cached Secret of ours, nullptr when absent; FailedPrecondition when one
 // of that name belongs to something else (never used, never overwritten).
@@ -66,7 +59,8 @@ class Issuer {
     absl::StatusOr<ObjectPtr> have = Owned(cache_, cluster_, name);
     if (!have.ok()) return have.status();
     if (*have != nullptr) {
-      return runtime::CertKeyPair{Decoded(**have, "ca.crt"), Decoded(**have, "ca.key")};
+      return runtime::CertKeyPair{controllers::SecretValue(**have, "ca.crt"),
+                                  controllers::SecretValue(**have, "ca.key")};
     }
     for (const std::string& leaf : issued) {
       if (cache_.Get(kSecrets, cluster_.metadata.ns, leaf) == nullptr) continue;
@@ -85,7 +79,8 @@ class Issuer {
     if (absl::IsAlreadyExists(made.status())) {  // the cache lags: use the stored one
       made = client_.Get(kSecrets, cluster_.metadata.ns, name);
       if (!made.ok()) return made.status();
-      return runtime::CertKeyPair{Decoded(*made, "ca.crt"), Decoded(*made, "ca.key")};
+      return runtime::CertKeyPair{controllers::SecretValue(*made, "ca.crt"),
+                                  controllers::SecretValue(*made, "ca.key")};
     }
     if (!made.ok()) return made.status();
     out_.wrote = true;
@@ -103,11 +98,12 @@ class Issuer {
     std::string why = "no certificate yet";
     if (*have != nullptr) {
       std::optional<absl::Time> due;
-      why = Decoded(**have, "ca.crt") != ca.cert_pem
+      why = controllers::SecretValue(**have, "ca.crt") != ca.cert_pem
                 ? "the CA changed"
                 : memo_.RenewalReason(absl::StrCat(cluster_.metadata.ns, "/", name),
-                                      Decoded(**have, "tls.crt"), Decoded(**have, "tls.key"),
-                                      ca.cert_pem, dns, now_, due, /*want_client_auth=*/true);
+                                      controllers::SecretValue(**have, "tls.crt"),
+                                      controllers::SecretValue(**have, "tls.key"), ca.cert_pem, dns,
+                                      now_, due, /*want_client_auth=*/true);
       if (why.empty()) {
         if (due && (!out_.renew_at || *due < *out_.renew_at)) out_.renew_at = due;
         return absl::OkStatus();

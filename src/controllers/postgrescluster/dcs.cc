@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "api/etcdcluster_types.h"
 #include "src/base/json_access.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/patroni/dcs_cleanup.h"
 #include "src/patroni/role.h"
@@ -41,11 +42,7 @@ bool CheckSecret(const Lookup& lookup, const std::string& name, const std::strin
 
 // A Secret's key, decoded; "" when absent.
 std::string SecretKey(const std::shared_ptr<const Json>& secret, const std::string& key) {
-  if (secret == nullptr) return "";
-  const Json& v = At(*secret, {"data", key.c_str()});
-  std::string out;
-  if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return "";
-  return out;
+  return secret == nullptr ? "" : controllers::SecretValue(*secret, key);
 }
 
 // Whether the client CA Secret holds a CA's key: tls.key beside tls.crt (a

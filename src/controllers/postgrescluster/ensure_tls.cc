@@ -1,8 +1,8 @@
 #include "src/controllers/postgrescluster/ensure_tls.h"
 
 #include "absl/hash/hash.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/access.h"
 #include "src/controllers/postgrescluster/etcd_user.h"
 #include "src/controllers/postgrescluster/pgbouncer.h"
@@ -15,13 +15,6 @@ namespace quorum::postgrescluster {
 namespace {
 
 using runtime::ObjectPtr;
-
-std::string Decoded(const Json& secret, const char* key) {
-  const Json& v = At(secret, {"data", key});
-  std::string out;
-  if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return "";
-  return out;
-}
 
 // A Secret a spec names: read through the API server (never cached).
 absl::StatusOr<Json> UserSecret(const Phase& p, const std::string& name, const char* field) {
@@ -50,7 +43,8 @@ absl::StatusOr<runtime::CertKeyPair> IssuingCa(const Phase& p) {
     return runtime::CertKeyPair{ca.cert_pem, ca.key_pem};
   }
   if (ObjectPtr own = p.cache.Get(kSecrets, p.n.ns, p.n.ca_secret)) {
-    return runtime::CertKeyPair{Decoded(*own, "ca.crt"), Decoded(*own, "ca.key")};
+    return runtime::CertKeyPair{controllers::SecretValue(*own, "ca.crt"),
+                                controllers::SecretValue(*own, "ca.key")};
   }
   absl::StatusOr<runtime::CertKeyPair> ca =
       runtime::GenerateCA(CaCommonName(p.cluster), kClusterCaValidity, p.now);
@@ -60,7 +54,8 @@ absl::StatusOr<runtime::CertKeyPair> IssuingCa(const Phase& p) {
   if (absl::IsAlreadyExists(made.status())) {  // another reconcile won: use its CA
     made = p.client.Get(kSecrets, p.n.ns, p.n.ca_secret);
     if (!made.ok()) return made.status();
-    return runtime::CertKeyPair{Decoded(*made, "ca.crt"), Decoded(*made, "ca.key")};
+    return runtime::CertKeyPair{controllers::SecretValue(*made, "ca.crt"),
+                                controllers::SecretValue(*made, "ca.key")};
   }
   if (!made.ok()) return made.status();
   p.recorder.Normal(p.stored, "CACreated", "created the cluster's CA in Secret " + p.n.ca_secret);
@@ -73,8 +68,9 @@ absl::StatusOr<TlsState> CustomTls(const Phase& p) {
   absl::StatusOr<Json> s = UserSecret(p, name, "spec.tls.customSecret");
   if (!s.ok()) return s.status();
   TlsState out;
-  out.ca_pem = Decoded(*s, "ca.crt");
-  const std::string cert = Decoded(*s, "tls.crt"), key = Decoded(*s, "tls.key");
+  out.ca_pem = controllers::SecretValue(*s, "ca.crt");
+  const std::string cert = controllers::SecretValue(*s, "tls.crt"),
+                    key = controllers::SecretValue(*s, "tls.key");
   if (out.ca_pem.empty() || cert.empty() || key.empty() ||
       !runtime::CheckKeyMatchesCertificate(cert, key).ok()) {
     return absl::FailedPreconditionError(
@@ -108,12 +104,13 @@ absl::StatusOr<TlsState> EnsureTls(const Phase& p, ServerCertMemo& memo,
   ObjectPtr stored = p.cache.Get(kSecrets, p.n.ns, p.n.tls_secret);
   std::string reason = "no certificate yet";
   if (stored != nullptr) {
-    reason =
-        Decoded(*stored, "ca.crt") != ca->cert_pem
-            ? "the CA changed"
-            : memo.RenewalReason(p.n.ns + "/" + p.n.cluster, Decoded(*stored, "tls.crt"),
-                                 Decoded(*stored, "tls.key"), ca->cert_pem, dns, now, out.renew_at,
-                                 /*want_client_auth=*/true);
+    reason = controllers::SecretValue(*stored, "ca.crt") != ca->cert_pem
+                 ? "the CA changed"
+                 : memo.RenewalReason(p.n.ns + "/" + p.n.cluster,
+                                      controllers::SecretValue(*stored, "tls.crt"),
+                                      controllers::SecretValue(*stored, "tls.key"), ca->cert_pem,
+                                      dns, now, out.renew_at,
+                                      /*want_client_auth=*/true);
     if (reason.empty()) return out;
   }
   // serverAuth and clientAuth: the members present it to each other's REST
@@ -185,7 +182,8 @@ absl::StatusOr<patroni::BasicAuth> EnsureRestApiSecret(const Phase& p) {
     if (!made.ok()) return made.status();
     secret = *std::move(made);
   }
-  return patroni::BasicAuth{Decoded(secret, "username"), Decoded(secret, "password")};
+  return patroni::BasicAuth{controllers::SecretValue(secret, "username"),
+                            controllers::SecretValue(secret, "password")};
 }
 
 }  // namespace quorum::postgrescluster

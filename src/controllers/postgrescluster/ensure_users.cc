@@ -1,8 +1,8 @@
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/controllers/postgrescluster/users.h"
@@ -26,10 +26,7 @@ std::string PostgresClusterReconciler::EnsureUsersOnce(const PostgresCluster& cl
   }
   auto secret_value = [&](const std::string& name, const char* key) {
     ObjectPtr secret = cache_.Get(kSecrets, n.ns, name);
-    std::string out;
-    const Json& v = secret ? At(*secret, {"data", key}) : Json();
-    if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return std::string();
-    return out;
+    return secret ? controllers::SecretValue(*secret, key) : std::string();
   };
   auto version = [&](const std::string& name) {
     ObjectPtr secret = cache_.Get(kSecrets, n.ns, name);

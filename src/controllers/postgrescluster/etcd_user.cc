@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <functional>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "src/base/json_access.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/leader.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/etcd/keys.h"
@@ -18,19 +18,6 @@ namespace {
 using runtime::ObjectPtr;
 
 constexpr absl::Duration kEtcdTimeout = absl::Seconds(5);
-
-std::string Decoded(const Json& secret, const char* key) {
-  const Json& v = At(secret, {"data", key});
-  std::string out;
-  if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return "";
-  return out;
-}
-
-Json Encoded(const std::map<std::string, std::string>& data) {
-  Json out = Json::object();
-  for (const auto& [k, v] : data) out[k] = absl::Base64Escape(v);
-  return out;
-}
 
 // The Secret `name` from the cache, or created from `build()` when missing
 // (AlreadyExists: read back from the API server, the cache may lag).
@@ -66,7 +53,8 @@ absl::Status EnsureClientCert(kube::Client& client, const runtime::Cache& cache,
                               bool verify_cas, absl::Time now, std::string& renewed) {
   const std::string ns = cluster.metadata.ns;
   ObjectPtr stored = cache.Get(kSecrets, ns, access.cert_secret);
-  if (stored != nullptr && !verify_cas && !ExpiresSoon(Decoded(*stored, "tls.crt"), now)) {
+  if (stored != nullptr && !verify_cas &&
+      !ExpiresSoon(controllers::SecretValue(*stored, "tls.crt"), now)) {
     return absl::OkStatus();
   }
   ObjectPtr ca_secret = cache.Get(kSecrets, ns, access.client_ca_secret);
@@ -76,10 +64,10 @@ absl::Status EnsureClientCert(kube::Client& client, const runtime::Cache& cache,
                                          access.server_ca_secret + " is gone");
   }
   const SigningCa ca = SigningCaFrom(*ca_secret);
-  const std::string server_ca = Decoded(*server_ca_secret, "ca.crt");
-  if (stored != nullptr &&
-      !NeedsNewClientCert(Decoded(*stored, "tls.crt"), Decoded(*stored, "ca.crt"), ca.cert_pem,
-                          server_ca, now)) {
+  const std::string server_ca = controllers::SecretValue(*server_ca_secret, "ca.crt");
+  if (stored != nullptr && !NeedsNewClientCert(controllers::SecretValue(*stored, "tls.crt"),
+                                               controllers::SecretValue(*stored, "ca.crt"),
+                                               ca.cert_pem, server_ca, now)) {
     return absl::OkStatus();
   }
   absl::StatusOr<runtime::CertKeyPair> cert = runtime::GenerateClientCert(
@@ -122,7 +110,7 @@ Json BuildEtcdUserSecret(const PostgresCluster& cluster, const std::string& user
           {"kind", "Secret"},
           {"metadata", Metadata(cluster, EtcdUserSecretName(cluster))},
           {"type", "kubernetes.io/basic-auth"},
-          {"data", Encoded({{"username", user}, {"password", password}})}};
+          {"data", controllers::EncodedSecretData({{"username", user}, {"password", password}})}};
 }
 
 Json BuildEtcdClientSecret(const PostgresCluster& cluster, const std::string& ca_pem,
@@ -131,7 +119,8 @@ Json BuildEtcdClientSecret(const PostgresCluster& cluster, const std::string& ca
           {"kind", "Secret"},
           {"metadata", Metadata(cluster, EtcdClientSecretName(cluster))},
           {"type", "kubernetes.io/tls"},
-          {"data", Encoded({{"ca.crt", ca_pem}, {"tls.crt", cert_pem}, {"tls.key", key_pem}})}};
+          {"data", controllers::EncodedSecretData(
+                       {{"ca.crt", ca_pem}, {"tls.crt", cert_pem}, {"tls.key", key_pem}})}};
 }
 
 bool NeedsNewClientCert(const std::string& stored_cert_pem, const std::string& stored_ca_pem,
@@ -143,11 +132,11 @@ bool NeedsNewClientCert(const std::string& stored_cert_pem, const std::string& s
 }
 
 SigningCa SigningCaFrom(const Json& client_ca_secret) {
-  if (std::string key = Decoded(client_ca_secret, "tls.key"); !key.empty()) {
-    return {Decoded(client_ca_secret, "tls.crt"), key};
+  if (std::string key = controllers::SecretValue(client_ca_secret, "tls.key"); !key.empty()) {
+    return {controllers::SecretValue(client_ca_secret, "tls.crt"), key};
   }
-  if (std::string key = Decoded(client_ca_secret, "ca.key"); !key.empty()) {
-    return {Decoded(client_ca_secret, "ca.crt"), key};
+  if (std::string key = controllers::SecretValue(client_ca_secret, "ca.key"); !key.empty()) {
+    return {controllers::SecretValue(client_ca_secret, "ca.crt"), key};
   }
   return {};
 }
@@ -187,8 +176,8 @@ absl::Status PodEtcdAccessKeeper::Ensure(kube::Client& client, const runtime::Ca
         return BuildEtcdUserSecret(cluster, access.user, *password);
       });
   if (!secret.ok()) return secret.status();
-  const std::string password = Decoded(*secret, "password");
-  if (password.empty() || Decoded(*secret, "username") != access.user) {
+  const std::string password = controllers::SecretValue(*secret, "password");
+  if (password.empty() || controllers::SecretValue(*secret, "username") != access.user) {
     return Unready(recorder, stored, dcs,
                    "Secret " + access.password_secret +
                        " lacks the etcd user's username/password; delete it and Quorum makes a "
@@ -222,7 +211,7 @@ absl::Status PodEtcdAccessKeeper::Ensure(kube::Client& client, const runtime::Ca
       dcs,
       [&](const std::string& name, const char* k) -> std::string {
         ObjectPtr s = cache.Get(kSecrets, ns, name);
-        return s == nullptr ? "" : Decoded(*s, k);
+        return s == nullptr ? "" : controllers::SecretValue(*s, k);
       },
       kEtcdTimeout);
   absl::Status made = config.status();

@@ -4,11 +4,11 @@
 
 #include <set>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/kube_fields.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/controllers/postgrescluster/leader.h"
 #include "src/controllers/postgrescluster/tls.h"
@@ -43,10 +43,7 @@ patroni::Endpoint MemberEndpoint(const PostgresCluster& cluster, const std::stri
 SecretValue SecretValueFrom(const runtime::Cache& cache, const std::string& ns) {
   return [&cache, ns](const std::string& name, const char* key) {
     ObjectPtr secret = cache.Get(kSecrets, ns, name);
-    std::string out;
-    const Json& v = secret ? At(*secret, {"data", key}) : Json();
-    if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return std::string();
-    return out;
+    return secret ? controllers::SecretValue(*secret, key) : std::string();
   };
 }
 

@@ -8,16 +8,11 @@
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/base/strings.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/tls.h"
 
 namespace quorum::postgrescluster {
 namespace {
-
-Json Encoded(const std::map<std::string, std::string>& data) {
-  Json out = Json::object();
-  for (const auto& [k, v] : data) out[k] = absl::Base64Escape(v);
-  return out;
-}
 
 // The settings a failover needs and config may override: a server
 // connection to a member in recovery (the old primary, reached through the
@@ -120,10 +115,11 @@ Json BuildPgBouncerAuthSecret(const PostgresCluster& cluster, const std::string&
           {"kind", "Secret"},
           {"metadata", Metadata(cluster, PgBouncerNamesOf(cluster).auth_secret)},
           {"type", "Opaque"},
-          {"data", Encoded({{"username", std::string(api::kPoolerUserName)},
-                            {"password", password},
-                            {"userlist.txt", absl::StrCat("\"", Absl(api::kPoolerUserName), "\" \"",
-                                                          quoted, "\"\n")}})}};
+          {"data", controllers::EncodedSecretData(
+                       {{"username", std::string(api::kPoolerUserName)},
+                        {"password", password},
+                        {"userlist.txt", absl::StrCat("\"", Absl(api::kPoolerUserName), "\" \"",
+                                                      quoted, "\"\n")}})}};
 }
 
 Json BuildPgBouncerTlsSecret(const PostgresCluster& cluster, const std::string& ca_pem,
@@ -132,7 +128,8 @@ Json BuildPgBouncerTlsSecret(const PostgresCluster& cluster, const std::string& 
           {"kind", "Secret"},
           {"metadata", Metadata(cluster, PgBouncerNamesOf(cluster).tls_secret)},
           {"type", "kubernetes.io/tls"},
-          {"data", Encoded({{"ca.crt", ca_pem}, {"tls.crt", cert_pem}, {"tls.key", key_pem}})}};
+          {"data", controllers::EncodedSecretData(
+                       {{"ca.crt", ca_pem}, {"tls.crt", cert_pem}, {"tls.key", key_pem}})}};
 }
 
 Json PgBouncerPeer(const PostgresCluster& cluster) {

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
 #include "src/base/strings.h"
 #include "src/controllers/common/kube_fields.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/pgbouncer.h"
 #include "src/controllers/postgrescluster/pgbouncer_sql.h"
 #include "src/controllers/postgrescluster/reconciler.h"
@@ -18,13 +18,6 @@ namespace quorum::postgrescluster {
 using runtime::ObjectPtr;
 
 namespace {
-
-std::string Decoded(const Json& secret, const char* key) {
-  const Json& v = At(secret, {"data", key});
-  std::string out;
-  if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return "";
-  return out;
-}
 
 absl::Status EnsureAuthSecret(const Phase& p, const PgBouncerNames& n) {
   if (p.cache.Get(kSecrets, p.n.ns, n.auth_secret) != nullptr) return absl::OkStatus();
@@ -47,12 +40,12 @@ absl::Status EnsurePgBouncerCert(const Phase& p, const PgBouncerNames& n, Server
   std::string reason = "no certificate yet";
   std::optional<absl::Time> renew_at;
   if (stored != nullptr) {
-    const std::string cert = Decoded(*stored, "tls.crt");
-    reason =
-        Decoded(*stored, "ca.crt") != tls.ca.cert_pem
-            ? "the CA changed"
-            : memo.RenewalReason(p.n.ns + "/" + n.tls_secret, cert, Decoded(*stored, "tls.key"),
-                                 tls.ca.cert_pem, dns, p.now, renew_at);
+    const std::string cert = controllers::SecretValue(*stored, "tls.crt");
+    reason = controllers::SecretValue(*stored, "ca.crt") != tls.ca.cert_pem
+                 ? "the CA changed"
+                 : memo.RenewalReason(p.n.ns + "/" + n.tls_secret, cert,
+                                      controllers::SecretValue(*stored, "tls.key"), tls.ca.cert_pem,
+                                      dns, p.now, renew_at);
     if (reason.empty()) {
       tls.pgbouncer_tls_digest = PgBouncerDigest({cert});
       if (renew_at.has_value())
@@ -164,13 +157,14 @@ std::string PgBouncerRoleKeeper::Ensure(const Phase& p, const std::string& prima
     auto it = applied_.find(object);
     if (it != applied_.end() && it->second == key) return "";
   }
-  absl::Status s = EnsurePgBouncerRole({.host = MemberDnsName(p.cluster, primary),
-                                        .hostaddr = host,
-                                        .port = kPostgresPort,
-                                        .user = std::string(api::kSuperuserName),
-                                        .password = Decoded(*superuser, "password"),
-                                        .ca_pem = ca_pem},
-                                       Decoded(*auth, "password"));
+  absl::Status s =
+      EnsurePgBouncerRole({.host = MemberDnsName(p.cluster, primary),
+                           .hostaddr = host,
+                           .port = kPostgresPort,
+                           .user = std::string(api::kSuperuserName),
+                           .password = controllers::SecretValue(*superuser, "password"),
+                           .ca_pem = ca_pem},
+                          controllers::SecretValue(*auth, "password"));
   if (!s.ok()) {
     const std::string message =
         absl::StrCat("creating the pooler's role ", Absl(api::kPoolerUserName), ": ", s.message());

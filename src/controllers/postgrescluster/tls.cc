@@ -3,21 +3,12 @@
 #include <algorithm>
 #include <set>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/runtime/certs.h"
 
 namespace quorum::postgrescluster {
-namespace {
-
-Json Encoded(const std::map<std::string, std::string>& data) {
-  Json out = Json::object();
-  for (const auto& [k, v] : data) out[k] = absl::Base64Escape(v);
-  return out;
-}
-
-}  // namespace
 
 std::vector<std::string> ServerCertDnsNames(const PostgresCluster& cluster) {
   const Names n = NamesOf(cluster);
@@ -86,7 +77,7 @@ Json BuildCaSecret(const PostgresCluster& cluster, const std::string& ca_pem,
           {"kind", "Secret"},
           {"metadata", Metadata(cluster, NamesOf(cluster).ca_secret)},
           {"type", "Opaque"},
-          {"data", Encoded({{"ca.crt", ca_pem}, {"ca.key", ca_key_pem}})}};
+          {"data", controllers::EncodedSecretData({{"ca.crt", ca_pem}, {"ca.key", ca_key_pem}})}};
 }
 
 Json BuildServerTlsSecret(const PostgresCluster& cluster, const std::string& ca_pem,
@@ -95,7 +86,8 @@ Json BuildServerTlsSecret(const PostgresCluster& cluster, const std::string& ca_
           {"kind", "Secret"},
           {"metadata", Metadata(cluster, NamesOf(cluster).tls_secret)},
           {"type", "kubernetes.io/tls"},
-          {"data", Encoded({{"ca.crt", ca_pem}, {"tls.crt", cert_pem}, {"tls.key", key_pem}})}};
+          {"data", controllers::EncodedSecretData(
+                       {{"ca.crt", ca_pem}, {"tls.crt", cert_pem}, {"tls.key", key_pem}})}};
 }
 
 Json BuildPgBackRestClientSecret(const PostgresCluster& cluster, const std::string& ca_pem,
@@ -104,7 +96,8 @@ Json BuildPgBackRestClientSecret(const PostgresCluster& cluster, const std::stri
           {"kind", "Secret"},
           {"metadata", Metadata(cluster, NamesOf(cluster).pgbackrest_client_secret)},
           {"type", "kubernetes.io/tls"},
-          {"data", Encoded({{"ca.crt", ca_pem}, {"tls.crt", cert_pem}, {"tls.key", key_pem}})}};
+          {"data", controllers::EncodedSecretData(
+                       {{"ca.crt", ca_pem}, {"tls.crt", cert_pem}, {"tls.key", key_pem}})}};
 }
 
 std::string MountedTlsSecret(const PostgresCluster& cluster) {

@@ -8,6 +8,7 @@
 #include "api/postgresdatabase_types.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/resources.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgresobjects/apply.h"
 #include "src/controllers/postgresobjects/watches.h"
@@ -110,7 +111,7 @@ absl::StatusOr<std::string> PostgresRoleReconciler::Password(const Json& stored,
     const api::SecretKeyRef& ref = *role.spec.password_secret;
     secret_name = ref.name;
     runtime::ObjectPtr secret = cache().Get(kube::kSecrets, ns, ref.name);
-    const std::string password = secret ? SecretValue(*secret, ref.key) : "";
+    const std::string password = secret ? controllers::SecretValue(*secret, ref.key) : "";
     if (password.empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "spec.passwordSecret: Secret ", ref.name,
@@ -121,7 +122,7 @@ absl::StatusOr<std::string> PostgresRoleReconciler::Password(const Json& stored,
   if (!role.spec.login) return "";
   secret_name = RoleSecretName(role.spec.cluster, role.spec.name);
   if (runtime::ObjectPtr secret = cache().Get(kube::kSecrets, ns, secret_name)) {
-    if (std::string p = SecretValue(*secret, "password"); !p.empty()) return p;
+    if (std::string p = controllers::SecretValue(*secret, "password"); !p.empty()) return p;
     return absl::FailedPreconditionError(
         absl::StrCat("Secret ", secret_name, " has no password: delete it to get a new one"));
   }
@@ -134,7 +135,7 @@ absl::StatusOr<std::string> PostgresRoleReconciler::Password(const Json& stored,
   if (absl::IsAlreadyExists(made.status())) {  // made by an earlier reconcile: use it
     absl::StatusOr<Json> existing = client().Get(kube::kSecrets, ns, secret_name);
     if (!existing.ok()) return existing.status();
-    return SecretValue(*existing, "password");
+    return controllers::SecretValue(*existing, "password");
   }
   if (!made.ok()) return made.status();
   return *password;

@@ -2,11 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/kube_fields.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/kube/resources.h"
@@ -16,13 +16,6 @@ namespace quorum::postgresobjects {
 
 using json_access::At;
 using json_access::Str;
-
-std::string SecretValue(const nlohmann::json& secret, const std::string& key) {
-  const nlohmann::json& v = At(secret, {"data", key.c_str()});
-  std::string out;
-  if (!v.is_string() || !absl::Base64Unescape(v.get<std::string>(), &out)) return "";
-  return out;
-}
 
 absl::StatusOr<ClusterTarget> PrimaryTarget(const runtime::Cache& cache,
                                             const api::PostgresCluster& cluster) {
@@ -47,13 +40,13 @@ absl::StatusOr<ClusterTarget> PrimaryTarget(const runtime::Cache& cache,
         absl::StrCat("PostgresCluster ", n.cluster, " has no ready primary yet"));
   }
   runtime::ObjectPtr su = cache.Get(kube::kSecrets, n.ns, n.superuser_secret);
-  const std::string password = su ? SecretValue(*su, "password") : "";
+  const std::string password = su ? controllers::SecretValue(*su, "password") : "";
   if (password.empty()) {
     return absl::UnavailableError(absl::StrCat("Secret ", n.superuser_secret, " is not ready"));
   }
   const std::string tls_secret = postgrescluster::MountedTlsSecret(cluster);
   runtime::ObjectPtr tls = cache.Get(kube::kSecrets, n.ns, tls_secret);
-  out.ca_pem = tls ? SecretValue(*tls, "ca.crt") : "";
+  out.ca_pem = tls ? controllers::SecretValue(*tls, "ca.crt") : "";
   if (out.ca_pem.empty()) {
     return absl::UnavailableError(absl::StrCat("Secret ", tls_secret, " has no ca.crt yet"));
   }

@@ -29,9 +29,6 @@ struct ClusterTarget {
 absl::StatusOr<ClusterTarget> PrimaryTarget(const runtime::Cache& cache,
                                             const api::PostgresCluster& cluster);
 
-// A key of a Secret's data, decoded ("" when absent).
-std::string SecretValue(const nlohmann::json& secret, const std::string& key);
-
 }  // namespace quorum::postgresobjects
 
 #endif  // QUORUM_SRC_CONTROLLERS_POSTGRESOBJECTS_TARGET_H_
