@@ -41,9 +41,9 @@ std::vector<LabelPatch> PlanRoleLabels(const std::vector<PodRoleLabel>& pods,
       want = it->second;
     } else if (have != kPrimaryLabelValue) {
       continue;  // unreachable: what it has is the best knowledge
-    } else if (p.ready && may_lead(p.pod) && !(confirmed_primary && !leader)) {
+    } else if (!p.restarting && may_lead(p.pod) && !(confirmed_primary && !leader)) {
       continue;  // an unreachable leader (or, without the key, no one else confirmed) keeps it
-    }  // else: an unreachable former primary, or one whose pod is not Ready, loses its label
+    }            // else: an unreachable former primary, or a restarting one, loses its label
     if (want == have && p.label.has_value() == !want.empty()) continue;
     LabelPatch patch{p.pod, std::nullopt};
     if (!want.empty()) patch.label = want;

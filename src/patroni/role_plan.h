@@ -18,11 +18,14 @@
 //    the caller has none), the members' own word decides; an unreachable
 //    member labelled primary loses it only when another member is the
 //    confirmed primary, else it keeps its label (the best knowledge).
-//  * An unreachable member whose pod is not Ready loses `primary`, even the
+//  * An unreachable member whose pod is restarting (not Ready, its container
+//    restarted since: a crash, not a failing probe) loses `primary`, even the
 //    leader: it is out of every Service then, so nothing is lost, and a leader
 //    whose PostgreSQL crashed comes back read-only (see above) — still
 //    labelled primary, its pod would rejoin the primary Service the moment
 //    its readiness probe passes, before the operator hears Patroni's new role.
+//    A pod merely failing its probe (a busy machine) keeps the label, so it
+//    serves again as soon as the probe passes.
 //  * Other reachable members get the label of their role; unreachable ones
 //    keep theirs.
 //  * Order: every patch that takes `primary` away comes before any patch
@@ -46,7 +49,7 @@ namespace quorum::patroni {
 struct PodRoleLabel {
   std::string pod;
   std::optional<std::string> label;  // current value of the role label; nullopt: none
-  bool ready = true;                 // the pod's Ready condition is True
+  bool restarting = false;           // controllers::PodRestartingUnready
 };
 
 // What the operator learned about one member (GET /patroni).

@@ -94,10 +94,9 @@ class PgBouncerE2E : public PostgresClusterE2E {
     return d;
   }
 
+  // With the operator running.
   void SwitchoverAndKillThroughThePooler(Json pg) {
     const std::string name = pg["metadata"]["name"];
-    OperatorProcess op(ns());
-    op.Start();
     pg["spec"]["users"] = Json::array({{{"name", "app"}, {"databases", Json::array({"app"})}}});
     pg["spec"]["proxy"] = {{"pgBouncer", {{"replicas", 2}}}};
     ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
@@ -175,10 +174,14 @@ class PgBouncerE2E : public PostgresClusterE2E {
 };
 
 TEST_F(PgBouncerE2E, KubernetesDcsWritesThroughThePoolerAcrossSwitchoverAndKill) {
+  OperatorProcess op(ns());
+  op.Start();
   SwitchoverAndKillThroughThePooler(KubernetesPostgres("kpool", 2));
 }
 
 TEST_F(PgBouncerE2E, EtcdDcsWritesThroughThePoolerAcrossSwitchoverAndKill) {
+  OperatorProcess op(ns());
+  op.Start();
   ASSERT_NO_FATAL_FAILURE(CreateEtcdCluster("pooldcs", 3));
   ASSERT_TRUE(testenv::Eventually([&] { return EtcdReady("pooldcs", 3); }, absl::Minutes(4)))
       << "the EtcdCluster did not become ready";

@@ -57,6 +57,22 @@ bool PodReady(const Json& pod) {
   return false;
 }
 
+bool PodRestartingUnready(const Json& pod) {
+  std::string unready_since;
+  for (const Json& c : At(pod, {"status", "conditions"})) {
+    if (Str(At(c, {"type"})) != "Ready") continue;
+    if (Str(At(c, {"status"})) == "True") return false;
+    unready_since = Str(At(c, {"lastTransitionTime"}));
+  }
+  for (const Json& c : At(pod, {"status", "containerStatuses"})) {
+    const Json& running = At(c, {"state", "running"});
+    if (!running.is_object()) return true;  // waiting or terminated
+    // Same-format UTC timestamps compare as strings.
+    if (!unready_since.empty() && Str(At(running, {"startedAt"})) >= unready_since) return true;
+  }
+  return false;
+}
+
 bool BeingDeleted(const Json& obj) { return !At(obj, {"metadata", "deletionTimestamp"}).is_null(); }
 
 absl::Duration Age(const Json& obj, absl::Time now) {

@@ -45,6 +45,10 @@ std::string StorageClassName(const nlohmann::json& pvc);
 std::string PodNodeName(const nlohmann::json& pod);
 // Pod: its Ready condition is True.
 bool PodReady(const nlohmann::json& pod);
+// Pod: not Ready, and a container of it is not running or started at or
+// after the pod last became unready (RFC 3339 seconds): its process died and
+// the kubelet is restarting it, as opposed to a readiness probe failing.
+bool PodRestartingUnready(const nlohmann::json& pod);
 
 // Any object: metadata.deletionTimestamp is set (its deletion has begun).
 bool BeingDeleted(const nlohmann::json& obj);

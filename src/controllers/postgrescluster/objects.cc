@@ -147,7 +147,11 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
       absl::StatusOr<std::vector<std::string>> earlier = EarlierClaims(p, obj);
       if (!earlier.ok()) return earlier.status();
       if (!earlier->empty()) {
-        p.recorder.Warning(p.stored, "LeftoverClaims", LeftoverClaimsProblem(*earlier));
+        // Once: the rechecks after it find Ready already saying so.
+        const api::Condition* ready = api::FindCondition(p.cluster.status, "Ready");
+        if (ready == nullptr || ready->reason != "LeftoverClaims") {
+          p.recorder.Warning(p.stored, "LeftoverClaims", LeftoverClaimsProblem(*earlier));
+        }
         applied->leftover_claims.insert(applied->leftover_claims.end(), earlier->begin(),
                                         earlier->end());
         continue;

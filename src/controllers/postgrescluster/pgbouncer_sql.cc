@@ -1,8 +1,11 @@
 #include "src/controllers/postgrescluster/pgbouncer_sql.h"
 
+#include <memory>
+
 #include "absl/strings/str_cat.h"
 #include "api/postgrescluster.h"
 #include "src/base/strings.h"
+#include "src/controllers/postgrescluster/pg_connection.h"
 
 namespace quorum::postgrescluster {
 
@@ -27,8 +30,7 @@ std::string PgBouncerLookupSql() {
                       "$quorum$;\n",
                       "ALTER FUNCTION ", role, ".lookup(name) OWNER TO ", superuser, ";\n",
                       "REVOKE ALL ON FUNCTION ", role, ".lookup(name) FROM PUBLIC;\n",
-                      "GRANT EXECUTE ON FUNCTION ", role, ".lookup(name) TO ", role, ";\n",
-                      "SELECT 1");
+                      "GRANT EXECUTE ON FUNCTION ", role, ".lookup(name) TO ", role, ";\n");
 }
 
 absl::Status EnsurePgBouncerRole(const PostgresTarget& target, const std::string& password) {
@@ -43,7 +45,9 @@ absl::Status EnsurePgBouncerRole(const PostgresTarget& target, const std::string
                                                 "NOINHERIT", "NOREPLICATION", "NOBYPASSRLS"},
                                     .password = password}});
   if (!s.ok()) return s;
-  return QueryFirstRows(target, {PgBouncerLookupSql()}).status();
+  absl::StatusOr<std::unique_ptr<PgConnection>> conn = PgConnection::Open(target);
+  if (!conn.ok()) return conn.status();
+  return (*conn)->Exec(PgBouncerLookupSql());  // the simple protocol: several statements
 }
 
 }  // namespace quorum::postgrescluster

@@ -22,13 +22,13 @@
 namespace quorum::postgrescluster {
 
 // The statements that make the schema and the function, and grant only
-// quorum_pooler the right to call it: one string, which libpq runs as one
-// implicit transaction, ending with a query whose row says it went through.
+// quorum_pooler the right to call it: one string, which PQexec (the simple
+// query protocol; PgConnection::Exec) runs as one implicit transaction.
 std::string PgBouncerLookupSql();
 
 // Makes quorum_pooler (with `password`) and the lookup function exist
 // through `target` (the primary, as the superuser: users.h). Errors: as
-// EnsureUsers and QueryFirstRows (Unavailable: cannot connect; Internal: a
+// EnsureUsers and PgConnection::Exec (Unavailable: cannot connect; Internal: a
 // statement failed, with PostgreSQL's message and never a password).
 absl::Status EnsurePgBouncerRole(const PostgresTarget& target, const std::string& password);
 

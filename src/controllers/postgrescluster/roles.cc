@@ -21,7 +21,7 @@ std::string CorrectRoleLabels(const Phase& p, const std::vector<ObjectPtr>& pods
     const Json& label = At(*pod, {"metadata", "labels", std::string(patroni::kRoleLabel).c_str()});
     current.push_back({Str(At(*pod, {"metadata", "name"})),
                        label.is_string() ? std::optional(label.get<std::string>()) : std::nullopt,
-                       controllers::PodReady(*pod)});
+                       controllers::PodRestartingUnready(*pod)});
   }
   const std::vector<patroni::LabelPatch> patches =
       patroni::PlanRoleLabels(current, members.roles, members.leader);

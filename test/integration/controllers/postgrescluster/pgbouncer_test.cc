@@ -12,11 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/reconciler.h"
-#include "test/integration/controllers/api_writes.h"
-#include "test/integration/controllers/controller_fixture.h"
+#include "test/integration/controllers/postgrescluster/fixture.h"
 #include "test/integration/testenv.h"
 
 namespace quorum::postgrescluster {
@@ -38,18 +37,8 @@ Json Cluster(const std::string& name) {
             {"users", {{{"name", "app"}, {"databases", {"app"}}}}}}}};
 }
 
-class PgBouncerControllerTest : public testenv::ControllerTest {
+class PgBouncerControllerTest : public PostgresClusterControllerTest {
  protected:
-  void SetUp() override {
-    ControllerTest::SetUp();
-    StartControllers(
-        {"etcd.aenix.io_etcdclusters.yaml", "postgres.quorum.dev_postgresclusters.yaml"},
-        [this](kube::Client& client, runtime::Manager& manager) -> runtime::Controller& {
-          reconciler_ = std::make_unique<PostgresClusterReconciler>(
-              client, manager.cache(), manager.recorder(), nullptr, clock_);
-          return SetupPostgresClusterController(manager, *reconciler_, 2);
-        });
-  }
   void PatchSpec(const std::string& name, Json spec) {
     ASSERT_TRUE(client()
                     .Patch(kPostgresClusters, ns(), name, kube::PatchType::kMerge,
@@ -61,20 +50,13 @@ class PgBouncerControllerTest : public testenv::ControllerTest {
     return got.ok() ? *got : Json();
   }
   std::string SecretKey(const std::string& name, const char* key) {
-    const Json s = Get(kSecrets, name);
-    std::string out;
-    if (s.is_null() || !s["data"].contains(key)) return "";
-    absl::Base64Unescape(s["data"][key].get<std::string>(), &out);
-    return out;
+    return controllers::SecretValue(Get(kSecrets, name), key);
   }
   Json Digest(const std::string& name) {
     const Json d = Get(kDeployments, name);
     if (d.is_null()) return Json();
     return d["spec"]["template"]["metadata"]["annotations"][kPgBouncerConfigAnnotation];
   }
-
-  FakeClock clock_{absl::Now()};
-  std::unique_ptr<PostgresClusterReconciler> reconciler_;
 };
 
 TEST_F(PgBouncerControllerTest, AddedChangedAndRemovedOnARunningCluster) {
