@@ -105,6 +105,17 @@ absl::Status DeleteRepoHost(const Phase& p) {
   return absl::OkStatus();
 }
 
+// Whether the StatefulSet `sts`, about to be created, must not be: claims an
+// earlier cluster of this name left would be its members' (recorded in
+// `applied`; the reconciler says so in an event, LeftoverClaimsRecheck).
+absl::StatusOr<bool> HeldByEarlierClaims(const Phase& p, const Json& sts, AppliedObjects* applied) {
+  absl::StatusOr<std::vector<std::string>> earlier = EarlierClaims(p, sts);
+  if (!earlier.ok()) return earlier.status();
+  if (earlier->empty()) return false;
+  applied->leftover_claims.insert(applied->leftover_claims.end(), earlier->begin(), earlier->end());
+  return true;
+}
+
 }  // namespace
 
 // Applies the owned objects that differ from the cache. Without a usable DCS
@@ -144,18 +155,9 @@ absl::Status ApplyOwnedObjects(const Phase& p, const DcsResolution& dcs,
     const std::string name = json_access::Str(json_access::At(obj, {"metadata", "name"}));
     ObjectPtr cached = p.cache.Get(gvr, p.n.ns, name);
     if (gvr == kStatefulSets && cached == nullptr) {
-      absl::StatusOr<std::vector<std::string>> earlier = EarlierClaims(p, obj);
-      if (!earlier.ok()) return earlier.status();
-      if (!earlier->empty()) {
-        // Once: the rechecks after it find Ready already saying so.
-        const api::Condition* ready = api::FindCondition(p.cluster.status, "Ready");
-        if (ready == nullptr || ready->reason != "LeftoverClaims") {
-          p.recorder.Warning(p.stored, "LeftoverClaims", LeftoverClaimsProblem(*earlier));
-        }
-        applied->leftover_claims.insert(applied->leftover_claims.end(), earlier->begin(),
-                                        earlier->end());
-        continue;
-      }
+      absl::StatusOr<bool> held = HeldByEarlierClaims(p, obj, applied);
+      if (!held.ok()) return held.status();
+      if (*held) continue;
     }
     if (gvr == kStatefulSets) {  // a changed claim template must not fail the apply
       absl::StatusOr<bool> apply = PrepareInstanceSet(p, obj, cached, &applied->claims);

@@ -19,6 +19,7 @@
 #include "src/controllers/postgrescluster/restore.h"
 #include "src/controllers/postgrescluster/roles.h"
 #include "src/controllers/postgrescluster/roll_members.h"
+#include "src/controllers/postgrescluster/status.h"
 #include "src/controllers/postgrescluster/switchover.h"
 #include "src/controllers/postgrescluster/sync_config.h"
 #include "src/controllers/postgrescluster/write_status.h"
@@ -60,13 +61,15 @@ void PostgresClusterReconciler::Forget(const runtime::Request& req) {
   reload_until_.erase(req.Key());
   custom_cert_seen_.erase(req.Key());
   restore_switched_.erase(req.Key());
+  leftover_said_.erase(req.Key());
 }
 
 size_t PostgresClusterReconciler::remembered() const {
   absl::MutexLock lock(&mu_);
   return users_applied_.size() + reload_until_.size() + custom_cert_seen_.size() +
          restore_switched_.size() + backoff_.size() + etcd_access_.size() + cert_memo_.size() +
-         client_certs_.size() + config_sync_.size() + pgbouncer_role_.size();
+         client_certs_.size() + config_sync_.size() + pgbouncer_role_.size() +
+         leftover_said_.size();
 }
 
 absl::StatusOr<PostgresClusterReconciler::Prepared>
@@ -281,8 +284,16 @@ absl::StatusOr<std::string> PostgresClusterReconciler::ActOnMembers(const Phase&
 // Claims are not watched (the cache holds only labelled ones): while some
 // hold a StatefulSet back, look again with backoff until they are deleted.
 std::optional<absl::Duration> PostgresClusterReconciler::LeftoverClaimsRecheck(
-    const runtime::Request& req, const AppliedObjects& applied) {
-  if (applied.leftover_claims.empty()) return std::nullopt;
+    const runtime::Request& req, const Json& stored, const AppliedObjects& applied) {
+  if (applied.leftover_claims.empty()) return std::nullopt;  // none, or not looked for
+  {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::string>& said = leftover_said_[req.Key()];
+    if (said != applied.leftover_claims) {
+      said = applied.leftover_claims;
+      recorder_.Warning(stored, "LeftoverClaims", LeftoverClaimsProblem(said));
+    }
+  }
   return backoff_.Next(req.Key(), "leftover claims");
 }
 
@@ -377,7 +388,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   runtime::Result wait = NextWait(backoff_, req, dcs, members);
   for (const std::optional<absl::Duration>& also :
        {ReloadAfterRenewal(ctx, members, prepared->tls), *backup_wait, sw.recheck_after,
-        *upgrade_wait, restore_wait, LeftoverClaimsRecheck(req, applied)}) {
+        *upgrade_wait, restore_wait, LeftoverClaimsRecheck(req, ctx.stored, applied)}) {
     if (also.has_value()) WaitAtMost(wait, *also);
   }
   return wait;

@@ -127,9 +127,11 @@ class PostgresClusterReconciler : public runtime::Reconciler {
 
  private:
   bool scheduled_backups_ = false;
-  // While claims of an earlier cluster hold a StatefulSet back: when to
+  // While claims of an earlier cluster hold a StatefulSet back: a Warning
+  // event LeftoverClaims when they are new (not at each recheck), and when to
   // look again (with backoff).
   std::optional<absl::Duration> LeftoverClaimsRecheck(const runtime::Request& req,
+                                                      const Json& stored,
                                                       const AppliedObjects& applied);
   // An earlier PostgresCluster of this name (another uid): its objects
   // (Secrets with passwords among them) go first; the wait, if any.
@@ -240,6 +242,9 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   std::map<std::string, size_t> custom_cert_seen_ ABSL_GUARDED_BY(mu_);
   // namespace/name -> (restore trigger, the WAL segment closed for its check)
   std::map<std::string, std::pair<std::string, std::string>> restore_switched_ ABSL_GUARDED_BY(mu_);
+  // namespace/name -> the leftover claims last said in an event (until the
+  // cluster is forgotten: a reconcile that applies nothing finds none)
+  std::map<std::string, std::vector<std::string>> leftover_said_ ABSL_GUARDED_BY(mu_);
   OperatorPeer operator_peer_;
   controllers::WaitBackoff backoff_;    // re-reading the members' roles
   PodEtcdAccessKeeper etcd_access_;     // clusterRef with etcd auth: the pods' etcd user

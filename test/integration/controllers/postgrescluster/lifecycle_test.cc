@@ -146,12 +146,15 @@ TEST_F(PostgresClusterControllerTest, AClusterDoesNotStartOnClaimsAnEarlierOneLe
   // observable only by waiting.
   absl::SleepFor(absl::Seconds(8));
   int said = 0;
+  std::string events_seen;
   if (auto events = client().List({"", "v1", "events"}, ns()); events.ok()) {
     for (const Json& e : (*events)["items"]) {
-      if (e.value("reason", "") == "LeftoverClaims") said += e.value("count", 1);
+      if (e.value("reason", "") != "LeftoverClaims") continue;
+      said += e.value("count", 1);
+      events_seen += e.dump() + "\n";
     }
   }
-  EXPECT_EQ(said, 1) << "the LeftoverClaims event repeats";
+  EXPECT_EQ(said, 1) << "the LeftoverClaims event repeats:\n" << events_seen;
   EXPECT_TRUE(absl::IsNotFound(client().Get(kStatefulSets, ns(), "left-main").status()))
       << "a StatefulSet was made on the earlier cluster's claim";
   EXPECT_TRUE(client().Get(kServices, ns(), "left").ok()) << "other objects are applied";
