@@ -10,17 +10,11 @@
 #include <set>
 
 #include "absl/cleanup/cleanup.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "api/postgrescluster.h"
-#include "src/controllers/common/claim_templates.h"
-#include "src/controllers/postgrescluster/finalizer.h"
-#include "src/etcd/client.h"
 #include "src/kube/errors.h"
-#include "src/runtime/certs.h"
 #include "test/integration/controllers/postgrescluster/fixture.h"
 #include "test/integration/controllers/refuse_budgets.h"
-#include "test/integration/etcd/etcd_harness.h"
 
 namespace quorum::postgrescluster {
 namespace {
