@@ -88,6 +88,12 @@ std::string ReservedRoleReason(std::string_view role_view) {
                         ": the superuser Patroni and pg_rewind use; ", replication,
                         ": streaming replication); choose another name");
   }
+  const std::string pooler(kPoolerUserName), pooler_admin(kPoolerAdminName);
+  if (role == pooler || role == pooler_admin) {
+    return absl::StrCat("\"", role, "\" is one of Quorum's own roles (", pooler,
+                        ": the pooler's password lookup; ", pooler_admin,
+                        ": the pooler's admin console); choose another name");
+  }
   if (lower.starts_with("pg_")) {
     return absl::StrCat("\"", role, "\": names starting with pg_ are reserved by PostgreSQL");
   }
@@ -122,6 +128,17 @@ nlohmann::json ToJson(const PostgresObjectStatus& s) {
                         {"conditions", conditions}};
   if (!s.message.empty()) out["message"] = s.message;
   if (!s.secret_name.empty()) out["secretName"] = s.secret_name;
+  if (!s.certificate_secret.empty()) out["certificateSecret"] = s.certificate_secret;
+  if (!s.certificate_not_after.empty()) out["certificateNotAfter"] = s.certificate_not_after;
+  if (!s.grants.empty()) {
+    nlohmann::json grants = nlohmann::json::array();
+    for (const AppliedGrant& g : s.grants) {
+      nlohmann::json one = {{"role", g.role}, {"privileges", g.privileges}};
+      if (!g.schema.empty()) one["schema"] = g.schema;
+      grants.push_back(std::move(one));
+    }
+    out["grants"] = std::move(grants);
+  }
   return out;
 }
 

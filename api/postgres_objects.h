@@ -37,7 +37,8 @@ bool IsSqlObjectName(std::string_view name);
 
 // Why `role` may not be managed by a PostgresRole (or owned/granted by a
 // PostgresDatabase), or "" when it may: Quorum's own roles (the superuser
-// postgres, which Patroni also uses for pg_rewind, and the replication user),
+// postgres, which Patroni also uses for pg_rewind, the replication user and
+// the pooler's two, quorum_pooler and quorum_pooler_admin),
 // PostgreSQL's pseudo-roles (public, current_user, ...) and names starting
 // with pg_, which PostgreSQL reserves.
 std::string ReservedRoleReason(std::string_view role);
@@ -53,11 +54,24 @@ bool IsAllowedExtension(std::string_view name);
 std::span<const std::string_view> DatabasePrivileges();  // CONNECT CREATE TEMPORARY ALL
 std::span<const std::string_view> SchemaPrivileges();    // USAGE CREATE ALL
 
+// A grant a PostgresDatabase made (status.grants): on the database (schema
+// "") or a schema, its privileges with ALL spelled out, sorted.
+struct AppliedGrant {
+  std::string role;
+  std::string schema;
+  std::vector<std::string> privileges;
+  bool operator==(const AppliedGrant&) const = default;
+};
+
 struct PostgresObjectStatus {
   int64_t observed_generation = 0;
   bool applied = false;               // the spec of observedGeneration is in PostgreSQL
   std::string message;                // the last error, "" when applied
   std::string secret_name;            // PostgresRole: the Secret holding its password
+  std::string certificate_secret;     // PostgresRole: its client certificate's Secret
+  std::string certificate_not_after;  // PostgresRole: when that certificate expires (RFC 3339)
+  std::vector<AppliedGrant>
+      grants;  // PostgresDatabase: what its grants hold (revoked when removed)
   std::vector<Condition> conditions;  // Ready
   bool operator==(const PostgresObjectStatus&) const = default;
 };

@@ -116,6 +116,18 @@ void DecodeObjectStatus(Decoder& d, const Json& obj, PostgresObjectStatus& out) 
   d.Bool(status, "status", "applied", out.applied);
   d.String(status, "status", "message", out.message);
   d.String(status, "status", "secretName", out.secret_name);
+  d.String(status, "status", "certificateSecret", out.certificate_secret);
+  d.String(status, "status", "certificateNotAfter", out.certificate_not_after);
+  Json grants;
+  d.Array(status, "status", "grants", grants);
+  for (size_t i = 0; grants.is_array() && i < grants.size(); ++i) {
+    const std::string at = Indexed("status.grants", i);
+    AppliedGrant g;
+    d.String(&grants[i], at, "role", g.role);
+    d.String(&grants[i], at, "schema", g.schema);
+    d.StringList(&grants[i], at, "privileges", g.privileges);
+    out.grants.push_back(std::move(g));
+  }
   DecodeStatusConditions(d, status, out.conditions);
 }
 

@@ -75,6 +75,21 @@ Json Status(bool role) {
     props["secretName"] = String(
         "The Secret with the role's credentials: the generated <cluster>-role-<name>, "
         "or spec.passwordSecret.name.");
+    props["certificateSecret"] =
+        String("With spec.clientCertificate: the Secret with the role's client certificate.");
+    props["certificateNotAfter"] = String(
+        "With spec.clientCertificate: when the certificate expires (it is renewed a "
+        "third of its lifetime before).");
+  } else {
+    Json grant = Object(
+        "A grant: on the database, or on a schema.",
+        {{"role", String("The role.")},
+         {"schema", String("The schema; absent: the database.")},
+         {"privileges", StringList("Its privileges, ALL spelled out.", String("A privilege."))}});
+    props["grants"] = Typed("array",
+                            "The grants of spec.grants in PostgreSQL, as last applied: one "
+                            "removed from spec.grants is revoked.");
+    props["grants"]["items"] = grant;
   }
   return Object("Written by Quorum.", props);
 }
@@ -115,7 +130,7 @@ Json PostgresRoleSchemaSource() {
       {
           {"cluster", Cluster()},
           {"name", SqlName("The role's name; default metadata.name. Immutable. Not postgres, "
-                           "replicator, nor pg_*.")},
+                           "replicator, quorum_pooler, quorum_pooler_admin, nor pg_*.")},
           {"login", login},
           {"connectionLimit", ConnectionLimit("CONNECTION LIMIT; -1 (default): none.")},
           {"inRoles", StringList("Roles this role is a member of (GRANT <role> TO it); "
@@ -128,9 +143,26 @@ Json PostgresRoleSchemaSource() {
                                     "the superuser, DROP OWNED, DROP ROLE).")},
           {"validUntil", String("VALID UNTIL: when the password stops working (a timestamp, "
                                 "e.g. 2027-01-31T00:00:00Z, or infinity). Unset: never.")},
+          {"clientCertificate",
+           Bool("A client certificate for the role (CommonName: its name) issued from the "
+                "cluster's CA into Secret <cluster>-role-<name>-cert (ca.crt, tls.crt, tls.key), "
+                "renewed before it expires, for a cert rule of the cluster's "
+                "spec.authentication. Needs login and a CA Quorum holds (not "
+                "spec.tls.customSecret).")},
+          {"disablePassword", Bool("The role has no password (PASSWORD NULL) and no Secret is "
+                                   "generated: it logs in by certificate only. Not with "
+                                   "passwordSecret.")},
       });
   spec["required"] = Json::array({"cluster"});
-  spec["x-kubernetes-validations"] = Json::array({NameRule()});
+  spec["x-kubernetes-validations"] = Json::array(
+      {NameRule(),
+       Rule("!(has(self.clientCertificate) && self.clientCertificate && has(self.login) && "
+            "!self.login)",
+            "a certificate is for logging in: clientCertificate needs login true",
+            ".clientCertificate"),
+       Rule("!(has(self.disablePassword) && self.disablePassword && has(self.passwordSecret))",
+            "the role has no password with disablePassword: remove passwordSecret",
+            ".disablePassword")});
   return Root("A PostgreSQL role of a PostgresCluster, managed by Quorum.", "Always PostgresRole.",
               std::move(spec), true);
 }

@@ -106,6 +106,9 @@ inline constexpr std::string_view kReplicationUserName = "replicator";
 // The login role PgBouncer (spec.proxy.pgBouncer) looks passwords up as
 // (auth_query); it may only execute one lookup function (docs/pooler.md).
 inline constexpr std::string_view kPoolerUserName = "quorum_pooler";
+// PgBouncer's admin console user (admin_users; in its auth_file only, not a
+// PostgreSQL role): the operator pauses the pooler during a switchover as it.
+inline constexpr std::string_view kPoolerAdminName = "quorum_pooler_admin";
 
 // Role attributes spec.users[].options may grant. SUPERUSER, REPLICATION and
 // BYPASSRLS are not offered: they would hand out more than the operator's own

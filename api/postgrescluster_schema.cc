@@ -468,14 +468,16 @@ Json Patroni() {
 }
 
 Json User() {
-  Json name = WithPattern(String("Role name: lowercase letters, digits and _, not starting with "
-                                 "a digit, at most 63 characters. Not postgres, replicator or "
-                                 "quorum_pooler (Quorum's own roles) and not starting with pg_."),
-                          kPostgresIdentifier, 63);
+  Json name = WithPattern(
+      String("Role name: lowercase letters, digits and _, not starting with a digit, at most 63 "
+             "characters. Not postgres, replicator, quorum_pooler or quorum_pooler_admin "
+             "(Quorum's own roles) and not starting with pg_."),
+      kPostgresIdentifier, 63);
   name["x-kubernetes-validations"] = Json::array({
-      Rule("!(self in ['postgres', 'replicator', 'quorum_pooler']) && !self.startsWith('pg_')",
-           "postgres, replicator and quorum_pooler are Quorum's own roles and names starting "
-           "with pg_ are reserved by PostgreSQL; choose another name"),
+      Rule("!(self in ['postgres', 'replicator', 'quorum_pooler', 'quorum_pooler_admin']) && "
+           "!self.startsWith('pg_')",
+           "postgres, replicator, quorum_pooler and quorum_pooler_admin are Quorum's own roles "
+           "and names starting with pg_ are reserved by PostgreSQL; choose another name"),
   });
   Json databases = {
       {"type", "array"},

@@ -39,6 +39,11 @@ struct PostgresRoleSpec {
   std::optional<SecretKeyRef> password_secret;  // unset: generated (login roles)
   std::string reclaim_policy{kReclaimRetain};
   std::string valid_until;  // "" = forever; else a timestamp PostgreSQL reads
+  // A client certificate (CN = name) from the cluster's CA in Secret
+  // <cluster>-role-<name>-cert, renewed; for pg_hba's cert method.
+  bool client_certificate = false;
+  bool disable_password = false;  // PASSWORD NULL, no Secret generated
+  bool operator==(const PostgresRoleSpec&) const = default;
 };
 
 struct PostgresRole {
@@ -51,7 +56,8 @@ struct PostgresRole {
 // role name valid and not reserved (ReservedRoleReason), inRoles valid (the
 // predefined pg_ roles are allowed there, except those that reach the
 // server's files or programs), connectionLimit >= -1, reclaimPolicy retain
-// or delete, no unknown fields; with `old` (an update) cluster and the
+// or delete, clientCertificate only with login, disablePassword not with
+// passwordSecret, no unknown fields; with `old` (an update) cluster and the
 // effective name unchanged.
 std::vector<FieldError> ValidatePostgresRole(const nlohmann::json& obj, const nlohmann::json* old);
 

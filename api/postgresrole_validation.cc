@@ -50,11 +50,11 @@ void CheckInRoles(const Json* in_roles, const std::string& self, std::vector<Fie
 
 std::vector<FieldError> ValidatePostgresRole(const Json& obj, const Json* old) {
   std::vector<FieldError> out;
-  const std::string name =
-      internal::CheckCommonSpec(obj, old,
-                                {"cluster", "name", "login", "connectionLimit", "inRoles",
-                                 "passwordSecret", "reclaimPolicy", "validUntil"},
-                                "role", out);
+  const std::string name = internal::CheckCommonSpec(
+      obj, old,
+      {"cluster", "name", "login", "connectionLimit", "inRoles", "passwordSecret", "reclaimPolicy",
+       "validUntil", "clientCertificate", "disablePassword"},
+      "role", out);
   const Json* spec = ChildOf(&obj, "spec");
   if (spec == nullptr || !spec->is_object()) return out;
   if (!name.empty()) {
@@ -62,8 +62,22 @@ std::vector<FieldError> ValidatePostgresRole(const Json& obj, const Json* old) {
       out.push_back({ChildOf(spec, "name") != nullptr ? "spec.name" : "metadata.name", why});
     }
   }
-  if (const Json* login = ChildOf(spec, "login"); login != nullptr && !login->is_boolean()) {
-    out.push_back({"spec.login", "want true or false"});
+  for (const char* flag : {"login", "clientCertificate", "disablePassword"}) {
+    if (const Json* v = ChildOf(spec, flag); v != nullptr && !v->is_boolean()) {
+      out.push_back({absl::StrCat("spec.", flag), "want true or false"});
+    }
+  }
+  auto on = [&](const char* flag) {
+    const Json* v = ChildOf(spec, flag);
+    return v != nullptr && v->is_boolean() && v->get<bool>();
+  };
+  const Json* login = ChildOf(spec, "login");
+  if (on("clientCertificate") && login != nullptr && login->is_boolean() && !login->get<bool>()) {
+    out.push_back({"spec.clientCertificate", "a certificate is for logging in: needs login true"});
+  }
+  if (on("disablePassword") && ChildOf(spec, "passwordSecret") != nullptr) {
+    out.push_back({"spec.disablePassword",
+                   "the role has no password with disablePassword: remove spec.passwordSecret"});
   }
   CheckInRoles(ChildOf(spec, "inRoles"), name, out);
   if (const Json* ref = ChildOf(spec, "passwordSecret"); ref != nullptr) {
@@ -99,6 +113,8 @@ absl::StatusOr<PostgresRole> ParsePostgresRole(const Json& obj) {
   out.spec.name = out.metadata.name;
   d.String(spec, "spec", "name", out.spec.name);
   d.Bool(spec, "spec", "login", out.spec.login);
+  d.Bool(spec, "spec", "clientCertificate", out.spec.client_certificate);
+  d.Bool(spec, "spec", "disablePassword", out.spec.disable_password);
   d.Int32(spec, "spec", "connectionLimit", out.spec.connection_limit);
   d.StringList(spec, "spec", "inRoles", out.spec.in_roles);
   if (const Json* ref = d.Member(spec, "spec", "passwordSecret")) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Quorum needs on a fresh Debian 12 machine, only what is missing:
 # the Debian packages of the C++ build and of the data plane (PostgreSQL 15 from
-# Debian 12), Patroni (pinned, from PyPI) in a venv under
+# Debian 12; PgBouncer, whose admin console an integration test drives), Patroni (pinned, from PyPI) in a venv under
 # $HOME/.cache/quorum/patroni-<version>/ (root: /var/cache/quorum/...), then (with Go >= 1.26,
 # which must be there already) the pinned control-plane binaries and the backup tests'
 # object store (SeaweedFS) through hack/build-tools.sh.
@@ -18,7 +18,7 @@ packages=(
   libcurl4-openssl-dev nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev libzstd-dev
   libabsl-dev libspdlog-dev libcli11-dev libgtest-dev libgmock-dev clang-format
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-  postgresql python3-venv libpq-dev jq
+  postgresql python3-venv libpq-dev jq pgbouncer
   ccache mold
 )
 # The real node (hack/node.sh, hack/images.sh) also needs libseccomp-dev (runc's

@@ -5,22 +5,27 @@
 // during a planned switchover and during a primary pod kill (whichever
 // member leads afterwards). After each it prints how long until a
 // transaction through the pooler succeeded again and how many the clients
-// saw fail; at the end every acknowledged write is there. The pooler is not
-// paused during a switchover (docs/pooler.md): its server connections break,
-// and PgBouncer reconnects through the primary Service to the new primary.
+// saw fail; at the end every acknowledged write is there. The pooler is
+// paused during the switchover (docs/pooler.md): a long transaction running
+// when it is asked for commits before Patroni stops the primary, and the
+// status record says how long new transactions were held. After a kill
+// PgBouncer reconnects through the primary Service to the new primary.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "test/e2e/e2e_env.h"
 #include "test/e2e/postgres_e2e.h"
@@ -131,6 +136,22 @@ class PgBouncerE2E : public PostgresClusterE2E {
         },
         absl::Milliseconds(100));
 
+    // A long transaction runs through the pooler when the switchover is
+    // asked for: the pooler's PAUSE waits for it, so it commits.
+    std::atomic<int> slow_exit{-1};
+    std::thread slow([&] {
+      slow_exit = Sql(app, pooler, "begin; insert into w values (-1); select pg_sleep(6); commit;")
+                      .exit_code;
+    });
+    const bool slow_runs = testenv::Eventually(
+        [&] {
+          CommandResult r = Sql(app, pooler,
+                                "select count(*) from pg_stat_activity where query like "
+                                "'%pg_sleep(6)%' and pid <> pg_backend_pid();");
+          return r.exit_code == 0 && absl::StripAsciiWhitespace(r.output) == "1";
+        },
+        absl::Seconds(30));
+
     // A planned switchover to the other member.
     const std::string before = Primary(name);
     const std::string target = before == name + "-main-0" ? name + "-main-1" : name + "-main-0";
@@ -144,9 +165,18 @@ class PgBouncerE2E : public PostgresClusterE2E {
                      {{"patroni",
                        {{"switchover", {{"enabled", true}, {"targetInstance", target}}}}}}}})
             .ok());
-    ASSERT_TRUE(testenv::Eventually([&] { return Primary(name) == target && Ready(name); },
-                                    absl::Minutes(3)))
-        << "the switchover to " << target << " did not happen";
+    const bool switched_over = testenv::Eventually(
+        [&] { return Primary(name) == target && Ready(name); }, absl::Minutes(3));
+    slow.join();
+    ASSERT_TRUE(switched_over) << "the switchover to " << target << " did not happen";
+    ASSERT_TRUE(slow_runs) << "the long transaction was never seen running";
+    EXPECT_EQ(slow_exit.load(), 0)
+        << "a transaction running when the switchover was asked for failed";
+    absl::StatusOr<Json> after = client().Get(kPostgres, ns(), name);
+    ASSERT_TRUE(after.ok()) << after.status();
+    const std::string record = (*after)["status"]["patroni"]["switchover"].value("message", "");
+    std::printf("pgbouncer e2e: %s switchover record: %s\n", name.c_str(), record.c_str());
+    EXPECT_NE(record.find("the pooler held new transactions for"), std::string::npos) << record;
     const Outcomes::Disruption sw = Report(outcomes, name + " switchover", switched);
     ASSERT_TRUE(sw.recovered_after.has_value()) << "no transaction succeeded after the switchover";
 
@@ -173,7 +203,8 @@ class PgBouncerE2E : public PostgresClusterE2E {
     ASSERT_TRUE(kill.recovered_after.has_value()) << "no transaction succeeded after the kill";
 
     // Every acknowledged write is there.
-    const std::vector<int> acknowledged = writer.Stop();
+    std::vector<int> acknowledged = writer.Stop();
+    if (slow_exit.load() == 0) acknowledged.push_back(-1);
     ASSERT_GT(acknowledged.size(), 20u) << "the writer barely wrote";
     CommandResult rows = SqlWithin(app, pooler, "select v from w order by v;");
     ASSERT_EQ(rows.exit_code, 0) << rows.output;

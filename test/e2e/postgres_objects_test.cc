@@ -2,11 +2,14 @@
 // running PostgresCluster, a role with a generated password and a database
 // with a schema, an extension and grants are created; the grants are checked
 // by connecting as the role through the cluster's primary Service; an edit
-// adds a grant; a grant to a missing role shows in status; deleting with
-// reclaimPolicy delete drops the SQL object and retain keeps it; once the
-// cluster is gone a finalizer no longer holds its objects.
+// adds a grant, another removes it (revoked); a grant to a missing role shows in status; deleting
+// with reclaimPolicy delete drops the SQL object and retain keeps it; once the cluster is gone a
+// finalizer no longer holds its objects. A role with clientCertificate and disablePassword logs in
+// with its certificate only (the cluster's pg_hba has a cert rule for it), and loses the
+// certificate's Secret when the field goes.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "absl/strings/ascii.h"
@@ -72,6 +75,30 @@ class PostgresObjectsE2E : public PostgresClusterE2E {
                      "?sslmode=verify-full&sslrootcert=", ca_file);
     return NodeExec({"psql", uri, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql}, absl::Seconds(20));
   }
+  // psql as the role of certificate Secret `secret` (CommonName: the role),
+  // into database postgres, without a password.
+  CommandResult CertSqlAs(const std::string& secret, const std::string& sql) {
+    auto s = client().Get(kSecrets, ns(), secret);
+    if (!s.ok()) return {1, std::string(s.status().message())};
+    const Json data = s->value("data", Json::object());
+    std::string user;
+    absl::Base64Unescape(data.value("username", ""), &user);
+    const std::string base = absl::StrCat("/tmp/quorum-e2e-", ns(), "-", secret);
+    for (const char* key : {"ca.crt", "tls.crt", "tls.key"}) {
+      std::string value;
+      absl::Base64Unescape(data.value(key, ""), &value);
+      const std::string file = absl::StrCat(base, "-", key);
+      std::ofstream(file) << value;
+      std::filesystem::permissions(
+          file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    }
+    const std::string uri =
+        absl::StrCat("postgresql://", user, "@objs.", ns(),
+                     ".svc:5432/postgres?sslmode=verify-full&sslrootcert=", base,
+                     "-ca.crt&sslcert=", base, "-tls.crt&sslkey=", base, "-tls.key");
+    return NodeExec({"psql", uri, "-XAtq", "-v", "ON_ERROR_STOP=1", "-w", "-c", sql},
+                    absl::Seconds(20));
+  }
   // As the superuser, in database postgres.
   std::string Superuser(const std::string& sql) {
     CommandResult r = Sql("objs-superuser", absl::StrCat("objs.", ns(), ".svc"), sql);
@@ -82,7 +109,10 @@ class PostgresObjectsE2E : public PostgresClusterE2E {
 TEST_F(PostgresObjectsE2E, RolesAndDatabasesAreCreatedGrantedEditedAndReclaimed) {
   OperatorProcess op(ns());
   op.Start();
-  ASSERT_TRUE(client().Create(kPostgres, ns(), KubernetesPostgres("objs", 1)).ok());
+  Json pg = KubernetesPostgres("objs", 1);
+  pg["spec"]["authentication"] = {
+      {"rules", Json::array({{{"users", Json::array({"certuser"})}, {"method", "cert"}}})}};
+  ASSERT_TRUE(client().Create(kPostgres, ns(), pg).ok());
   ASSERT_TRUE(testenv::Eventually([&] { return Ready("objs") && !Primary("objs").empty(); },
                                   absl::Minutes(6)))
       << "the PostgresCluster did not become Ready with a primary";
@@ -148,6 +178,24 @@ TEST_F(PostgresObjectsE2E, RolesAndDatabasesAreCreatedGrantedEditedAndReclaimed)
       absl::Minutes(2)))
       << "the edited grant did not reach PostgreSQL: " << Status(kDatabases, "appdb").dump();
 
+  // Removed from the list: the grant Quorum made is revoked.
+  ASSERT_TRUE(
+      client()
+          .Patch(kDatabases, ns(), "appdb", kube::PatchType::kMerge,
+                 {{"spec",
+                   {{"grants",
+                     {{{"role", "reader"}, {"privileges", {"CONNECT"}}},
+                      {{"role", "reader"}, {"privileges", {"USAGE"}}, {"schema", "reports"}}}}}}})
+          .ok());
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        CommandResult c =
+            SqlAs("objs-role-reader", "appdb", "select has_database_privilege('appdb', 'CREATE');");
+        return c.exit_code == 0 && absl::StrContains(c.output, "f");
+      },
+      absl::Minutes(2)))
+      << "CREATE removed from spec.grants was not revoked: " << Status(kDatabases, "appdb").dump();
+
   // A failing statement shows in status, naming the grant and the role.
   ASSERT_TRUE(client()
                   .Create(kDatabases, ns(),
@@ -166,6 +214,39 @@ TEST_F(PostgresObjectsE2E, RolesAndDatabasesAreCreatedGrantedEditedAndReclaimed)
       << "status: " << Status(kDatabases, "broken").dump();
   EXPECT_TRUE(absl::StrContains(message, "grant on database broken to ghost")) << message;
   EXPECT_FALSE(Status(kDatabases, "broken").value("applied", true));
+
+  // A role that logs in by certificate only.
+  ASSERT_TRUE(client()
+                  .Create(kRoles, ns(),
+                          Object("PostgresRole", "certuser",
+                                 {{"cluster", "objs"},
+                                  {"clientCertificate", true},
+                                  {"disablePassword", true},
+                                  {"reclaimPolicy", "delete"}}))
+                  .ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return Applied(kRoles, "certuser"); }, absl::Minutes(2)))
+      << Status(kRoles, "certuser").dump();
+  const Json cert_status = Status(kRoles, "certuser");
+  EXPECT_EQ(cert_status.value("certificateSecret", ""), "objs-role-certuser-cert");
+  EXPECT_NE(cert_status.value("certificateNotAfter", ""), "") << cert_status.dump();
+  EXPECT_EQ(cert_status.value("secretName", ""), "") << "a password Secret for a role without one";
+  r = CertSqlAs("objs-role-certuser-cert", "select current_user;");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(absl::StrContains(r.output, "certuser")) << r.output;
+  EXPECT_TRUE(absl::IsNotFound(client().Get(kSecrets, ns(), "objs-role-certuser").status()));
+  EXPECT_EQ(Superuser("select rolpassword is null from pg_authid where rolname = 'certuser';"),
+            "t");
+  // Without clientCertificate, its Secret goes.
+  ASSERT_TRUE(client()
+                  .Patch(kRoles, ns(), "certuser", kube::PatchType::kMerge,
+                         {{"spec", {{"clientCertificate", false}}}})
+                  .ok());
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        return absl::IsNotFound(client().Get(kSecrets, ns(), "objs-role-certuser-cert").status());
+      },
+      absl::Minutes(1)))
+      << "the certificate's Secret stayed: " << Status(kRoles, "certuser").dump();
 
   // retain keeps the role; delete drops the database and the role.
   ASSERT_TRUE(client().Delete(kRoles, ns(), "keeper").ok());

@@ -83,15 +83,9 @@ class LocalPostgres : public ::testing::Test {
     return ss.str();
   }
   int port() const { return port_; }
+  // The directory of this test's files (owned by the postgres user).
+  const std::filesystem::path& dir() const { return dir_; }
 
- private:
-  static std::string BinDir() {
-    for (const char* dir : {"/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin",
-                            "/usr/lib/postgresql/15/bin"}) {
-      if (std::filesystem::exists(std::string(dir) + "/postgres")) return dir;
-    }
-    return "";
-  }
   static int FreePort() {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
@@ -102,6 +96,15 @@ class LocalPostgres : public ::testing::Test {
     getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
     close(fd);
     return ntohs(a.sin_port);
+  }
+
+ private:
+  static std::string BinDir() {
+    for (const char* dir : {"/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin",
+                            "/usr/lib/postgresql/15/bin"}) {
+      if (std::filesystem::exists(std::string(dir) + "/postgres")) return dir;
+    }
+    return "";
   }
 
   static inline int counter_ = 0;

@@ -1,8 +1,11 @@
 #include "src/controllers/postgrescluster/pg_connection.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include "absl/strings/str_cat.h"
 
@@ -111,6 +114,27 @@ absl::Status PgConnection::Exec(const std::string& sql) {
   const ExecStatusType s = PQresultStatus(r.get());
   if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) return absl::OkStatus();
   return Failure();
+}
+
+absl::Status PgConnection::ExecBefore(const std::string& sql, absl::Time deadline) {
+  if (PQsendQuery(conn_, sql.c_str()) == 0) return Failure();
+  while (PQflush(conn_) > 0 || PQisBusy(conn_) != 0) {
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) {
+      return absl::DeadlineExceededError("no answer in time (the statement may still run)");
+    }
+    pollfd fd{.fd = PQsocket(conn_), .events = POLLIN, .revents = 0};
+    const int waited = poll(&fd, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1);
+    if (waited < 0 && errno != EINTR) return absl::UnavailableError("poll failed");
+    if (waited > 0 && PQconsumeInput(conn_) == 0) return Failure();
+  }
+  absl::Status out = absl::OkStatus();
+  while (PGresult* raw = PQgetResult(conn_)) {  // every result, so the connection is idle again
+    Result r(raw);
+    const ExecStatusType s = PQresultStatus(r.get());
+    if (out.ok() && s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) out = Failure();
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<PgRow>> PgConnection::Query(const std::string& sql,

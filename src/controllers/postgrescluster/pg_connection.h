@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 typedef struct pg_conn PGconn;
 
@@ -60,6 +61,10 @@ class PgConnection {
   // statement is not included: it may carry a password verifier);
   // Unavailable when the connection is lost.
   absl::Status Exec(const std::string& sql);
+  // Exec that gives up at `deadline` (DeadlineExceeded; the statement may
+  // still run: close the connection), for a statement that waits on others,
+  // such as PgBouncer's PAUSE. Errors otherwise: as Exec.
+  absl::Status ExecBefore(const std::string& sql, absl::Time deadline);
   // A query with text parameters $1..$n. Errors: as Exec.
   absl::StatusOr<std::vector<PgRow>> Query(const std::string& sql,
                                            const std::vector<std::string>& params = {});

@@ -72,7 +72,8 @@ std::string PgBouncerIni(const PostgresCluster& cluster) {
                   "/userlist.txt\nauth_user = ", Absl(api::kPoolerUserName),
                   "\nauth_dbname = ", kPgBouncerAuthDatabase,
                   "\nauth_query = SELECT usename, passwd FROM ", kPgBouncerLookupFunction,
-                  "($1)\npool_mode = ", spec.pool_mode, "\n");
+                  "($1)\nadmin_users = ", Absl(api::kPoolerAdminName),
+                  "\npool_mode = ", spec.pool_mode, "\n");
   absl::StrAppend(
       &out, "client_tls_sslmode = ", cluster.spec.tls.allow_plaintext ? "prefer" : "require",
       "\nclient_tls_ca_file = ", tls, "/ca.crt\nclient_tls_cert_file = ", tls,
@@ -106,11 +107,16 @@ Json BuildPgBouncerConfigMap(const PostgresCluster& cluster) {
           {"data", {{"pgbouncer.ini", PgBouncerIni(cluster)}}}};
 }
 
-Json BuildPgBouncerAuthSecret(const PostgresCluster& cluster, const std::string& password) {
-  // userlist.txt: "name" "password", a '"' doubled; only the auth_user, whose
-  // clear password PgBouncer needs to log in to the server itself.
-  std::string quoted;
-  for (char c : password) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+Json BuildPgBouncerAuthSecret(const PostgresCluster& cluster, const std::string& password,
+                              const std::string& admin_password) {
+  // userlist.txt: "name" "password" per line, a '"' doubled: the auth_user,
+  // whose clear password PgBouncer needs to log in to the server itself, and
+  // the admin console's user.
+  auto line = [](std::string_view user, const std::string& pw) {
+    std::string quoted;
+    for (char c : pw) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return absl::StrCat("\"", Absl(user), "\" \"", quoted, "\"\n");
+  };
   return {{"apiVersion", "v1"},
           {"kind", "Secret"},
           {"metadata", Metadata(cluster, PgBouncerNamesOf(cluster).auth_secret)},
@@ -118,8 +124,9 @@ Json BuildPgBouncerAuthSecret(const PostgresCluster& cluster, const std::string&
           {"data", controllers::EncodedSecretData(
                        {{"username", std::string(api::kPoolerUserName)},
                         {"password", password},
-                        {"userlist.txt", absl::StrCat("\"", Absl(api::kPoolerUserName), "\" \"",
-                                                      quoted, "\"\n")}})}};
+                        {kPgBouncerAdminPasswordKey, admin_password},
+                        {"userlist.txt", line(api::kPoolerUserName, password) +
+                                             line(api::kPoolerAdminName, admin_password)}})}};
 }
 
 Json BuildPgBouncerTlsSecret(const PostgresCluster& cluster, const std::string& ca_pem,

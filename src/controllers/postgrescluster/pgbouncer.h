@@ -6,9 +6,11 @@
 //     ClusterIP Service (port 5432), its NetworkPolicy (PgBouncer's port from
 //     the peers the members' PostgreSQL port admits) and the ConfigMap with
 //     pgbouncer.ini (no secrets in it);
-//   * <cluster>-pgbouncer-auth (created once, never rewritten): the password
-//     of the login role quorum_pooler and userlist.txt, PgBouncer's auth_file,
-//     which holds only that role;
+//   * <cluster>-pgbouncer-auth (created once; passwords never rewritten): the
+//     password of the login role quorum_pooler, that of the admin console's
+//     user quorum_pooler_admin (the operator pauses the pooler during a
+//     switchover, pgbouncer_console.h) and userlist.txt, PgBouncer's
+//     auth_file, which holds those two only;
 //   * <cluster>-pgbouncer-tls (renewed like the members' certificate):
 //     ca.crt (the cluster's CA), tls.crt and tls.key, issued from the
 //     cluster's CA for the Service's DNS names. With spec.tls.customSecret the
@@ -50,6 +52,8 @@ inline constexpr char kPgBouncerTlsDir[] = "/etc/pgbouncer/tls";
 // The database that holds the lookup function (auth_dbname) and the function.
 inline constexpr char kPgBouncerAuthDatabase[] = "postgres";
 inline constexpr char kPgBouncerLookupFunction[] = "quorum_pooler.lookup";
+// The key of <cluster>-pgbouncer-auth holding the admin console's password.
+inline constexpr char kPgBouncerAdminPasswordKey[] = "admin-password";
 
 struct PgBouncerNames {
   std::string name;         // <cluster>-pgbouncer: Deployment, Service, NetworkPolicy, ConfigMap
@@ -86,8 +90,9 @@ std::string PgBouncerIni(const PostgresCluster& cluster);
 std::string PgBouncerDigest(const std::vector<std::string>& parts);
 
 Json BuildPgBouncerConfigMap(const PostgresCluster& cluster);
-// `password`: quorum_pooler's.
-Json BuildPgBouncerAuthSecret(const PostgresCluster& cluster, const std::string& password);
+// `password`: quorum_pooler's; `admin_password`: the admin console's.
+Json BuildPgBouncerAuthSecret(const PostgresCluster& cluster, const std::string& password,
+                              const std::string& admin_password);
 Json BuildPgBouncerTlsSecret(const PostgresCluster& cluster, const std::string& ca_pem,
                              const std::string& cert_pem, const std::string& key_pem);
 // `tls_digest`: a digest of the served certificate ("" unknown), so that a

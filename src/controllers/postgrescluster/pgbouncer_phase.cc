@@ -19,12 +19,29 @@ using runtime::ObjectPtr;
 
 namespace {
 
+// Created once. One made before the admin console's user existed gains its
+// password (and userlist.txt its line) once; quorum_pooler's stays.
 absl::Status EnsureAuthSecret(const Phase& p, const PgBouncerNames& n) {
-  if (p.cache.Get(kSecrets, p.n.ns, n.auth_secret) != nullptr) return absl::OkStatus();
+  const ObjectPtr stored = p.cache.Get(kSecrets, p.n.ns, n.auth_secret);
+  if (stored != nullptr && !controllers::SecretValue(*stored, kPgBouncerAdminPasswordKey).empty()) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> admin = runtime::RandomPassword();
+  if (!admin.ok()) return admin.status();
+  if (stored != nullptr) {
+    Json secret =
+        BuildPgBouncerAuthSecret(p.cluster, controllers::SecretValue(*stored, "password"), *admin);
+    secret["metadata"]["resourceVersion"] = At(*stored, {"metadata", "resourceVersion"});
+    absl::StatusOr<Json> wrote = p.client.Update(kSecrets, p.n.ns, secret);  // Conflict: retried
+    if (!wrote.ok()) return wrote.status();
+    p.recorder.Normal(p.stored, "SecretUpdated",
+                      "added the pooler's admin console user to Secret " + n.auth_secret);
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::string> password = runtime::RandomPassword();
   if (!password.ok()) return password.status();
   absl::StatusOr<Json> made =
-      p.client.Create(kSecrets, p.n.ns, BuildPgBouncerAuthSecret(p.cluster, *password));
+      p.client.Create(kSecrets, p.n.ns, BuildPgBouncerAuthSecret(p.cluster, *password, *admin));
   if (absl::IsAlreadyExists(made.status())) return absl::OkStatus();  // the cache lagged
   if (!made.ok()) return made.status();
   p.recorder.Normal(p.stored, "SecretCreated",
@@ -177,6 +194,66 @@ std::string PgBouncerRoleKeeper::Ensure(const Phase& p, const std::string& prima
   absl::MutexLock lock(&mu_);
   applied_[object] = key;
   return "";
+}
+
+absl::StatusOr<std::unique_ptr<PgBouncerConsole>> PgBouncerConsoleOf(const Phase& p,
+                                                                     const std::string& ca_pem) {
+  if (!HasPgBouncer(p.cluster)) return nullptr;
+  const ObjectPtr auth = p.cache.Get(kSecrets, p.n.ns, PgBouncerNamesOf(p.cluster).auth_secret);
+  const std::string password =
+      auth == nullptr ? "" : controllers::SecretValue(*auth, kPgBouncerAdminPasswordKey);
+  if (password.empty()) return nullptr;
+  absl::StatusOr<Json> list = p.client.List(
+      kPods, p.n.ns, {.label_selector = absl::StrCat(kPgBouncerLabel, "=", p.n.cluster)});
+  if (!list.ok()) return list.status();
+  std::vector<PoolerPod> pods;
+  for (const Json& pod : At(*list, {"items"})) {
+    const std::string ip = Str(At(pod, {"status", "podIP"}));
+    if (ip.empty() || !controllers::PodReady(pod) || controllers::BeingDeleted(pod)) continue;
+    pods.push_back({.name = Str(At(pod, {"metadata", "name"})), .ip = ip});
+  }
+  if (pods.empty()) return nullptr;
+  return std::make_unique<PgBouncerConsole>(
+      std::move(pods),
+      PostgresTarget{.host = PgBouncerHost(p.cluster),
+                     .user = std::string(api::kPoolerAdminName),
+                     .password = password,
+                     .ca_pem = ca_pem},
+      kPostgresPort);
+}
+
+void PgBouncerPauseKeeper::ResumeLeftovers(const Phase& p, const std::string& ca_pem) {
+  const std::string key = p.n.ns + "/" + p.n.cluster;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!HasPgBouncer(p.cluster) || sure_.contains(key)) return;
+  }
+  absl::StatusOr<std::unique_ptr<PgBouncerConsole>> console = PgBouncerConsoleOf(p, ca_pem);
+  if (!console.ok()) return;  // looked at again
+  // No ready pod (a paused PgBouncer still accepts connections: ready), or
+  // no admin password (nothing could have paused it): nothing held.
+  int resumed = 0;
+  const absl::Status s = *console == nullptr ? absl::OkStatus() : (*console)->ResumeAll(resumed);
+  if (resumed > 0) {
+    p.recorder.Normal(p.stored, "PgBouncerResumed",
+                      absl::StrCat("resumed ", resumed,
+                                   " pooler pod(s) left paused by an interrupted switchover"));
+  }
+  if (!s.ok()) return;
+  absl::MutexLock lock(&mu_);
+  sure_.insert(key);
+}
+
+void PgBouncerPauseKeeper::MarkUnsure(const std::string& cluster_key) {
+  absl::MutexLock lock(&mu_);
+  sure_.erase(cluster_key);
+}
+
+void PgBouncerPauseKeeper::Forget(const std::string& cluster_key) { MarkUnsure(cluster_key); }
+
+size_t PgBouncerPauseKeeper::size() const {
+  absl::MutexLock lock(&mu_);
+  return sure_.size();
 }
 
 void PgBouncerRoleKeeper::Forget(const std::string& cluster_key) {

@@ -10,6 +10,8 @@
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_PGBOUNCER_PHASE_H_
 
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "src/controllers/postgrescluster/ensure_tls.h"
+#include "src/controllers/postgrescluster/pgbouncer_console.h"
 #include "src/controllers/postgrescluster/phase.h"
 #include "src/kube/resource.h"
 #include "src/runtime/store.h"
@@ -59,6 +62,34 @@ class PgBouncerRoleKeeper {
  private:
   mutable absl::Mutex mu_;
   std::map<std::string, std::string> applied_ ABSL_GUARDED_BY(mu_);  // namespace/name -> key
+};
+
+// The pooler's console over its ready pods (listed from the API server: the
+// cache holds no pooler pods), as kPoolerAdminName with the password of
+// <cluster>-pgbouncer-auth and `ca_pem`; nullptr without a pooler, a ready
+// pod or the admin password (an auth Secret not yet given one). Errors: the
+// API server's.
+absl::StatusOr<std::unique_ptr<PgBouncerConsole>> PgBouncerConsoleOf(const Phase& p,
+                                                                     const std::string& ca_pem);
+
+// A pooler left paused is resumed: once per cluster after the operator
+// starts (a switchover that stopped between PAUSE and RESUME), and again
+// after a switchover could not resume every pod (MarkUnsure). Thread-safe.
+class PgBouncerPauseKeeper {
+ public:
+  // RESUME on every ready pooler pod unless done already for this cluster;
+  // done once every pod answered (at once without a ready pod: a paused
+  // PgBouncer still accepts connections, so stays ready). A pod found paused is a Normal event
+  // PgBouncerResumed; one that cannot be reached is tried again at the next
+  // reconcile.
+  void ResumeLeftovers(const Phase& p, const std::string& ca_pem);
+  void MarkUnsure(const std::string& cluster_key);
+  void Forget(const std::string& cluster_key);
+  size_t size() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  std::set<std::string> sure_ ABSL_GUARDED_BY(mu_);  // namespace/name: nothing left paused
 };
 
 }  // namespace quorum::postgrescluster

@@ -54,6 +54,7 @@ void PostgresClusterReconciler::Forget(const runtime::Request& req) {
   cert_memo_.Forget(req.Key());
   cert_memo_.Forget(req.Key() + "-pgbouncer-tls");  // the pooler's certificate
   pgbouncer_role_.Forget(req.Key());
+  pgbouncer_pause_.Forget(req.Key());
   client_certs_.Forget(req.Key());
   config_sync_.Forget(req.Key());
   absl::MutexLock lock(&mu_);
@@ -62,6 +63,7 @@ void PostgresClusterReconciler::Forget(const runtime::Request& req) {
   custom_cert_seen_.erase(req.Key());
   restore_switched_.erase(req.Key());
   leftover_said_.erase(req.Key());
+  switchover_handled_.erase(req.Key());
 }
 
 size_t PostgresClusterReconciler::remembered() const {
@@ -69,7 +71,7 @@ size_t PostgresClusterReconciler::remembered() const {
   return users_applied_.size() + reload_until_.size() + custom_cert_seen_.size() +
          restore_switched_.size() + backoff_.size() + etcd_access_.size() + cert_memo_.size() +
          client_certs_.size() + config_sync_.size() + pgbouncer_role_.size() +
-         leftover_said_.size();
+         pgbouncer_pause_.size() + leftover_said_.size() + switchover_handled_.size();
 }
 
 absl::StatusOr<PostgresClusterReconciler::Prepared>
@@ -313,6 +315,37 @@ std::optional<Result> PostgresClusterReconciler::WaitForEarlierObjects(const run
   return Result{.requeue_after = backoff_.Next(req.Key(), "earlier objects: " + stale)};
 }
 
+SwitchoverOutcome PostgresClusterReconciler::SwitchoverPhase(const Phase& ctx,
+                                                             const Members& members,
+                                                             const std::string& ca_pem) {
+  // A switchover trigger waits for an upgrade (which moves the primary itself).
+  if (UpgradeUnderway(ctx.cluster)) return {};
+  const std::string key = ctx.n.ns + "/" + ctx.n.cluster;
+  pgbouncer_pause_.ResumeLeftovers(ctx, ca_pem);  // after a restart: no pooler left paused
+  const std::string trigger = NewSwitchoverTrigger(ctx.cluster);
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = switchover_handled_.find(key);
+    if (!trigger.empty() && it != switchover_handled_.end() && it->second.trigger == trigger) {
+      return {.record = it->second};  // handled: the cache lags our status write
+    }
+  }
+  const SwitchoverPlan plan = PlanSwitchover(ctx.cluster, members, ctx.now);
+  std::unique_ptr<PgBouncerConsole> pooler;
+  if (plan.kind == SwitchoverPlan::kAct) {
+    absl::StatusOr<std::unique_ptr<PgBouncerConsole>> console = PgBouncerConsoleOf(ctx, ca_pem);
+    if (console.ok()) pooler = *std::move(console);  // else: the switchover goes on unpaused
+  }
+  SwitchoverOutcome sw = Switchover(plan, ctx.cluster, members, rest_, ctx.rest_auth, recorder_,
+                                    ctx.stored, pooler.get());
+  if (sw.pooler_left_paused) pgbouncer_pause_.MarkUnsure(key);
+  if (sw.record.has_value() && sw.record->result != kSwitchoverWaiting) {
+    absl::MutexLock lock(&mu_);
+    switchover_handled_[key] = *sw.record;
+  }
+  return sw;
+}
+
 absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Request& req) {
   controllers::ReconcileLogScope log("postgrescluster", req);
   const absl::Time now = clock_.Now();  // once: every decision below is made at this time
@@ -372,11 +405,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   absl::StatusOr<std::string> problem = ActOnMembers(ctx, *prepared, observed);
   if (!problem.ok()) return problem.status();
   if (problem->empty()) *problem = std::string(refused.message());
-  // A switchover trigger waits for an upgrade (which moves the primary itself).
-  const SwitchoverOutcome sw = UpgradeUnderway(*cluster)
-                                   ? SwitchoverOutcome{}
-                                   : Switchover(PlanSwitchover(*cluster, members, now), *cluster,
-                                                members, rest_, ctx.rest_auth, recorder_, *stored);
+  const SwitchoverOutcome sw = SwitchoverPhase(ctx, members, prepared->tls.ca_pem);
   // Status last, only when it changed; then wait.
   std::optional<std::vector<api::PgBackRestRepoStatus>> backups;
   if (scheduled_backups_) backups = SummarizeBackups(*cluster, FinishedBackupsOf(ctx));

@@ -20,7 +20,8 @@
 //      when the users, their Secrets or the primary changed); bring Patroni's
 //      dynamic configuration in the DCS in line with the spec (timings,
 //      parameters, pg_hba; only when it changed, sync_config.h);
-//   6. act on a new switchover trigger annotation, once;
+//   6. act on a new switchover trigger annotation, once (a pooler paused
+//      around a switchover);
 //   (a raised spec.postgresVersion: a major upgrade, major_upgrade.h, which
 //   holds steps 4–6 back while it runs);
 //   7. write status last, only when it changed;
@@ -62,6 +63,7 @@
 #include "src/controllers/postgrescluster/pgbouncer_phase.h"
 #include "src/controllers/postgrescluster/phase.h"
 #include "src/controllers/postgrescluster/restore_check.h"
+#include "src/controllers/postgrescluster/switchover.h"
 #include "src/controllers/postgrescluster/sync_config.h"
 #include "src/kube/resources.h"
 #include "src/patroni/rest_client.h"
@@ -217,6 +219,11 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   absl::StatusOr<std::string> ActOnMembers(const Phase& ctx, const Prepared& prepared,
                                            const Observed& observed);
 
+  // Step 6: a new switchover trigger (switchover.h), the pooler paused
+  // around it; first, a pooler left paused after a restart is resumed.
+  SwitchoverOutcome SwitchoverPhase(const Phase& ctx, const Members& members,
+                                    const std::string& ca_pem);
+
   // Step 5; returns a problem sentence or "".
   std::string EnsureUsersOnce(const PostgresCluster& cluster, const std::string& primary,
                               const std::vector<runtime::ObjectPtr>& pods,
@@ -245,12 +252,17 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   // namespace/name -> the leftover claims last said in an event (until the
   // cluster is forgotten: a reconcile that applies nothing finds none)
   std::map<std::string, std::vector<std::string>> leftover_said_ ABSL_GUARDED_BY(mu_);
+  // The last switchover trigger handled (its record), per cluster: a
+  // reconcile whose cache does not hold that status write yet answers with
+  // the record instead of handling the trigger again.
+  std::map<std::string, api::PostgresSwitchoverStatus> switchover_handled_ ABSL_GUARDED_BY(mu_);
   OperatorPeer operator_peer_;
-  controllers::WaitBackoff backoff_;    // re-reading the members' roles
-  PodEtcdAccessKeeper etcd_access_;     // clusterRef with etcd auth: the pods' etcd user
-  ServerCertMemo cert_memo_;            // stored server certificates found good
-  OperatorClientCerts client_certs_;    // the operator's REST API client certificates
-  PgBouncerRoleKeeper pgbouncer_role_;  // spec.proxy.pgBouncer: quorum_pooler in PostgreSQL
+  controllers::WaitBackoff backoff_;      // re-reading the members' roles
+  PodEtcdAccessKeeper etcd_access_;       // clusterRef with etcd auth: the pods' etcd user
+  ServerCertMemo cert_memo_;              // stored server certificates found good
+  OperatorClientCerts client_certs_;      // the operator's REST API client certificates
+  PgBouncerRoleKeeper pgbouncer_role_;    // spec.proxy.pgBouncer: quorum_pooler in PostgreSQL
+  PgBouncerPauseKeeper pgbouncer_pause_;  // no pooler left paused by a switchover
   std::unique_ptr<LeaderWatchSource> leader_watch_;  // set before the workers start
 };
 

@@ -97,7 +97,7 @@ absl::Status ApplyRole(const PostgresTarget& target, const api::PostgresRoleSpec
   PgConnection& pg = **conn;
   absl::StatusOr<ObservedRole> observed = ReadRole(pg, spec.name);
   if (!observed.ok()) return observed.status();
-  std::string password_literal;
+  std::string password_literal = spec.disable_password ? "NULL" : "";
   if (!password.empty()) {
     absl::StatusOr<std::string> verifier = pg.ScramVerifier(password, spec.name);
     if (!verifier.ok()) return verifier.status();
@@ -143,18 +143,19 @@ absl::Status DropRole(const PostgresTarget& target, const std::string& role) {
   return Run(**conn, {PlanDropRole(role)});
 }
 
-absl::Status ApplyDatabase(const PostgresTarget& target, const api::PostgresDatabaseSpec& spec) {
+absl::Status ApplyDatabase(const PostgresTarget& target, const api::PostgresDatabaseSpec& spec,
+                           const std::vector<api::AppliedGrant>& previous) {
   absl::StatusOr<Conn> conn = PgConnection::Open(target);
   if (!conn.ok()) return conn.status();
   absl::StatusOr<ObservedDatabase> observed = ReadDatabase(**conn, spec.name);
   if (!observed.ok()) return observed.status();
-  if (absl::Status s = Run(**conn, PlanDatabase(spec, *observed)); !s.ok()) return s;
+  if (absl::Status s = Run(**conn, PlanDatabase(spec, *observed, previous)); !s.ok()) return s;
   conn->reset();
   absl::StatusOr<Conn> in = PgConnection::Open(target, spec.name);
   if (!in.ok()) return in.status();
   absl::StatusOr<ObservedInside> inside = ReadInside(**in);
   if (!inside.ok()) return inside.status();
-  return Run(**in, PlanDatabaseInside(spec, *inside));
+  return Run(**in, PlanDatabaseInside(spec, *inside, previous));
 }
 
 absl::Status DropDatabase(const PostgresTarget& target, const std::string& database) {

@@ -36,8 +36,10 @@ absl::StatusOr<std::vector<std::string>> DatabasesOwnedBy(const PostgresTarget& 
 // superuser and its privileges are dropped; then the role. Gone already: OK.
 absl::Status DropRole(const PostgresTarget& target, const std::string& role);
 
-// Creates or alters the database, then its schemas, extensions and grants.
-absl::Status ApplyDatabase(const PostgresTarget& target, const api::PostgresDatabaseSpec& spec);
+// Creates or alters the database, then its schemas, extensions and grants;
+// revokes what `previous` (status.grants) granted and the spec no longer lists.
+absl::Status ApplyDatabase(const PostgresTarget& target, const api::PostgresDatabaseSpec& spec,
+                           const std::vector<api::AppliedGrant>& previous = {});
 
 // Terminates its sessions and drops it. Gone already: OK.
 absl::Status DropDatabase(const PostgresTarget& target, const std::string& database);

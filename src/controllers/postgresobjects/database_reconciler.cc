@@ -4,6 +4,7 @@
 
 #include "src/controllers/common/resources.h"
 #include "src/controllers/postgresobjects/apply.h"
+#include "src/controllers/postgresobjects/sql_plan.h"
 #include "src/controllers/postgresobjects/watches.h"
 
 namespace quorum::postgresobjects {
@@ -34,10 +35,12 @@ std::string PostgresDatabaseReconciler::Inputs(const nlohmann::json&) const { re
 absl::Status PostgresDatabaseReconciler::Apply(const nlohmann::json& stored,
                                                const api::PostgresCluster&,
                                                const ClusterTarget& target,
-                                               api::PostgresObjectStatus&) {
+                                               api::PostgresObjectStatus& status) {
   absl::StatusOr<api::PostgresDatabase> db = api::ParsePostgresDatabase(stored);
   if (!db.ok()) return db.status();
-  return ApplyDatabase(target.target, db->spec);
+  absl::Status s = ApplyDatabase(target.target, db->spec, status.grants);
+  if (s.ok()) status.grants = AppliedGrants(db->spec.grants);  // what to revoke from next time
+  return s;
 }
 
 absl::Status PostgresDatabaseReconciler::Drop(const nlohmann::json&, const ObjectView& view,

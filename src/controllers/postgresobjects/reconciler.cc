@@ -72,6 +72,12 @@ absl::StatusOr<runtime::Result> SqlObjectReconciler::Reconcile(const runtime::Re
   if (std::string why = Conflict(*stored, *cluster); !why.empty()) {
     return Wait(*stored, view, "Conflict", why, {});
   }
+  api::PostgresObjectStatus status = view.status;
+  runtime::Result done;  // the certificate's renewal, if any
+  if (std::optional<absl::StatusOr<runtime::Result>> wait =
+          KeepCertificate(*stored, view, *cluster, status, done)) {
+    return *std::move(wait);
+  }
   absl::StatusOr<ClusterTarget> target = PrimaryTarget(cache_, *cluster);
   if (!target.ok()) {
     return Wait(*stored, view, "ClusterNotReady", std::string(target.status().message()),
@@ -79,15 +85,20 @@ absl::StatusOr<runtime::Result> SqlObjectReconciler::Reconcile(const runtime::Re
   }
   const std::string key = absl::StrCat(target->fingerprint, "|", view.metadata.uid, "|",
                                        view.metadata.generation, "|", Inputs(*stored));
+  bool memo = false;
   {
     absl::MutexLock lock(&mu_);
     auto it = applied_.find(MemoKey(view));
-    if (it != applied_.end() && it->second == key && view.status.applied &&
-        view.status.observed_generation == view.metadata.generation) {
-      return runtime::Result{};
-    }
+    memo = it != applied_.end() && it->second == key && view.status.applied &&
+           view.status.observed_generation == view.metadata.generation;
   }
-  api::PostgresObjectStatus status = view.status;
+  if (memo) {  // applied already; only the certificate's status may have moved
+    if (status == view.status) return done;
+    if (absl::Status s = WriteStatus(*stored, view, status, true, "Applied", ""); !s.ok()) {
+      return s;
+    }
+    return done;
+  }
   const absl::Status applied = Apply(*stored, *cluster, *target, status);
   status.applied = applied.ok();
   if (absl::Status s =
@@ -98,11 +109,28 @@ absl::StatusOr<runtime::Result> SqlObjectReconciler::Reconcile(const runtime::Re
   }
   if (!applied.ok()) return runtime::Result{.requeue = true};
   // Inputs again: the apply may have made one (the generated password Secret).
-  const std::string done = absl::StrCat(target->fingerprint, "|", view.metadata.uid, "|",
-                                        view.metadata.generation, "|", Inputs(*stored));
+  const std::string key_done = absl::StrCat(target->fingerprint, "|", view.metadata.uid, "|",
+                                            view.metadata.generation, "|", Inputs(*stored));
   absl::MutexLock lock(&mu_);
-  applied_[MemoKey(view)] = done;
-  return runtime::Result{};
+  applied_[MemoKey(view)] = key_done;
+  return done;
+}
+
+std::optional<absl::StatusOr<runtime::Result>> SqlObjectReconciler::KeepCertificate(
+    const Json& stored, const ObjectView& view, const api::PostgresCluster& cluster,
+    api::PostgresObjectStatus& status, runtime::Result& done) {
+  const absl::Time now = clock_.Now();
+  absl::StatusOr<std::optional<absl::Time>> recheck =
+      EnsureCertificate(stored, cluster, now, status);
+  if (!recheck.ok()) {
+    if (!absl::IsFailedPrecondition(recheck.status()) && !absl::IsUnavailable(recheck.status())) {
+      return recheck.status();
+    }
+    return Wait(stored, view, "CertificateNotIssued", std::string(recheck.status().message()),
+                {.requeue = absl::IsUnavailable(recheck.status())});
+  }
+  if (recheck->has_value()) done.requeue_after = std::max(**recheck - now, absl::Seconds(1));
+  return std::nullopt;
 }
 
 absl::StatusOr<runtime::Result> SqlObjectReconciler::RefuseInvalid(const runtime::Request& req,

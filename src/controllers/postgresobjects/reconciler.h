@@ -8,6 +8,8 @@
 //            the finalizer; retain, or a cluster that is gone or being
 //            deleted: the finalizer goes at once (a namespace deletion never
 //            hangs on it)
+//   cert     the kind's EnsureCertificate (a role's client certificate),
+//            every reconcile; requeued at its renewal time
 //   apply    the kind's Apply (sql_plan.h through apply.h), only when the
 //            generation, the target or the kind's inputs changed since the
 //            last success (kept in memory: after a restart it applies once)
@@ -24,10 +26,12 @@
 
 #include <map>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "api/etcdcluster_types.h"
 #include "api/postgres_objects.h"
 #include "api/postgrescluster_types.h"
@@ -62,6 +66,7 @@ class SqlObjectReconciler : public runtime::Reconciler {
                       Clock& clock, kube::GroupVersionResource gvr, std::string kind);
   kube::Client& client() { return client_; }
   const runtime::Cache& cache() const { return cache_; }
+  runtime::EventRecorder& recorder() { return recorder_; }
 
   // InvalidArgument naming the fields admission would have refused.
   virtual absl::StatusOr<ObjectView> Parse(const nlohmann::json& stored) const = 0;
@@ -77,6 +82,17 @@ class SqlObjectReconciler : public runtime::Reconciler {
   // the user must fix (a Secret without the key).
   virtual absl::Status Apply(const nlohmann::json& stored, const api::PostgresCluster& cluster,
                              const ClusterTarget& target, api::PostgresObjectStatus& status) = 0;
+  // A certificate of the object's own (the role's spec.clientCertificate),
+  // kept on every reconcile before the SQL, whatever the memo says; sets
+  // status fields of its own. Returns when to look again (nullopt: at the
+  // next change). Errors: FailedPrecondition for what the user must fix
+  // (said in status; waits for an edit), Unavailable for what comes by
+  // itself (retried), else the API server's.
+  virtual absl::StatusOr<std::optional<absl::Time>> EnsureCertificate(
+      const nlohmann::json& stored, const api::PostgresCluster& cluster, absl::Time now,
+      api::PostgresObjectStatus& status) {
+    return std::nullopt;
+  }
   // Drops it. FailedPrecondition: blocked until something else changes.
   virtual absl::Status Drop(const nlohmann::json& stored, const ObjectView& view,
                             const ClusterTarget& target) = 0;
@@ -85,6 +101,11 @@ class SqlObjectReconciler : public runtime::Reconciler {
   absl::StatusOr<runtime::Result> Finalize(const nlohmann::json& stored, const ObjectView& view,
                                            const std::optional<api::PostgresCluster>& cluster,
                                            bool cluster_gone);
+  // EnsureCertificate into `status`: what to return now when it cannot be
+  // issued (said in status), else nullopt with `done` requeued at its renewal.
+  std::optional<absl::StatusOr<runtime::Result>> KeepCertificate(
+      const nlohmann::json& stored, const ObjectView& view, const api::PostgresCluster& cluster,
+      api::PostgresObjectStatus& status, runtime::Result& done);
   absl::StatusOr<runtime::Result> RefuseInvalid(const runtime::Request& req,
                                                 const nlohmann::json& stored,
                                                 const absl::Status& why);

@@ -11,6 +11,7 @@
 #include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgresobjects/apply.h"
+#include "src/controllers/postgresobjects/role_cert.h"
 #include "src/controllers/postgresobjects/watches.h"
 #include "src/kube/resources.h"
 #include "src/runtime/handler.h"
@@ -29,19 +30,7 @@ Json BuildRoleSecret(const Json& stored, const api::PostgresCluster& cluster,
                      const std::string& ca_pem) {
   Json secret =
       postgrescluster::BuildCredentialSecret(cluster, name, role, password, "postgres", ca_pem);
-  secret["metadata"] = {
-      {"name", name},
-      {"namespace", cluster.metadata.ns},
-      {"labels",
-       {{"app.kubernetes.io/managed-by", "quorum-operator"},
-        {"app.kubernetes.io/component", "postgres-role"},
-        {"postgres.quorum.dev/postgresrole", Str(At(stored, {"metadata", "name"}))}}},
-      {"ownerReferences", Json::array({{{"apiVersion", std::string(api::kPostgresApiVersion)},
-                                        {"kind", std::string(api::kPostgresRoleKind)},
-                                        {"name", Str(At(stored, {"metadata", "name"}))},
-                                        {"uid", Str(At(stored, {"metadata", "uid"}))},
-                                        {"controller", true},
-                                        {"blockOwnerDeletion", true}}})}};
+  secret["metadata"] = RoleSecretMetadata(stored, cluster.metadata.ns, name);
   return secret;
 }
 
@@ -52,6 +41,21 @@ std::string SecretVersion(const runtime::Cache& cache, const std::string& ns,
 }
 
 }  // namespace
+
+Json RoleSecretMetadata(const Json& stored, const std::string& ns, const std::string& name) {
+  return {{"name", name},
+          {"namespace", ns},
+          {"labels",
+           {{"app.kubernetes.io/managed-by", "quorum-operator"},
+            {"app.kubernetes.io/component", "postgres-role"},
+            {"postgres.quorum.dev/postgresrole", Str(At(stored, {"metadata", "name"}))}}},
+          {"ownerReferences", Json::array({{{"apiVersion", std::string(api::kPostgresApiVersion)},
+                                            {"kind", std::string(api::kPostgresRoleKind)},
+                                            {"name", Str(At(stored, {"metadata", "name"}))},
+                                            {"uid", Str(At(stored, {"metadata", "uid"}))},
+                                            {"controller", true},
+                                            {"blockOwnerDeletion", true}}})}};
+}
 
 std::string RoleSecretName(const std::string& cluster, const std::string& role) {
   std::string name = absl::AsciiStrToLower(role);
@@ -97,7 +101,7 @@ std::string PostgresRoleReconciler::Inputs(const Json& stored) const {
   const std::string user_secret = Str(At(stored, {"spec", "passwordSecret", "name"}));
   if (!user_secret.empty()) return SecretVersion(cache(), ns, user_secret);
   absl::StatusOr<api::PostgresRole> role = api::ParsePostgresRole(stored);
-  if (!role.ok() || !role->spec.login) return "";  // no Secret
+  if (!role.ok() || !role->spec.login || role->spec.disable_password) return "";  // no Secret
   return SecretVersion(cache(), ns, RoleSecretName(role->spec.cluster, role->spec.name));
 }
 
@@ -119,7 +123,7 @@ absl::StatusOr<std::string> PostgresRoleReconciler::Password(const Json& stored,
     }
     return password;
   }
-  if (!role.spec.login) return "";
+  if (!role.spec.login || role.spec.disable_password) return "";
   secret_name = RoleSecretName(role.spec.cluster, role.spec.name);
   if (runtime::ObjectPtr secret = cache().Get(kube::kSecrets, ns, secret_name)) {
     if (std::string p = controllers::SecretValue(*secret, "password"); !p.empty()) return p;
@@ -151,6 +155,14 @@ absl::Status PostgresRoleReconciler::Apply(const Json& stored, const api::Postgr
   status.secret_name = secret_name;
   if (!password.ok()) return password.status();
   return ApplyRole(target.target, role->spec, *password);
+}
+
+absl::StatusOr<std::optional<absl::Time>> PostgresRoleReconciler::EnsureCertificate(
+    const Json& stored, const api::PostgresCluster& cluster, absl::Time now,
+    api::PostgresObjectStatus& status) {
+  absl::StatusOr<api::PostgresRole> role = api::ParsePostgresRole(stored);
+  if (!role.ok()) return role.status();
+  return EnsureRoleCertificate(client(), cache(), recorder(), stored, *role, cluster, now, status);
 }
 
 absl::Status PostgresRoleReconciler::Drop(const Json& stored, const ObjectView& view,

@@ -5,7 +5,10 @@
 //   password  spec.passwordSecret's key, or for a login role without one a
 //             password generated once into Secret <cluster>-role-<name>
 //             (owned by the PostgresRole; username, password, host, port,
-//             dbname (postgres), sslmode, uri, ca.crt like spec.users' Secrets)
+//             dbname (postgres), sslmode, uri, ca.crt like spec.users' Secrets);
+//             with disablePassword none (PASSWORD NULL)
+//   cert      spec.clientCertificate: Secret <cluster>-role-<name>-cert,
+//             kept before the SQL (role_cert.h)
 //   drop      REASSIGN OWNED / DROP OWNED in every database, then DROP ROLE;
 //             blocked while the role owns a database that a live
 //             PostgresDatabase manages (said in status; that database's
@@ -24,6 +27,9 @@ namespace quorum::postgresobjects {
 
 // <cluster>-role-<name>, the name lower-cased with '_' as '-'.
 std::string RoleSecretName(const std::string& cluster, const std::string& role);
+// The metadata of a Secret the PostgresRole `stored` owns (labels, owner).
+nlohmann::json RoleSecretMetadata(const nlohmann::json& stored, const std::string& ns,
+                                  const std::string& name);
 
 class PostgresRoleReconciler : public SqlObjectReconciler {
  public:
@@ -39,6 +45,9 @@ class PostgresRoleReconciler : public SqlObjectReconciler {
                      const ClusterTarget& target, api::PostgresObjectStatus& status) override;
   absl::Status Drop(const nlohmann::json& stored, const ObjectView& view,
                     const ClusterTarget& target) override;
+  absl::StatusOr<std::optional<absl::Time>> EnsureCertificate(
+      const nlohmann::json& stored, const api::PostgresCluster& cluster, absl::Time now,
+      api::PostgresObjectStatus& status) override;
   // The role's password: from its Secret, or generated. FailedPrecondition
   // when the user's Secret lacks the key.
   absl::StatusOr<std::string> Password(const nlohmann::json& stored, const api::PostgresRole& role,

@@ -1,5 +1,7 @@
 #include "src/controllers/postgresobjects/sql_plan.h"
 
+#include <functional>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -31,7 +33,57 @@ std::vector<std::string> Missing(const std::set<std::string>& want,
   return out;
 }
 
+// (schema, role) -> privileges: the spec's grants, or status.grants.
+using GrantMap = std::map<std::pair<std::string, std::string>, std::set<std::string>>;
+
+GrantMap Wanted(const std::vector<api::DatabaseGrant>& grants) {
+  GrantMap out;
+  for (const api::DatabaseGrant& g : grants) {
+    out[{g.schema, g.role}].merge(Expand(g.privileges, !g.schema.empty()));
+  }
+  return out;
+}
+
+// REVOKE of what `previous` granted on the database (on_schemas false) or on
+// schemas (true) that `wanted` no longer holds and `holds` says is held.
+std::vector<Statement> Revokes(
+    const std::vector<api::AppliedGrant>& previous, const GrantMap& wanted, bool on_schemas,
+    const std::function<const std::set<std::string>*(const std::string&, const std::string&)>&
+        holds,
+    const std::string& database) {
+  std::vector<Statement> out;
+  for (const api::AppliedGrant& g : previous) {
+    if (g.schema.empty() == on_schemas) continue;
+    const std::set<std::string>* held = holds(g.schema, g.role);
+    if (held == nullptr) continue;
+    auto it = wanted.find({g.schema, g.role});
+    std::vector<std::string> gone;
+    for (const std::string& p : g.privileges) {
+      if (held->contains(p) && (it == wanted.end() || !it->second.contains(p))) gone.push_back(p);
+    }
+    if (gone.empty()) continue;
+    const std::string on =
+        on_schemas ? "SCHEMA " + QuoteIdent(g.schema) : "DATABASE " + QuoteIdent(database);
+    out.push_back(
+        {absl::StrCat("REVOKE ", absl::StrJoin(gone, ", "), " ON ", on, " FROM ",
+                      QuoteIdent(g.role)),
+         absl::StrCat("revoke on ", on_schemas ? "schema " + g.schema : "database " + database,
+                      " from ", g.role)});
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<api::AppliedGrant> AppliedGrants(const std::vector<api::DatabaseGrant>& grants) {
+  std::vector<api::AppliedGrant> out;
+  for (const auto& [key, privileges] : Wanted(grants)) {
+    out.push_back({.role = key.second,
+                   .schema = key.first,
+                   .privileges = {privileges.begin(), privileges.end()}});
+  }
+  return out;
+}
 
 std::string QuoteIdent(std::string_view name) {
   std::string out = "\"";
@@ -94,7 +146,8 @@ Statement PlanDropRole(const std::string& role) {
 }
 
 std::vector<Statement> PlanDatabase(const api::PostgresDatabaseSpec& spec,
-                                    const ObservedDatabase& observed) {
+                                    const ObservedDatabase& observed,
+                                    const std::vector<api::AppliedGrant>& previous) {
   std::vector<Statement> out;
   const std::string db = QuoteIdent(spec.name);
   if (!observed.exists) {
@@ -126,11 +179,21 @@ std::vector<Statement> PlanDatabase(const api::PostgresDatabaseSpec& spec,
                                 QuoteIdent(g.role)),
                    absl::StrCat("grant on database ", spec.name, " to ", g.role)});
   }
+  if (!observed.exists) return out;
+  std::vector<Statement> revokes = Revokes(
+      previous, Wanted(spec.grants), false,
+      [&](const std::string&, const std::string& role) -> const std::set<std::string>* {
+        auto it = observed.grants.find(role);
+        return it == observed.grants.end() ? nullptr : &it->second;
+      },
+      spec.name);
+  out.insert(out.end(), revokes.begin(), revokes.end());
   return out;
 }
 
 std::vector<Statement> PlanDatabaseInside(const api::PostgresDatabaseSpec& spec,
-                                          const ObservedInside& observed) {
+                                          const ObservedInside& observed,
+                                          const std::vector<api::AppliedGrant>& previous) {
   std::vector<Statement> out;
   for (const api::DatabaseSchema& s : spec.schemas) {
     const std::string owner = s.owner.empty() ? spec.owner : s.owner;
@@ -168,6 +231,14 @@ std::vector<Statement> PlanDatabaseInside(const api::PostgresDatabaseSpec& spec,
                                 QuoteIdent(g.schema), " TO ", QuoteIdent(g.role)),
                    absl::StrCat("grant on schema ", g.schema, " to ", g.role)});
   }
+  std::vector<Statement> revokes = Revokes(
+      previous, Wanted(spec.grants), true,
+      [&](const std::string& schema, const std::string& role) -> const std::set<std::string>* {
+        auto it = observed.schema_grants.find({schema, role});
+        return it == observed.schema_grants.end() ? nullptr : &it->second;
+      },
+      spec.name);
+  out.insert(out.end(), revokes.begin(), revokes.end());
   return out;
 }
 

@@ -8,8 +8,9 @@
 //
 // What is authoritative: a role's attributes and its memberships (inRoles:
 // memberships not listed are revoked); a database's owner and connection
-// limit. What is only added: extensions, schemas and grants (a grant made by
-// hand, or removed from the list, is never revoked).
+// limit; the grants it made (status.grants: a privilege it granted that the
+// list no longer holds is revoked). What is only added: extensions and
+// schemas; a grant made by hand, never listed, is left alone.
 //
 // Thread-safety: pure functions.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESOBJECTS_SQL_PLAN_H_
@@ -45,9 +46,9 @@ struct ObservedRole {
   std::set<std::string> member_of;
 };
 
-// `password_literal`: the SCRAM verifier as a quoted literal ("" to leave the
-// password as it is). `quoted_valid_until`: spec.validUntil as a quoted
-// literal ("" when unset).
+// `password_literal`: the SCRAM verifier as a quoted literal, NULL to have
+// none (spec.disablePassword), or "" to leave the password as it is.
+// `quoted_valid_until`: spec.validUntil as a quoted literal ("" when unset).
 std::vector<Statement> PlanRole(const api::PostgresRoleSpec& spec, const ObservedRole& observed,
                                 const std::string& password_literal,
                                 const std::string& quoted_valid_until);
@@ -73,13 +74,21 @@ struct ObservedInside {
   std::map<std::pair<std::string, std::string>, std::set<std::string>> schema_grants;
 };
 
+// The grants of spec.grants as status.grants records them: one per (role,
+// schema), ALL spelled out, privileges sorted; sorted by schema, then role.
+std::vector<api::AppliedGrant> AppliedGrants(const std::vector<api::DatabaseGrant>& grants);
+
 // Run connected to the postgres database: create, owner, connection limit,
-// grants on the database.
+// grants on the database; revokes what `previous` (status.grants) granted on
+// it and the spec no longer lists, where the role still holds it.
 std::vector<Statement> PlanDatabase(const api::PostgresDatabaseSpec& spec,
-                                    const ObservedDatabase& observed);
-// Run connected to the database itself: schemas, extensions, schema grants.
+                                    const ObservedDatabase& observed,
+                                    const std::vector<api::AppliedGrant>& previous = {});
+// Run connected to the database itself: schemas, extensions, schema grants;
+// revokes as PlanDatabase, on schemas.
 std::vector<Statement> PlanDatabaseInside(const api::PostgresDatabaseSpec& spec,
-                                          const ObservedInside& observed);
+                                          const ObservedInside& observed,
+                                          const std::vector<api::AppliedGrant>& previous = {});
 // Terminates its sessions and drops it (DROP DATABASE ... WITH (FORCE)).
 Statement PlanDropDatabase(const std::string& database);
 

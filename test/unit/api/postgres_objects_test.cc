@@ -62,6 +62,17 @@ TEST(PostgresRoleTest, ParsesEveryField) {
   ASSERT_TRUE(r->spec.password_secret.has_value());
   EXPECT_EQ(r->spec.password_secret->key, "password");
   EXPECT_EQ(r->spec.reclaim_policy, "delete");
+  EXPECT_FALSE(r->spec.client_certificate);
+  EXPECT_FALSE(r->spec.disable_password);
+}
+
+TEST(PostgresRoleTest, ParsesACertificateOnlyRole) {
+  absl::StatusOr<PostgresRole> r = ParsePostgresRole(
+      Role({{"cluster", "hippo"}, {"clientCertificate", true}, {"disablePassword", true}}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->spec.client_certificate);
+  EXPECT_TRUE(r->spec.disable_password);
+  EXPECT_TRUE(r->spec.login);
 }
 
 TEST(PostgresRoleTest, RefusesBadInputNamingTheField) {
@@ -75,12 +86,23 @@ TEST(PostgresRoleTest, RefusesBadInputNamingTheField) {
       {"no cluster", Role(Json::object()), {"spec.cluster"}},
       {"superuser", Role({{"cluster", "c"}, {"name", "postgres"}}), {"spec.name"}},
       {"replication user", Role({{"cluster", "c"}}, "replicator"), {"metadata.name"}},
+      {"pooler role", Role({{"cluster", "c"}, {"name", "quorum_pooler"}}), {"spec.name"}},
+      {"pooler console user", Role({{"cluster", "c"}}, "quorum_pooler_admin"), {"metadata.name"}},
       {"pg_ prefix", Role({{"cluster", "c"}, {"name", "pg_mine"}}), {"spec.name"}},
       {"keyword", Role({{"cluster", "c"}, {"name", "public"}}), {"spec.name"}},
       {"too long", Role({{"cluster", "c"}, {"name", std::string(64, 'a')}}), {"spec.name"}},
       {"quote in name", Role({{"cluster", "c"}, {"name", "a\"b"}}), {"spec.name"}},
       {"bad limit", Role({{"cluster", "c"}, {"connectionLimit", -2}}), {"spec.connectionLimit"}},
       {"bad policy", Role({{"cluster", "c"}, {"reclaimPolicy", "Delete"}}), {"spec.reclaimPolicy"}},
+      {"certificate without login",
+       Role({{"cluster", "c"}, {"login", false}, {"clientCertificate", true}}),
+       {"spec.clientCertificate"}},
+      {"certificate not a bool",
+       Role({{"cluster", "c"}, {"clientCertificate", "yes"}}),
+       {"spec.clientCertificate"}},
+      {"no password, yet a password Secret",
+       Role({{"cluster", "c"}, {"disablePassword", true}, {"passwordSecret", {{"name", "s"}}}}),
+       {"spec.disablePassword"}},
       {"member of superuser",
        Role({{"cluster", "c"}, {"inRoles", {"postgres"}}}),
        {"spec.inRoles[0]"}},

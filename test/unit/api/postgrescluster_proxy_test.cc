@@ -103,7 +103,10 @@ INSTANTIATE_TEST_SUITE_P(
                     "spec.proxy.pgBouncer.image", "must be a string"},
         InvalidCase{"UserNamedLikeThePoolerRole",
                     R"({"spec": {"users": [{"name": "quorum_pooler"}]}})", "spec.users[0].name",
-                    "one of Quorum's own roles"}),
+                    "one of Quorum's own roles"},
+        InvalidCase{"UserNamedLikeThePoolerConsoleUser",
+                    R"({"spec": {"users": [{"name": "quorum_pooler_admin"}]}})",
+                    "spec.users[0].name", "one of Quorum's own roles"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(PgBouncerValidationTest, AcceptsAPoolerWithEverySetting) {

@@ -176,12 +176,16 @@ TEST(PgBouncerBuildersTest, TheMembersPolicyAdmitsThePoolerWhatEverPostgresFromS
                    .has_value());
 }
 
-TEST(PgBouncerBuildersTest, AuthSecretHoldsOnlyThePoolerRole) {
-  const Json s = BuildPgBouncerAuthSecret(Pooled(), "pw\"1");
-  std::string userlist;
+TEST(PgBouncerBuildersTest, AuthSecretHoldsOnlyThePoolerRoleAndTheConsoleUser) {
+  const Json s = BuildPgBouncerAuthSecret(Pooled(), "pw\"1", "adm\"in");
+  std::string userlist, admin;
   ASSERT_TRUE(absl::Base64Unescape(s["data"]["userlist.txt"].get<std::string>(), &userlist));
-  EXPECT_EQ(userlist, "\"quorum_pooler\" \"pw\"\"1\"\n");
+  EXPECT_EQ(userlist, "\"quorum_pooler\" \"pw\"\"1\"\n\"quorum_pooler_admin\" \"adm\"\"in\"\n");
+  ASSERT_TRUE(absl::Base64Unescape(s["data"]["admin-password"].get<std::string>(), &admin));
+  EXPECT_EQ(admin, "adm\"in");
   EXPECT_EQ(s["metadata"]["name"], "hippo-pgbouncer-auth");
+  EXPECT_NE(PgBouncerIni(Pooled()).find("\nadmin_users = quorum_pooler_admin\n"),
+            std::string::npos);
 }
 
 std::string Key(const Json& data, const char* key) {

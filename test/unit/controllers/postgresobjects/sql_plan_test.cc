@@ -69,6 +69,12 @@ TEST(PlanRoleTest, Table) {
        "",
        "",
        {"ALTER ROLE \"app\" WITH LOGIN CONNECTION LIMIT -1 VALID UNTIL 'infinity'"}},
+      {"disablePassword: the password goes",
+       RoleSpec(),
+       same,
+       "NULL",
+       "",
+       {"ALTER ROLE \"app\" WITH LOGIN CONNECTION LIMIT -1 PASSWORD NULL"}},
       {"a membership not listed is revoked",
        RoleSpec(),
        {.exists = true, .login = true, .member_of = {"readers", "writers"}},
@@ -175,6 +181,49 @@ TEST(PlanDatabaseInsideTest, Table) {
   for (const Case& c : cases) {
     EXPECT_EQ(Sql(PlanDatabaseInside(DatabaseSpec(), c.observed)), c.want) << c.what;
   }
+}
+
+TEST(AppliedGrantsTest, OnePerRoleAndSchemaWithAllSpelledOut) {
+  std::vector<api::DatabaseGrant> grants = DatabaseSpec().grants;
+  grants.push_back({.role = "reader", .privileges = {"TEMPORARY"}});
+  const std::vector<api::AppliedGrant> want = {
+      {.role = "reader", .schema = "", .privileges = {"CONNECT", "TEMPORARY"}},
+      {.role = "writer", .schema = "", .privileges = {"CONNECT", "CREATE", "TEMPORARY"}},
+      {.role = "reader", .schema = "reports", .privileges = {"USAGE"}}};
+  EXPECT_EQ(AppliedGrants(grants), want);
+}
+
+TEST(PlanDatabaseTest, RevokesOnlyWhatItGrantedAndTheSpecNoLongerLists) {
+  api::PostgresDatabaseSpec spec = DatabaseSpec();
+  const std::vector<api::AppliedGrant> previous = AppliedGrants(spec.grants);
+  // writer's grant is gone from the spec; reader keeps CONNECT only; a grant
+  // made by hand (auditor) was never listed.
+  spec.grants = {{.role = "reader", .privileges = {"CONNECT"}}};
+  const ObservedDatabase observed = {
+      .exists = true,
+      .owner = "app",
+      .connection_limit = 10,
+      .grants = {{"reader", {"CONNECT"}},
+                 {"writer", {"CONNECT", "TEMPORARY"}},  // CREATE revoked by hand already
+                 {"auditor", {"CONNECT"}}}};
+  EXPECT_EQ(
+      Sql(PlanDatabase(spec, observed, previous)),
+      std::vector<std::string>{"REVOKE CONNECT, TEMPORARY ON DATABASE \"app\" FROM \"writer\""});
+  // The role is gone: nothing to revoke.
+  EXPECT_EQ(Sql(PlanDatabase(spec,
+                             {.exists = true,
+                              .owner = "app",
+                              .connection_limit = 10,
+                              .grants = {{"reader", {"CONNECT"}}}},
+                             previous)),
+            std::vector<std::string>{});
+  // On schemas: reader's USAGE on reports went from the spec.
+  ObservedInside inside = {
+      .extensions = {{"pg_trgm", "public"}, {"hstore", "ext"}},
+      .schemas = {{"ext", "app"}, {"reports", "reporter"}},
+      .schema_grants = {{{"reports", "reader"}, {"USAGE"}}, {{"reports", "auditor"}, {"USAGE"}}}};
+  EXPECT_EQ(Sql(PlanDatabaseInside(spec, inside, previous)),
+            std::vector<std::string>{"REVOKE USAGE ON SCHEMA \"reports\" FROM \"reader\""});
 }
 
 TEST(PlanDropDatabaseTest, ForcesSessionsOut) {
