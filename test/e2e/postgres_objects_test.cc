@@ -152,10 +152,17 @@ TEST_F(PostgresObjectsE2E, RolesAndDatabasesAreCreatedGrantedEditedAndReclaimed)
       << Status(kRoles, "keeper").dump() << ", appdb " << Status(kDatabases, "appdb").dump();
   EXPECT_EQ(Status(kRoles, "reader").value("secretName", ""), "objs-role-reader");
 
-  // The grants, as the role sees them through the primary Service.
-  CommandResult r = SqlAs("objs-role-reader", "appdb",
-                          "select current_user, has_schema_privilege('reports', 'USAGE'), "
-                          "(select count(*) from pg_extension where extname = 'pg_trgm');");
+  // The grants, as the role sees them through the primary Service (which
+  // follows the primary's label and readiness with a lag: retried).
+  CommandResult r;
+  testenv::Eventually(
+      [&] {
+        r = SqlAs("objs-role-reader", "appdb",
+                  "select current_user, has_schema_privilege('reports', 'USAGE'), "
+                  "(select count(*) from pg_extension where extname = 'pg_trgm');");
+        return r.exit_code == 0;
+      },
+      absl::Minutes(1));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(absl::StrContains(r.output, "reader|t|1")) << r.output;
   r = SqlAs("objs-role-reader", "appdb", "create schema mine;");
