@@ -54,7 +54,8 @@ std::string LeaderKey(std::string_view key_namespace, std::string_view scope);
 // One pass: reads the pods (label selector `selector` in `ns`), observes the
 // members at `api_urls`, plans with `leader` (see PlanRoleLabels; no pod is
 // taken as restarting: the operator's own pass, postgrescluster/roles.h,
-// reads that from its cache), applies. Returns the patches applied. Errors: listing pods, or ApplyRoleLabels'.
+// reads that from its cache), applies. Returns the patches applied. Errors: listing pods, or
+// ApplyRoleLabels'.
 absl::StatusOr<std::vector<LabelPatch>> SyncRoleLabels(
     kube::Client& client, std::string_view ns, std::string_view selector, RestClient& rest,
     const std::map<std::string, Endpoint>& api_urls,

@@ -11,14 +11,13 @@
 #include <libpq-fe.h>
 #include <signal.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "test/integration/local_postgres.h"
+#include "test/integration/testenv.h"
 
 namespace quorum::postgrescluster {
 namespace {
@@ -48,11 +47,9 @@ class PgBouncerConsoleTest : public testing::LocalPostgres {
                                  kPgBouncer, " -d -q ", (d / "pgbouncer.ini").string())
                         .c_str()),
         0);
-    // Bounded: PgBouncer listens once it has daemonized.
-    for (int i = 0; i < 100 && !Reachable(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ASSERT_TRUE(Reachable()) << "PgBouncer did not start; see " << (d / "pgbouncer.log");
+    // PgBouncer listens once it has daemonized.
+    ASSERT_TRUE(testenv::Eventually([&] { return Reachable(); }, absl::Seconds(10)))
+        << "PgBouncer did not start; see " << (d / "pgbouncer.log");
   }
   void TearDown() override {
     std::ifstream pidfile(dir() / "pgbouncer.pid");
