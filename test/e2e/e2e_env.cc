@@ -26,6 +26,8 @@ namespace {
 const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
 const kube::GroupVersionResource kPods{"", "v1", "pods"};
 const kube::GroupVersionResource kEvents{"", "v1", "events"};
+const kube::GroupVersionResource kPostgresClusters{"postgres.quorum.dev", "v1alpha1",
+                                                   "postgresclusters"};
 
 std::string Env(const char* name, const std::string& fallback = "") {
   const char* v = getenv(name);
@@ -268,10 +270,7 @@ void E2ETest::SetUp() {
 }
 
 void E2ETest::TearDown() {
-  if (HasFailure()) {
-    for (const auto& obj : client().List(kEtcdClusters, ns())->value("items", Json::array()))
-      Dump(obj["metadata"]["name"]);
-  }
+  if (HasFailure()) DumpNamespace();
   testenv::IntegrationTest::TearDown();
 }
 
@@ -300,17 +299,40 @@ std::vector<std::pair<std::string, std::string>> E2ETest::EtcdPods(const std::st
   return out;
 }
 
-void E2ETest::Dump(const std::string& name) {
-  auto c = GetEtcdCluster(name);
-  if (c.ok())
-    std::cerr << "EtcdCluster " << name << " status: " << c->value("status", Json()).dump(2)
-              << "\n";
+namespace {
+
+// The status of every object of `gvr` in `ns` (none when its CRD is absent).
+void DumpStatuses(kube::Client& client, const kube::GroupVersionResource& gvr,
+                  const std::string& kind, const std::string& ns) {
+  absl::StatusOr<Json> list = client.List(gvr, ns);
+  if (!list.ok()) return;
+  for (const Json& obj : list->value("items", Json::array()))
+    std::cerr << kind << " " << obj["metadata"].value("name", "")
+              << " status: " << obj.value("status", Json()).dump(2) << "\n";
+}
+
+bool AllContainersReady(const Json& pod) {
+  for (const Json& c : pod["status"].value("containerStatuses", Json::array()))
+    if (!c.value("ready", false)) return false;
+  return true;
+}
+
+}  // namespace
+
+void E2ETest::DumpNamespace() {
+  DumpStatuses(client(), kEtcdClusters, "EtcdCluster", ns());
+  DumpStatuses(client(), kPostgresClusters, "PostgresCluster", ns());
   auto pods = client().List(kPods, ns());
   if (pods.ok()) {
     for (const Json& p : pods->value("items", Json::array())) {
-      std::cerr << "pod " << p["metadata"]["name"].get<std::string>() << ": phase "
-                << p["status"].value("phase", "") << " ip " << p["status"].value("podIP", "")
-                << " containers " << p["status"].value("containerStatuses", Json()).dump() << "\n";
+      const std::string name = p["metadata"].value("name", "");
+      std::cerr << "pod " << name << ": phase " << p["status"].value("phase", "") << " ip "
+                << p["status"].value("podIP", "") << " containers "
+                << p["status"].value("containerStatuses", Json()).dump() << "\n";
+      // What a pod that is not ready last said is usually why.
+      if (AllContainersReady(p)) continue;
+      CommandResult logs = Kubectl(ns(), {"logs", name, "--all-containers", "--tail=40"});
+      std::cerr << "pod " << name << " log tail:\n" << logs.output << "\n";
     }
   }
   auto events = client().List(kEvents, ns());

@@ -140,8 +140,10 @@ class E2ETest : public testenv::IntegrationTest {
   absl::StatusOr<Json> GetEtcdCluster(const std::string& name);
   // Pod names and uids of the cluster (via the API).
   std::vector<std::pair<std::string, std::string>> EtcdPods(const std::string& name);
-  // Logs what helps a failure: the EtcdCluster, its pods, recent events.
-  void Dump(const std::string& name);
+  // Logs what helps a failure: the status of every EtcdCluster and
+  // PostgresCluster in the namespace, its pods (with the last log lines of
+  // those not ready) and its events.
+  void DumpNamespace();
 };
 
 }  // namespace quorum::e2e
