@@ -62,22 +62,12 @@ TEST_F(FailsafeTest, PrimaryKeepsAcceptingWritesWhileEveryEtcdMemberIsDown) {
   ASSERT_EQ(ports_.size(), 2u * kMembers);
   const std::string etcd_host = etcd_.ClientUrl(0).substr(std::string("http://").size());
   for (int k = 0; k < kMembers; ++k) {
-    ConfigInput in;
+    ConfigInput in = patroni_.LocalMember(k, ports_[2 * k], PgPort(k));
     in.scope = "fs";
     in.key_namespace = "/quorum/failsafe/";
     in.ttl = kTtl;
     in.loop_wait = 2;
     in.retry_timeout = 5;
-    in.parameters = {{"max_connections", "30"}, {"shared_buffers", "16MB"}};
-    in.pg_hba = {"local all all trust", "host replication replicator 127.0.0.1/32 scram-sha-256",
-                 "host all all 127.0.0.1/32 scram-sha-256"};
-    in.local_parameters = {{"unix_socket_directories", patroni_.MemberDir(k)}};
-    in.listen_host = "127.0.0.1";
-    in.restapi_port = ports_[2 * k];
-    in.postgres_port = ports_[2 * k + 1];
-    in.data_dir = patroni_.DataDir(k);
-    in.bin_dir = patroni_.binaries().pg_bin_dir;
-    in.pgpass = patroni_.MemberDir(k) + "/pgpass";
     in.dcs = EtcdDcs{.hosts = {etcd_host}};
     testing::MemberEnv m;
     m.pod_name = Pod(k);

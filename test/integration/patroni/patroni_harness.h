@@ -209,6 +209,25 @@ class PatroniHarness {
   std::string DataDir(int k) const { return MemberDir(k) + "/data"; }
   std::string LogFile(int k) const { return MemberDir(k) + "/patroni.log"; }
 
+  // Member k of a cluster on this host: PostgreSQL and the REST API on
+  // 127.0.0.1 at the given ports, its socket, data and pgpass under the
+  // member's folder, small PostgreSQL settings, password authentication on
+  // loopback. Scope, DCS and timings are the caller's.
+  ConfigInput LocalMember(int k, int restapi_port, int postgres_port) const {
+    ConfigInput in;
+    in.parameters = {{"max_connections", "30"}, {"shared_buffers", "16MB"}};
+    in.pg_hba = {"local all all trust", "host replication replicator 127.0.0.1/32 scram-sha-256",
+                 "host all all 127.0.0.1/32 scram-sha-256"};
+    in.local_parameters = {{"unix_socket_directories", MemberDir(k)}};
+    in.listen_host = "127.0.0.1";
+    in.restapi_port = restapi_port;
+    in.postgres_port = postgres_port;
+    in.data_dir = DataDir(k);
+    in.bin_dir = bins_.pg_bin_dir;
+    in.pgpass = MemberDir(k) + "/pgpass";
+    return in;
+  }
+
   // Makes `path` (a file or folder the member processes use) theirs.
   void GiveAway(const std::string& path) const {
     if (uid_ != 0 && chown(path.c_str(), uid_, gid_) != 0) {
