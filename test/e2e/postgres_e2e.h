@@ -42,6 +42,16 @@ class PostgresClusterE2E : public E2ETest {
     return Json::object();
   }
 
+  // Pod `pod`'s Ready condition is True (a replica: it streams from the
+  // primary, on the primary's timeline).
+  bool PodReady(const std::string& pod) {
+    auto p = client().Get(kPods, ns(), pod);
+    if (!p.ok()) return false;
+    for (const Json& cond : p->value("status", Json::object()).value("conditions", Json::array()))
+      if (cond.value("type", "") == "Ready") return cond.value("status", "") == "True";
+    return false;
+  }
+
   std::string Primary(const std::string& name) {
     auto c = client().Get(kPostgres, ns(), name);
     if (!c.ok()) return "";

@@ -133,11 +133,15 @@ inline Json PostgresClusterStatus(const std::string& name) {
               Condition("Progressing", "False", "Stable", "", absl::Hours(2))}}}}};
 }
 
+// A pod no scheduler places (the e2e node may have joined the control plane
+// meanwhile: a kubelet running it would overwrite the status the test wrote).
 inline Json Pod(const std::string& name, const Json& labels) {
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", {{"name", name}, {"labels", labels}}},
-          {"spec", {{"containers", {{{"name", "main"}, {"image", "quorum.test/none:1"}}}}}}};
+          {"spec",
+           {{"schedulerName", "quorum-test-unscheduled"},
+            {"containers", {{{"name", "main"}, {"image", "quorum.test/none:1"}}}}}}};
 }
 
 inline Json PodStatus(bool ready) {

@@ -1,5 +1,5 @@
 // Kubernetes objects the Patroni data-plane tests need in the real API
-// server: member Pod objects (they stay Pending without a kubelet, but their
+// server: member Pod objects (no scheduler places them, so they stay Pending, but their
 // labels can be patched), a ServiceAccount with a Role/RoleBinding like the
 // controller's, and a token for it, so that the role callback and Patroni's
 // kubernetes DCS act with a pod's rights rather than as admin.
@@ -28,8 +28,10 @@ inline absl::Status CreatePod(kube::Client& c, const std::string& ns, const std:
       {"apiVersion", "v1"},
       {"kind", "Pod"},
       {"metadata", {{"name", name}, {"labels", l}}},
+      // No scheduler places it: the e2e node may have joined the control plane.
       {"spec",
-       {{"containers",
+       {{"schedulerName", "quorum-test-unscheduled"},
+        {"containers",
          kube::Json::array({{{"name", "patroni"}, {"image", "quorum.invalid/none"}}})}}}};
   return c.Create(kPodsGvr, ns, pod).status();
 }

@@ -11,7 +11,9 @@
 // with every row and A rejoins as its replica.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
