@@ -84,11 +84,7 @@ class Outcomes {
 class PgBouncerE2E : public PostgresClusterE2E {
  protected:
   bool PoolerReady(const std::string& name) {
-    auto c = client().Get(kPostgres, ns(), name);
-    if (!c.ok()) return false;
-    for (const Json& cond : c->value("status", Json::object()).value("conditions", Json::array()))
-      if (cond.value("type", "") == "PgBouncerReady") return cond.value("status", "") == "True";
-    return false;
+    return Condition(kPostgres, name, "PgBouncerReady").value("status", "") == "True";
   }
 
   // Waits until the writer has had `quiet` of successes after `from`, then

@@ -33,23 +33,24 @@ class PostgresClusterE2E : public E2ETest {
 
   bool Ready(const std::string& name) { return ReadyCondition(name).value("status", "") == "True"; }
 
-  // The Ready condition of PostgresCluster `name`; an empty object when none.
-  Json ReadyCondition(const std::string& name) {
-    auto c = client().Get(kPostgres, ns(), name);
-    if (!c.ok()) return Json::object();
-    for (const Json& cond : c->value("status", Json::object()).value("conditions", Json::array()))
-      if (cond.value("type", "") == "Ready") return cond;
+  // Condition `type` of object `name` of `gvr` in the test's namespace; an
+  // empty object when the object or the condition is missing.
+  Json Condition(const kube::GroupVersionResource& gvr, const std::string& name,
+                 const std::string& type) {
+    auto o = client().Get(gvr, ns(), name);
+    if (!o.ok()) return Json::object();
+    for (const Json& cond : o->value("status", Json::object()).value("conditions", Json::array()))
+      if (cond.value("type", "") == type) return cond;
     return Json::object();
   }
+
+  // The Ready condition of PostgresCluster `name`; an empty object when none.
+  Json ReadyCondition(const std::string& name) { return Condition(kPostgres, name, "Ready"); }
 
   // Pod `pod`'s Ready condition is True (a replica: it streams from the
   // primary, on the primary's timeline).
   bool PodReady(const std::string& pod) {
-    auto p = client().Get(kPods, ns(), pod);
-    if (!p.ok()) return false;
-    for (const Json& cond : p->value("status", Json::object()).value("conditions", Json::array()))
-      if (cond.value("type", "") == "Ready") return cond.value("status", "") == "True";
-    return false;
+    return Condition(kPods, pod, "Ready").value("status", "") == "True";
   }
 
   std::string Primary(const std::string& name) {
