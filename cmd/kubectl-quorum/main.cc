@@ -24,6 +24,8 @@
 #include "src/kubectl/logs_command.h"
 #include "src/kubectl/psql_exec.h"
 #include "src/kubectl/report_command.h"
+#include "src/kubectl/restart_command.h"
+#include "src/kubectl/restore_command.h"
 #include "src/kubectl/status_command.h"
 #include "src/kubectl/switchover_command.h"
 
@@ -39,6 +41,11 @@ struct Flags {
   // switchover
   std::string to, wait = "3m";
   bool failover = false;
+  // restart
+  std::string restart_wait = "10m";
+  // restore
+  std::string set, to_time, to_lsn, to_xid, restore_wait = "30m";
+  bool yes = false;
   // backup
   std::string repo, type = "full", timeout = "1h";
   bool wait_backup = false;
@@ -107,6 +114,35 @@ int RunSwitchover(const Flags& f) {
   auto client = Connect(f, options.ns);
   if (!client.ok()) return Fail(client.status());
   return Print(kubectl::RunSwitchover(**client, options));
+}
+
+int RunRestart(const Flags& f) {
+  absl::StatusOr<kubectl::Target> target = kubectl::ParseTarget(f.cluster);
+  if (!target.ok()) return Fail(target.status());
+  absl::StatusOr<absl::Duration> wait = ParseWait("--wait", f.restart_wait);
+  if (!wait.ok()) return Fail(wait.status());
+  kubectl::RestartOptions options{.target = *target, .wait = *wait, .now = absl::Now()};
+  auto client = Connect(f, options.ns);
+  if (!client.ok()) return Fail(client.status());
+  return Print(kubectl::RunRestart(**client, options));
+}
+
+int RunRestore(const Flags& f) {
+  absl::StatusOr<kubectl::Target> target = kubectl::ParseTarget(f.cluster);
+  if (!target.ok()) return Fail(target.status());
+  absl::StatusOr<absl::Duration> wait = ParseWait("--wait", f.restore_wait);
+  if (!wait.ok()) return Fail(wait.status());
+  kubectl::RestoreOptions options{.target = *target,
+                                  .repo = f.repo,
+                                  .set = f.set,
+                                  .to = {.time = f.to_time, .lsn = f.to_lsn, .xid = f.to_xid},
+                                  .yes = f.yes,
+                                  .wait = *wait,
+                                  .now = absl::Now()};
+  if (absl::Status s = kubectl::ValidateRestoreOptions(options); !s.ok()) return Fail(s);
+  auto client = Connect(f, options.ns);
+  if (!client.ok()) return Fail(client.status());
+  return Print(kubectl::RunRestore(**client, options));
 }
 
 int RunBackup(const Flags& f) {
@@ -241,6 +277,39 @@ CLI::App* AddSwitchover(CLI::App& app, Flags& f) {
   return cmd;
 }
 
+CLI::App* AddRestart(CLI::App& app, Flags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "restart",
+      "Restart every member pod through the operator's rolling update (one at a time, each "
+      "once the cluster is healthy; PostgreSQL's primary last, after a switchover) and wait");
+  cmd->add_option("cluster", f.cluster, kClusterHelp)->required();
+  cmd->add_option("--wait", f.restart_wait,
+                  "How long to wait until every member restarted and is Ready; 0: do not wait")
+      ->capture_default_str();
+  cmd->footer(kActionExitCodes);
+  return cmd;
+}
+
+CLI::App* AddRestore(CLI::App& app, Flags& f) {
+  CLI::App* cmd = app.add_subcommand(
+      "restore",
+      "Restore a PostgresCluster in place from one of its repositories, to a point in time or "
+      "the end of the archive, and wait for the operator's result (needs --yes: what was "
+      "written after the target is lost)");
+  cmd->add_option("cluster", f.cluster, "The PostgresCluster (NAME or pg/NAME)")->required();
+  cmd->add_option("--repo", f.repo, "repo1..repo4 (default: the cluster's first repository)");
+  cmd->add_option("--time", f.to_time,
+                  "Recover up to this time (RFC 3339, e.g. 2026-12-04T10:15:00Z)");
+  cmd->add_option("--lsn", f.to_lsn, "Recover up to this WAL position (e.g. 0/5000100)");
+  cmd->add_option("--xid", f.to_xid, "Recover up to this transaction id");
+  cmd->add_option("--set", f.set, "Start from this backup (a label, e.g. 20261204-101500F)");
+  cmd->add_flag("--yes", f.yes, "Go on: every member stops and later writes are lost");
+  cmd->add_option("--wait", f.restore_wait, "How long to wait for the result; 0: do not wait")
+      ->capture_default_str();
+  cmd->footer(kActionExitCodes);
+  return cmd;
+}
+
 CLI::App* AddBackup(CLI::App& app, Flags& f) {
   CLI::App* cmd = app.add_subcommand(
       "backup", "Create a PostgresBackup <cluster>-<UTC time> of a PostgresCluster");
@@ -346,13 +415,16 @@ int main(int argc, char** argv) {
   app.add_option("-n,--namespace", f.ns, "Namespace (default: the context's namespace)");
   CLI::App* status = AddStatus(app, f);
   CLI::App* switchover = AddSwitchover(app, f);
+  CLI::App* restart = AddRestart(app, f);
+  CLI::App* restore = AddRestore(app, f);
   CLI::App* backup = AddBackup(app, f);
   CLI::App* psql = AddPsql(app, f);
   CLI::App* logs = AddLogs(app, f);
   CLI::App* report = AddReport(app, f);
   CLI::App* etcdctl = AddEtcdctl(app, f);
   CLI::App* defrag = AddDefrag(app, f);
-  for (CLI::App* cmd : {status, switchover, backup, psql, logs, report, etcdctl, defrag}) {
+  for (CLI::App* cmd :
+       {status, switchover, restart, restore, backup, psql, logs, report, etcdctl, defrag}) {
     cmd->fallthrough();
   }
   try {
@@ -363,6 +435,8 @@ int main(int argc, char** argv) {
   }
   if (status->parsed()) return RunStatus(f);
   if (switchover->parsed()) return RunSwitchover(f);
+  if (restart->parsed()) return RunRestart(f);
+  if (restore->parsed()) return RunRestore(f);
   if (backup->parsed()) return RunBackup(f);
   if (psql->parsed()) return RunPsql(f);
   if (logs->parsed()) return RunLogs(f);

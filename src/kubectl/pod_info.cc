@@ -52,8 +52,12 @@ PodInfo ParsePod(const Json& pod) {
   const Json& meta = ObjectAt(pod, "metadata");
   const Json& status = ObjectAt(pod, "status");
   out.name = StringAt(meta, "name");
+  out.uid = StringAt(meta, "uid");
   for (const auto& [k, v] : ObjectAt(meta, "labels").items()) {
     if (v.is_string()) out.labels[k] = v.get<std::string>();
+  }
+  for (const auto& [k, v] : ObjectAt(meta, "annotations").items()) {
+    if (v.is_string()) out.annotations[k] = v.get<std::string>();
   }
   out.deleting = Field(meta, "deletionTimestamp") != nullptr;
   out.phase = StringAt(status, "phase");

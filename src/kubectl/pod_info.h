@@ -15,7 +15,9 @@ namespace quorum::kubectl {
 
 struct PodInfo {
   std::string name;
+  std::string uid;
   std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
   std::string phase;     // status.phase: Pending, Running, ...; "" unknown
   bool ready = false;    // condition Ready is True
   int32_t restarts = 0;  // summed over the containers

@@ -4,7 +4,7 @@
 #include "api/postgrescluster.h"
 #include "src/controllers/common/resources.h"
 #include "src/kubectl/exit_code.h"
-#include "src/kubectl/wait.h"
+#include "src/kubectl/postgres_wait.h"
 
 namespace quorum::kubectl {
 namespace {
@@ -92,17 +92,12 @@ absl::StatusOr<CommandOutput> RunSwitchover(kube::Client& client, const Switchov
     return CommandOutput{.text = absl::StrCat("switchover of PostgresCluster ", name,
                                               " requested (trigger ", trigger, ")\n")};
   }
-  auto final_record = [&](const Json& obj) -> std::optional<api::PostgresSwitchoverStatus> {
-    absl::StatusOr<api::PostgresCluster> c = api::DecodePostgresCluster(obj);
-    return c.ok() ? FinalSwitchoverRecord(*c, trigger) : std::nullopt;
-  };
-  absl::StatusOr<WaitResult> waited = WaitForObject(
-      client, controllers::kPostgresClusters, o.ns, name,
-      [&](const Json& obj) { return final_record(obj).has_value(); }, o.wait);
-  if (!waited.ok()) return waited.status();
-  absl::StatusOr<api::PostgresCluster> last = api::DecodePostgresCluster(waited->object);
-  if (!last.ok()) return absl::DataLossError(last.status().message());
-  return SwitchoverOutcome(name, FinalSwitchoverRecord(*last, trigger), *last, o.wait);
+  absl::StatusOr<PostgresAnswer<api::PostgresSwitchoverStatus>> answer =
+      WaitForPostgresAnswer<api::PostgresSwitchoverStatus>(
+          client, o.ns, name,
+          [&](const api::PostgresCluster& c) { return FinalSwitchoverRecord(c, trigger); }, o.wait);
+  if (!answer.ok()) return answer.status();
+  return SwitchoverOutcome(name, answer->record, answer->last, o.wait);
 }
 
 }  // namespace quorum::kubectl

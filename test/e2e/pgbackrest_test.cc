@@ -609,48 +609,32 @@ TEST_F(PgBackRestE2E, AVolumeRepositoryArchivesBacksUpAndRestoresInPlace) {
   // only when every repository has the segment).
   std::string target;
   ASSERT_NO_FATAL_FAILURE(target = RowsAroundATime("vol"));
-  // Asks for an in-place restore `id` from repo2 to `target` with backup set
-  // `set`; returns the restore's status once it has ended.
-  auto restore_in_place = [&](const std::string& id, const std::string& set) {
-    EXPECT_TRUE(client()
-                    .Patch(kPostgres, ns(), "vol", kube::PatchType::kMerge,
-                           {{"metadata",
-                             {{"annotations", {{"postgres.quorum.dev/pgbackrest-restore", id}}}}},
-                            {"spec",
-                             {{"backups",
-                               {{"pgbackrest",
-                                 {{"restore",
-                                   {{"enabled", true},
-                                    {"repoName", "repo2"},
-                                    {"set", set},
-                                    {"target", {{"time", target}}}}}}}}}}}})
-                    .ok());
-    Json restore;
-    EXPECT_TRUE(testenv::Eventually(
-        [&] {
-          auto c = client().Get(kPostgres, ns(), "vol");
-          if (!c.ok()) return false;
-          restore = (*c)["status"]["backups"]["pgbackrest"].value("restore", Json::object());
-          return restore.value("id", "") == id && (restore.value("phase", "") == "Succeeded" ||
-                                                   restore.value("phase", "") == "Failed");
-        },
-        absl::Minutes(10)))
-        << "restore " << id << " did not end: " << restore.dump();
-    return restore;
+  // Asks for an in-place restore from repo2 to `target` with backup set
+  // `set` through `kubectl quorum restore` (issue 38), which waits for the
+  // result: exit 0 Succeeded, 1 Failed. Returns the restore's status.
+  auto restore_in_place = [&](const std::string& set, int exit_code) {
+    CommandResult r = KubectlQuorum(
+        ns(), {"restore", "vol", "--repo", "repo2", "--set", set, "--time", target, "--yes"},
+        absl::Minutes(12));
+    EXPECT_EQ(r.exit_code, exit_code) << r.output;
+    auto c = client().Get(kPostgres, ns(), "vol");
+    EXPECT_TRUE(c.ok()) << c.status();
+    return c.ok() ? (*c)["status"]["backups"]["pgbackrest"].value("restore", Json::object())
+                  : Json::object();
   };
   // A set the repository does not hold is refused before anything stops:
   // pgBackRest (asked through the primary) names what it holds.
   const std::string label = full["backup"].value("label", "");
   ASSERT_FALSE(label.empty()) << full.dump();
   const std::vector<std::string> uids_before = PodUids("vol");
-  Json refused = restore_in_place("v0", "20200101-000000F");
+  Json refused = restore_in_place("20200101-000000F", 1);
   EXPECT_EQ(refused.value("phase", ""), "Failed") << refused.dump();
   EXPECT_NE(refused.value("message", "").find("is not in repo2, which holds " + label),
             std::string::npos)
       << refused.dump();
   EXPECT_EQ(PodUids("vol"), uids_before) << "a member stopped for a refused restore";
   // The set it does hold (the full backup, before the target) restores.
-  Json restore = restore_in_place("v1", label);
+  Json restore = restore_in_place(label, 0);
   ASSERT_EQ(restore.value("phase", ""), "Succeeded") << restore.dump();
   ASSERT_TRUE(testenv::Eventually([&] { return Ready("vol"); }, absl::Minutes(5)));
   ExpectRowsUpToTheTarget("vol", target);

@@ -922,6 +922,36 @@ TEST_F(PostgresClusterE2E, KubectlQuorumPsqlAndSwitchoverOnARunningCluster) {
   sw = quorum({"switchover", "kq", "--to", "kq-main-7"});
   EXPECT_NE(sw.exit_code, 0) << sw.output;
   EXPECT_EQ(Primary("kq"), to);
+
+  // restart: every member pod replaced through the operator's roll, a row
+  // written before it still there, the cluster writable after it.
+  q = quorum({"psql", "kq", "--", "-XAtq", "-c",
+              "create table restarted(v int); insert into restarted values (1);"});
+  ASSERT_EQ(q.exit_code, 0) << q.output;
+  std::map<std::string, std::string> uid_before;
+  for (const char* pod : {"kq-main-0", "kq-main-1"}) {
+    absl::StatusOr<Json> p = client().Get(kPods, ns(), pod);
+    ASSERT_TRUE(p.ok()) << p.status();
+    uid_before[pod] = (*p)["metadata"].value("uid", "");
+  }
+  CommandResult rs = KubectlQuorum(ns(), {"restart", "kq"}, absl::Minutes(12));
+  ASSERT_EQ(rs.exit_code, 0) << rs.output;
+  EXPECT_TRUE(absl::StrContains(rs.output, "2 members restarted and Ready")) << rs.output;
+  for (const auto& [pod, uid] : uid_before) {
+    absl::StatusOr<Json> p = client().Get(kPods, ns(), pod);
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_NE((*p)["metadata"].value("uid", ""), uid) << pod << " was not replaced";
+    EXPECT_TRUE((*p)["metadata"]["annotations"].contains("quorum.dev/restartedAt")) << pod;
+  }
+  EXPECT_TRUE(testenv::Eventually(
+      [&] {
+        q = quorum({"psql", "kq", "--", "-XAtq", "-c",
+                    "insert into restarted values (2); select count(*) from restarted;"});
+        return q.exit_code == 0;
+      },
+      absl::Minutes(1)))
+      << q.output;
+  EXPECT_EQ(absl::StripAsciiWhitespace(q.output), "2") << q.output;
 }
 
 // Issue 38: `kubectl quorum logs` and `report` on a running PostgresCluster:
