@@ -70,9 +70,18 @@ json DynamicConfig(const ConfigInput& in) {
   dcs_pg["use_slots"] = true;
   dcs_pg["parameters"] = StringMap(in.parameters);
   dcs_pg["pg_hba"] = in.pg_hba.empty() ? json::array() : json(in.pg_hba);
+  // check_timeline: a member still on a timeline older than the cluster's
+  // (one that had not yet followed the last promotion, e.g. the old primary
+  // right after a switchover) never wins the leader race. Without it, a new
+  // primary stopped seconds after its promotion lets that member take over
+  // and pick the same timeline number for a different history: what the new
+  // primary acknowledged is lost and it can no longer rejoin (seen in the
+  // pooler e2e). The cost is Patroni's: with no member on the cluster's
+  // timeline, nobody is promoted until one returns.
   json bootstrap_dcs = {{"ttl", in.ttl},
                         {"loop_wait", in.loop_wait},
                         {"retry_timeout", in.retry_timeout},
+                        {"check_timeline", true},
                         {"postgresql", dcs_pg}};
   // With the etcd DCS, an etcd outage must not demote a primary that every
   // member can still reach (Patroni's failsafe mode); the user may turn it off

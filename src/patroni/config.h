@@ -10,8 +10,9 @@
 //   scope, namespace (the etcd key prefix; the Kubernetes namespace with the
 //     kubernetes DCS), restapi.listen (with REST TLS: certfile, keyfile,
 //     cafile), ctl (with REST TLS: cacert, certfile, keyfile),
-//   bootstrap.dcs {ttl, loop_wait, retry_timeout, failsafe_mode (true with the
-//     etcd DCS), postgresql {use_pg_rewind, use_slots, parameters, pg_hba}}
+//   bootstrap.dcs {ttl, loop_wait, retry_timeout, check_timeline (true),
+//     failsafe_mode (true with the etcd DCS), postgresql {use_pg_rewind,
+//     use_slots, parameters, pg_hba}}
 //     deep-merged with dynamic_configuration (the user's values win),
 //     bootstrap.initdb (or with a restore_command: bootstrap.method pgbackrest
 //     and bootstrap.pgbackrest {command, keep_existing_recovery_conf, no_params}),

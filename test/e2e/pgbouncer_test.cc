@@ -191,16 +191,17 @@ class PgBouncerE2E : public PostgresClusterE2E {
     const Outcomes::Disruption sw = Report(outcomes, name + " switchover", switched);
     ASSERT_TRUE(sw.recovered_after.has_value()) << "no transaction succeeded after the switchover";
 
-    // The primary's pod killed once the old primary follows it (a kill
-    // before that can lose what the new primary acknowledged:
-    // docs/operations.md, "Known gap"). Either member may lead afterwards: the
+    // The primary's pod killed once the old primary follows it, so that the
+    // kill is a failover (before that, check_timeline keeps the old primary,
+    // which lacks what the new one acknowledged, from taking over:
+    // docs/operations.md). Either member may lead afterwards: the
     // StatefulSet brings the pod back under its name, and Patroni there takes
     // its leader key again when it is still valid.
     auto uid = [&](const std::string& pod) {
       absl::StatusOr<Json> got = client().Get(kPods, ns(), pod);
       return got.ok() ? (*got)["metadata"].value("uid", "") : std::string();
     };
-    ASSERT_TRUE(testenv::Eventually([&] { return PodReady(before); }, absl::Minutes(3)))
+    ASSERT_TRUE(testenv::Eventually([&] { return FollowsPrimary(name, before); }, absl::Minutes(3)))
         << before << " did not follow " << target << " after the switchover";
     const std::string killed_uid = uid(target);
     const absl::Time killed = absl::Now();

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/strip.h"
 #include "test/e2e/e2e_env.h"
 #include "test/testmain/paths.h"
 
@@ -47,10 +48,26 @@ class PostgresClusterE2E : public E2ETest {
   // The Ready condition of PostgresCluster `name`; an empty object when none.
   Json ReadyCondition(const std::string& name) { return Condition(kPostgres, name, "Ready"); }
 
-  // Pod `pod`'s Ready condition is True (a replica: it streams from the
-  // primary, on the primary's timeline).
+  // Pod `pod`'s Ready condition is True. Not proof that a replica follows
+  // the primary: the kubelet keeps a pod Ready for up to three failed probes
+  // (15 s) — an old primary right after a switchover still is. See
+  // FollowsPrimary.
   bool PodReady(const std::string& pod) {
     return Condition(kPods, pod, "Ready").value("status", "") == "True";
+  }
+
+  // Asked on the primary of PostgresCluster `cluster` (its Service, as the
+  // superuser): member `member` streams from it and has replayed past its
+  // last checkpoint, so it is on the primary's timeline. Until then the
+  // member cannot take over without what the primary acknowledged, and with
+  // check_timeline it refuses to (docs/operations.md).
+  bool FollowsPrimary(const std::string& cluster, const std::string& member) {
+    CommandResult r =
+        Sql(cluster + "-superuser", "",
+            "select count(*) from pg_stat_replication where application_name = '" + member +
+                "' and state = 'streaming' and replay_lsn >= "
+                "(select redo_lsn from pg_control_checkpoint());");
+    return r.exit_code == 0 && absl::StripAsciiWhitespace(r.output) == "1";
   }
 
   std::string Primary(const std::string& name) {

@@ -454,10 +454,13 @@ TEST_F(PostgresClusterE2E, KubernetesDcsUsersSwitchoverConfigEditsAndACrashLoopi
   // second until the operator has ended its lock.
   const std::string looping = Primary("kpg");
   const std::string replica = looping == "kpg-main-0" ? "kpg-main-1" : "kpg-main-0";
-  // The old primary follows the new one first: one that had not yet
-  // followed the switchover's timeline could take over without what the new
-  // primary acknowledged (docs/operations.md, "Known gap").
-  ASSERT_TRUE(testenv::Eventually([&] { return PodReady(replica); }, absl::Minutes(3)))
+  // Only a replica that follows the primary — on its timeline, which the
+  // switchover above changed — may take over (Patroni's check_timeline,
+  // docs/operations.md): the old primary rejoins first. Its pod's Ready is
+  // no proof: the kubelet keeps the old primary Ready for three failed
+  // probes after the switchover (CI crash-looped the new primary in that
+  // window, and the old one rightly waited for it).
+  ASSERT_TRUE(testenv::Eventually([&] { return FollowsPrimary("kpg", replica); }, absl::Minutes(3)))
       << replica << " did not follow " << looping << " after the switchover";
   const testenv::ControlPlane* cp = testenv::GetControlPlane();
   auto released = [&] {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <variant>
 
 #include "test/testmain/paths.h"
 
@@ -135,6 +136,18 @@ TEST(ConfigTest, EtcdDcsTurnsFailsafeModeOnUnlessTheUserSaysOtherwise) {
   EXPECT_EQ(BuildConfig(in)["bootstrap"]["dcs"]["failsafe_mode"], true);
   in.dynamic_configuration = {{"failsafe_mode", false}};
   EXPECT_EQ(BuildConfig(in)["bootstrap"]["dcs"]["failsafe_mode"], false);
+}
+
+TEST(ConfigTest, AMemberBehindTheClusterTimelineNeverLeadsUnlessTheUserSaysOtherwise) {
+  using Dcs = std::variant<KubernetesDcs, EtcdDcs>;
+  for (const Dcs& dcs : {Dcs{KubernetesDcs{}}, Dcs{EtcdDcs{.hosts = {"h:1"}}}}) {
+    ConfigInput in = Base();
+    in.dcs = dcs;
+    EXPECT_EQ(DynamicConfig(in)["check_timeline"], true);
+    EXPECT_EQ(BuildConfig(in)["bootstrap"]["dcs"]["check_timeline"], true);
+    in.dynamic_configuration = {{"check_timeline", false}};
+    EXPECT_EQ(DynamicConfig(in)["check_timeline"], false);
+  }
 }
 
 TEST(ConfigTest, KubernetesDcsLeavesFailsafeModeToTheUser) {
