@@ -7,8 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <string>
+#include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "test/e2e/e2e_env.h"
 #include "test/testmain/paths.h"
@@ -68,6 +73,30 @@ class PostgresClusterE2E : public E2ETest {
                 "' and state = 'streaming' and replay_lsn >= "
                 "(select redo_lsn from pg_control_checkpoint());");
     return r.exit_code == 0 && absl::StripAsciiWhitespace(r.output) == "1";
+  }
+
+  // The rows of `table` (one int column `v`) read through `host` as
+  // `secret`'s user; every one of `acknowledged` must be there.
+  void ExpectAcknowledgedRows(const std::string& secret, const std::string& host,
+                              const std::string& table, const std::vector<int>& acknowledged) {
+    CommandResult rows;
+    ASSERT_TRUE(testenv::Eventually(
+        [&] {
+          rows = Sql(secret, host, "select v from " + table + " order by v;");
+          return rows.exit_code == 0;
+        },
+        absl::Minutes(1)))
+        << rows.output;
+    std::set<int> present;
+    for (absl::string_view line : absl::StrSplit(rows.output, '\n', absl::SkipWhitespace())) {
+      int v = 0;
+      if (absl::SimpleAtoi(line, &v)) present.insert(v);
+    }
+    std::vector<int> lost;
+    for (int v : acknowledged) {
+      if (!present.contains(v)) lost.push_back(v);
+    }
+    EXPECT_TRUE(lost.empty()) << "acknowledged rows lost: " << absl::StrJoin(lost, ", ");
   }
 
   std::string Primary(const std::string& name) {

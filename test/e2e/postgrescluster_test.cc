@@ -715,24 +715,7 @@ TEST_F(PostgresClusterE2E, ScaleDownAndSetRemovalMoveThePrimaryFirstAndLoseNoWri
   absl::SleepFor(absl::Seconds(2));  // a few writes against the last member
   const std::vector<int> acknowledged = writer.Stop();
   ASSERT_GT(acknowledged.size(), 10u) << "the writer barely wrote";
-  CommandResult rows;
-  ASSERT_TRUE(testenv::Eventually(
-      [&] {
-        rows = Sql("rm-superuser", primary_svc, "select v from w order by v;");
-        return rows.exit_code == 0;
-      },
-      absl::Minutes(1)))
-      << rows.output;
-  std::set<int> present;
-  for (absl::string_view line : absl::StrSplit(rows.output, '\n', absl::SkipWhitespace())) {
-    int v = 0;
-    if (absl::SimpleAtoi(line, &v)) present.insert(v);
-  }
-  std::vector<int> lost;
-  for (int v : acknowledged) {
-    if (!present.contains(v)) lost.push_back(v);
-  }
-  EXPECT_TRUE(lost.empty()) << "acknowledged rows lost: " << absl::StrJoin(lost, ", ");
+  ExpectAcknowledgedRows("rm-superuser", primary_svc, "w", acknowledged);
 }
 
 // Issue 34: the secure DCS make demo uses, with no Secret written by the

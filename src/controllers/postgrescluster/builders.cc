@@ -556,7 +556,10 @@ std::vector<CredentialSpec> CredentialSecrets(const PostgresCluster& cluster) {
       {n.superuser_secret, std::string(api::kSuperuserName), "postgres"},
       {n.replication_secret, std::string(api::kReplicationUserName), ""}};
   for (const api::PostgresUserSpec& u : cluster.spec.users) {
-    const std::string db = u.databases.empty() ? "" : u.databases[0];
+    // A user without databases connects to `postgres` (as a PostgresRole's
+    // Secret does): libpq's default, a database named after the user, does
+    // not exist.
+    const std::string db = u.databases.empty() ? "postgres" : u.databases[0];
     out.push_back({UserSecretName(cluster, u.name), u.name, db});
   }
   return out;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <optional>
 
@@ -222,6 +224,17 @@ TEST(ConnectionSecretTest, VerifyFullAndTheCa) {
   EXPECT_EQ(Decoded(s, "uri"),
             "postgresql://postgres:pw@hippo.db.svc:5432/postgres?sslmode=verify-full");
   EXPECT_EQ(Decoded(s, "host"), "hippo.db.svc");
+}
+
+TEST(ConnectionSecretTest, AUserWithoutDatabasesConnectsToPostgres) {
+  PostgresCluster c = Cluster("etcd");
+  c.spec.users = {{.name = "report"}, {.name = "app", .databases = {"app", "other"}}};
+  std::map<std::string, std::string> dbname;
+  for (const CredentialSpec& spec : CredentialSecrets(c)) dbname[spec.username] = spec.dbname;
+  EXPECT_EQ(dbname["report"], "postgres");  // libpq's default, "report", does not exist
+  EXPECT_EQ(dbname["app"], "app");
+  EXPECT_EQ(dbname["postgres"], "postgres");
+  EXPECT_EQ(dbname["replicator"], "");
 }
 
 TEST(PgHbaTest, OnlyTlsUnlessPlaintextIsAllowed) {
