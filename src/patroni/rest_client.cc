@@ -48,6 +48,8 @@ absl::Status StatusFromCode(long code, std::string_view body, std::string_view w
       return absl::UnauthenticatedError(msg);
     case 403:
       return absl::PermissionDeniedError(msg);
+    case 409:  // PATCH /config: the DCS copy changed since read (compare-and-set)
+      return absl::AbortedError(msg);
     case 412:
       return absl::FailedPreconditionError(msg);
     case 503:

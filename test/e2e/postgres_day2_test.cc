@@ -1,12 +1,13 @@
 // Issue 33: the edits users make to a running PostgresCluster, one after the
-// other under a client that writes throughout — a switchover to each member,
+// other under a client that writes throughout: a switchover to each member,
 // switchover targets that are wrong in two ways, a resources change (a
-// rolling update: replicas first, the primary after a switchover) and a new
-// user. After each edit the cluster converges (Ready at the new generation);
-// a refused edit names its field; at the end every acknowledged row is
-// there. Scale-downs and set removal under a writer are in
-// postgrescluster_test.cc (ScaleDownAndSetRemoval...), a backup with a member
-// down in pgbackrest_test.cc.
+// rolling update: replicas first, the primary after a switchover), an
+// instance set added and removed, and a new user. After each edit the
+// cluster converges (Ready at the new generation); a refused edit names its
+// field; at the end every acknowledged row is there. A scale-down and a set
+// removal with the primary in them are in postgrescluster_test.cc
+// (ScaleDownAndSetRemoval...), a backup with a member down in
+// pgbackrest_test.cc.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -98,12 +99,16 @@ TEST_F(PostgresDayTwoE2E, EditsUnderAWriterKeepEveryAcknowledgedRow) {
   EXPECT_EQ(Primary("d2"), primary);
   EXPECT_TRUE(testenv::Eventually([&] { return Converged("d2"); }, absl::Minutes(1)));
 
+  // spec.instances is replaced whole by a merge patch.
+  auto set_instances = [&](const Json& instances) {
+    return client()
+        .Patch(kPostgres, ns(), "d2", kube::PatchType::kMerge,
+               {{"spec", {{"instances", instances}}}})
+        .ok();
+  };
   // Resources: every member replaced with the new requests, the primary last.
   pg["spec"]["instances"][0]["resources"] = {{"requests", {{"cpu", "10m"}}}};
-  ASSERT_TRUE(client()
-                  .Patch(kPostgres, ns(), "d2", kube::PatchType::kMerge,
-                         {{"spec", {{"instances", pg["spec"]["instances"]}}}})
-                  .ok());
+  ASSERT_TRUE(set_instances(pg["spec"]["instances"]));
   ASSERT_TRUE(testenv::Eventually(
       [&] {
         for (const char* pod : {"d2-main-0", "d2-main-1", "d2-main-2"}) {
@@ -113,6 +118,28 @@ TEST_F(PostgresDayTwoE2E, EditsUnderAWriterKeepEveryAcknowledgedRow) {
       },
       absl::Minutes(6)))
       << "the resources change did not roll through every member";
+
+  // A set added to the running cluster: its member joins and follows the
+  // primary. Removed again: its StatefulSet and pod go (the claim stays).
+  Json with_extra = pg["spec"]["instances"];
+  Json extra = with_extra[0];
+  extra["name"] = "extra";
+  extra["replicas"] = 1;
+  with_extra.push_back(extra);
+  ASSERT_TRUE(set_instances(with_extra));
+  ASSERT_TRUE(testenv::Eventually(
+      [&] { return FollowsPrimary("d2", "d2-extra-0") && Converged("d2"); }, absl::Minutes(5)))
+      << "the added set's member did not join";
+  ASSERT_TRUE(set_instances(pg["spec"]["instances"]));
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        return absl::IsNotFound(
+                   client().Get({"apps", "v1", "statefulsets"}, ns(), "d2-extra").status()) &&
+               absl::IsNotFound(client().Get(kPods, ns(), "d2-extra-0").status()) &&
+               Converged("d2");
+      },
+      absl::Minutes(4)))
+      << "the removed set's StatefulSet or pod is still there";
 
   // A new user: its Secret appears and it logs in through the primary Service.
   ASSERT_TRUE(client()

@@ -417,7 +417,8 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   runtime::Result wait = NextWait(backoff_, req, dcs, members);
   for (const std::optional<absl::Duration>& also :
        {ReloadAfterRenewal(ctx, members, prepared->tls), *backup_wait, sw.recheck_after,
-        *upgrade_wait, restore_wait, LeftoverClaimsRecheck(req, ctx.stored, applied)}) {
+        *upgrade_wait, restore_wait, LeftoverClaimsRecheck(req, ctx.stored, applied),
+        config_sync_.RetryAfter(req.Key())}) {
     if (also.has_value()) WaitAtMost(wait, *also);
   }
   return wait;

@@ -4,11 +4,21 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "src/controllers/common/wait.h"
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/patroni/config.h"
 #include "src/patroni/dynamic_config.h"
 
 namespace quorum::postgrescluster {
+
+namespace {
+
+// Attempts at a PATCH that Patroni answers 409: the DCS copy changed between
+// its read and its compare-and-set write (the leader writes the timeline
+// history there right after a promotion); each attempt reads it again.
+constexpr int kConflictAttempts = 3;
+
+}  // namespace
 
 void DynamicConfigSync::Sync(const Phase& ctx, const DcsResolution& dcs, const Members& members,
                              patroni::RestClient& rest) {
@@ -23,35 +33,55 @@ void DynamicConfigSync::Sync(const Phase& ctx, const DcsResolution& dcs, const M
     auto it = confirmed_.find(key);
     if (it != confirmed_.end() && it->second == text) return;
   }
-  absl::StatusOr<Json> current = rest.GetConfig(url->second);
-  if (!current.ok()) {
-    spdlog::warn("{}: reading Patroni's dynamic configuration from {}: {}", key, members.primary,
-                 std::string(current.status().message()));
+  std::string paths;
+  absl::Status s = absl::OkStatus();
+  for (int attempt = 0; attempt < kConflictAttempts; ++attempt) {
+    absl::StatusOr<Json> current = rest.GetConfig(url->second);
+    if (!current.ok()) {
+      s = current.status();
+      break;
+    }
+    const Json patch = patroni::DynamicConfigPatch(desired, *current);
+    if (patch.empty()) break;
+    paths = absl::StrJoin(patroni::PatchPaths(patch), ", ");
+    s = rest.PatchConfig(url->second, patch, ctx.rest_auth);
+    if (!absl::IsAborted(s)) break;
+  }
+  absl::MutexLock lock(&mu_);
+  if (!s.ok()) {
+    // Looked at again soon (RetryAfter), whatever else the reconcile waits on.
+    const int failures = ++failures_[key];
+    const std::string message = absl::StrCat(
+        paths.empty() ? "reading Patroni's dynamic configuration"
+                      : absl::StrCat("Patroni refused the spec's ", paths, " (PATCH /config)"),
+        " on ", members.primary, ": ", s.message(), "; retrying in ",
+        absl::FormatDuration(controllers::BackoffDelay(failures - 1, kFirstRetry)));
+    spdlog::warn("{}: {}", key, message);
+    ctx.recorder.Warning(ctx.stored, "DynamicConfigurationFailed", message);
     return;
   }
-  const Json patch = patroni::DynamicConfigPatch(desired, *current);
-  if (!patch.empty()) {
-    const std::string paths = absl::StrJoin(patroni::PatchPaths(patch), ", ");
-    if (absl::Status s = rest.PatchConfig(url->second, patch, ctx.rest_auth); !s.ok()) {
-      ctx.recorder.Warning(
-          ctx.stored, "DynamicConfigurationFailed",
-          absl::StrCat("Patroni refused the spec's ", paths, " (PATCH /config on ", members.primary,
-                       "): ", s.message(), "; retrying on the next reconcile"));
-      return;
-    }
+  failures_.erase(key);
+  if (!paths.empty()) {
     ctx.recorder.Normal(
         ctx.stored, "DynamicConfigurationApplied",
         absl::StrCat("Patroni's dynamic configuration now has the spec's ", paths,
                      "; members apply it within loop_wait (parameters that need a restart are "
                      "pending_restart until the member restarts)"));
   }
-  absl::MutexLock lock(&mu_);
   confirmed_[key] = text;
+}
+
+std::optional<absl::Duration> DynamicConfigSync::RetryAfter(const std::string& key) const {
+  absl::MutexLock lock(&mu_);
+  auto it = failures_.find(key);
+  if (it == failures_.end()) return std::nullopt;
+  return controllers::BackoffDelay(it->second - 1, kFirstRetry);
 }
 
 void DynamicConfigSync::Forget(const std::string& key) {
   absl::MutexLock lock(&mu_);
   confirmed_.erase(key);
+  failures_.erase(key);
 }
 
 size_t DynamicConfigSync::size() const {

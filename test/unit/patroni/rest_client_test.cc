@@ -88,6 +88,11 @@ class RestClientTest : public ::testing::Test {
       res.status = 503;
       res.set_content("Failover failed", "text/plain");
     });
+    // Patroni's compare-and-set of the DCS copy lost to a concurrent write.
+    server_.Patch("/config", [](const httplib::Request&, httplib::Response& res) {
+      res.status = 409;
+      res.set_content("<!DOCTYPE HTML>", "text/html");
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     // stop() is a no-op before the loop runs, so wait for it (TearDown would hang).
@@ -130,6 +135,12 @@ TEST_F(RestClientTest, SendsSwitchoverAndMapsRefusals) {
   s = c.Failover(url_, "m2");
   EXPECT_TRUE(absl::IsUnavailable(s)) << s;
   EXPECT_EQ(nlohmann::json::parse(last_body_), nlohmann::json::parse(R"({"candidate":"m2"})"));
+}
+
+TEST_F(RestClientTest, AConfigConflictIsAbortedToBeReadAgain) {
+  RestClient c({});
+  absl::Status s = c.PatchConfig(url_, {{"loop_wait", 5}});
+  EXPECT_TRUE(absl::IsAborted(s)) << s;
 }
 
 TEST_F(RestClientTest, UnreachableMemberIsUnavailable) {
