@@ -37,20 +37,21 @@ void DynamicConfigSync::Sync(const Phase& ctx, const DcsResolution& dcs, const M
   absl::Status s = absl::OkStatus();
   for (int attempt = 0; attempt < kConflictAttempts; ++attempt) {
     absl::StatusOr<Json> current = rest.GetConfig(url->second);
-    if (!current.ok()) {
-      s = current.status();
-      break;
-    }
+    s = current.status();
+    if (!s.ok()) break;
     const Json patch = patroni::DynamicConfigPatch(desired, *current);
-    if (patch.empty()) break;
+    if (patch.empty()) break;  // nothing (left) to send
     paths = absl::StrJoin(patroni::PatchPaths(patch), ", ");
     s = rest.PatchConfig(url->second, patch, ctx.rest_auth);
     if (!absl::IsAborted(s)) break;
   }
-  absl::MutexLock lock(&mu_);
   if (!s.ok()) {
     // Looked at again soon (RetryAfter), whatever else the reconcile waits on.
-    const int failures = ++failures_[key];
+    int failures = 0;
+    {
+      absl::MutexLock lock(&mu_);
+      failures = ++failures_[key];
+    }
     const std::string message = absl::StrCat(
         paths.empty() ? "reading Patroni's dynamic configuration"
                       : absl::StrCat("Patroni refused the spec's ", paths, " (PATCH /config)"),
@@ -60,7 +61,6 @@ void DynamicConfigSync::Sync(const Phase& ctx, const DcsResolution& dcs, const M
     ctx.recorder.Warning(ctx.stored, "DynamicConfigurationFailed", message);
     return;
   }
-  failures_.erase(key);
   if (!paths.empty()) {
     ctx.recorder.Normal(
         ctx.stored, "DynamicConfigurationApplied",
@@ -68,6 +68,8 @@ void DynamicConfigSync::Sync(const Phase& ctx, const DcsResolution& dcs, const M
                      "; members apply it within loop_wait (parameters that need a restart are "
                      "pending_restart until the member restarts)"));
   }
+  absl::MutexLock lock(&mu_);
+  failures_.erase(key);
   confirmed_[key] = text;
 }
 
