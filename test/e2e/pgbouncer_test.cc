@@ -224,20 +224,11 @@ class PgBouncerE2E : public PostgresClusterE2E {
       if (slow_exit[k].load() == 0) acknowledged.push_back(-1 - k);
     }
     ASSERT_GT(acknowledged.size(), 20u) << "the writer barely wrote";
-    CommandResult rows = SqlWithin(app, pooler, "select v from w order by v;");
-    ASSERT_EQ(rows.exit_code, 0) << rows.output;
-    std::set<int> present;
-    for (absl::string_view line : absl::StrSplit(rows.output, '\n', absl::SkipWhitespace())) {
-      int v = 0;
-      if (absl::SimpleAtoi(line, &v)) present.insert(v);
-    }
-    std::vector<int> lost;
-    for (int v : acknowledged) {
-      if (!present.contains(v)) lost.push_back(v);
-    }
+    std::optional<std::vector<int>> lost = MissingRows(app, pooler, "w", acknowledged);
+    ASSERT_TRUE(lost.has_value());
     std::printf("pgbouncer e2e: %s: %zu writes acknowledged, %zu lost\n", name.c_str(),
-                acknowledged.size(), lost.size());
-    EXPECT_TRUE(lost.empty()) << "acknowledged rows lost: " << absl::StrJoin(lost, ", ");
+                acknowledged.size(), lost->size());
+    EXPECT_TRUE(lost->empty()) << "acknowledged rows lost: " << absl::StrJoin(*lost, ", ");
   }
 };
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -75,18 +76,17 @@ class PostgresClusterE2E : public E2ETest {
     return r.exit_code == 0 && absl::StripAsciiWhitespace(r.output) == "1";
   }
 
-  // The rows of `table` (one int column `v`) read through `host` as
-  // `secret`'s user; every one of `acknowledged` must be there.
-  void ExpectAcknowledgedRows(const std::string& secret, const std::string& host,
-                              const std::string& table, const std::vector<int>& acknowledged) {
-    CommandResult rows;
-    ASSERT_TRUE(testenv::Eventually(
-        [&] {
-          rows = Sql(secret, host, "select v from " + table + " order by v;");
-          return rows.exit_code == 0;
-        },
-        absl::Minutes(1)))
-        << rows.output;
+  // The values of `acknowledged` missing from `table` (one int column `v`),
+  // read through `host` as `secret`'s user (retried for a minute); nullopt,
+  // with the failure recorded, when it could not be read.
+  std::optional<std::vector<int>> MissingRows(const std::string& secret, const std::string& host,
+                                              const std::string& table,
+                                              const std::vector<int>& acknowledged) {
+    CommandResult rows = SqlWithin(secret, host, "select v from " + table + " order by v;");
+    if (rows.exit_code != 0) {
+      ADD_FAILURE() << "reading " << table << ": " << rows.output;
+      return std::nullopt;
+    }
     std::set<int> present;
     for (absl::string_view line : absl::StrSplit(rows.output, '\n', absl::SkipWhitespace())) {
       int v = 0;
@@ -96,7 +96,15 @@ class PostgresClusterE2E : public E2ETest {
     for (int v : acknowledged) {
       if (!present.contains(v)) lost.push_back(v);
     }
-    EXPECT_TRUE(lost.empty()) << "acknowledged rows lost: " << absl::StrJoin(lost, ", ");
+    return lost;
+  }
+
+  // Every one of `acknowledged` is in `table` (MissingRows).
+  void ExpectAcknowledgedRows(const std::string& secret, const std::string& host,
+                              const std::string& table, const std::vector<int>& acknowledged) {
+    std::optional<std::vector<int>> lost = MissingRows(secret, host, table, acknowledged);
+    ASSERT_TRUE(lost.has_value());
+    EXPECT_TRUE(lost->empty()) << "acknowledged rows lost: " << absl::StrJoin(*lost, ", ");
   }
 
   std::string Primary(const std::string& name) {

@@ -4,9 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
-
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "absl/strings/escaping.h"
