@@ -93,25 +93,23 @@ std::optional<LockRelease> PlanLockRelease(const std::vector<ObjectPtr>& pods,
   return out;
 }
 
-bool ReleaseCrashLoopingLeader(const Phase& p, const DcsResolution& dcs,
-                               const std::vector<ObjectPtr>& pods, const Members& members) {
-  const std::optional<LockRelease> plan = PlanLockRelease(pods, members);
-  if (!plan.has_value() || !dcs.ready) return false;
-  absl::StatusOr<bool> released = UsesEtcd(p.cluster) ? ReleaseInEtcd(p, dcs, plan->leader)
-                                                      : ReleaseInKubernetes(p, plan->leader);
+bool ReleaseLeaderLock(const Phase& p, const DcsResolution& dcs, const LockRelease& plan) {
+  if (!dcs.ready) return false;
+  absl::StatusOr<bool> released = UsesEtcd(p.cluster) ? ReleaseInEtcd(p, dcs, plan.leader)
+                                                      : ReleaseInKubernetes(p, plan.leader);
   if (!released.ok()) {
     const std::string message = absl::StrCat("ending the leader lock of crash-looping member ",
-                                             plan->leader, ": ", released.status().message());
+                                             plan.leader, ": ", released.status().message());
     spdlog::warn("{}/{}: {}", p.n.ns, p.n.cluster, message);
     p.recorder.Warning(p.stored, "LeaderLockReleaseFailed", message);
     return false;
   }
   if (!*released) return false;  // someone renewed or took it meanwhile
   const std::string message = absl::StrCat(
-      "the leader ", plan->leader,
+      "the leader ", plan.leader,
       "'s database container is in CrashLoopBackOff; ended its leader lock so that a healthy "
       "replica (",
-      absl::StrJoin(plan->candidates, ", "),
+      absl::StrJoin(plan.candidates, ", "),
       ") takes over instead of waiting for the lock, which each restart renews, to expire");
   spdlog::warn("{}/{}: {}", p.n.ns, p.n.cluster, message);
   p.recorder.Warning(p.stored, "LeaderLockReleased", message);

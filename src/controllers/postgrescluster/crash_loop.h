@@ -10,7 +10,7 @@
 // Patroni decides who leads after that; the operator only removes the dead
 // holder's lock, in one compare-and-delete (its value must still name it).
 //
-// PlanLockRelease is pure; ReleaseCrashLoopingLeader writes the DCS (etcd: a
+// PlanLockRelease is pure; ReleaseLeaderLock writes the DCS (etcd: a
 // transaction; kubernetes: a patch of the leader Endpoints' `leader`
 // annotation, guarded by its resourceVersion) and records an event.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_CRASH_LOOP_H_
@@ -44,12 +44,12 @@ bool DatabaseCrashLooping(const Json& pod);
 std::optional<LockRelease> PlanLockRelease(const std::vector<runtime::ObjectPtr>& pods,
                                            const Members& members);
 
-// Acts on PlanLockRelease: ends the lock in the DCS if it still names the
-// crash-looping leader, then a LeaderLockReleased Warning event. Returns true
-// when it ended a lock. A DCS error is logged and evented (the next pod event
-// or reconcile tries again), never fatal.
-bool ReleaseCrashLoopingLeader(const Phase& p, const DcsResolution& dcs,
-                               const std::vector<runtime::ObjectPtr>& pods, const Members& members);
+// Acts on PlanLockRelease's `plan` (member_plan.h takes it as a step): ends
+// the lock in the DCS if it still names the crash-looping leader, then a
+// LeaderLockReleased Warning event. Returns true when it ended a lock. A DCS
+// error is logged and evented (the next pod event or reconcile tries again),
+// never fatal.
+bool ReleaseLeaderLock(const Phase& p, const DcsResolution& dcs, const LockRelease& plan);
 
 }  // namespace quorum::postgrescluster
 

@@ -57,7 +57,7 @@ std::string Removal(const SetScale& set, const std::vector<const MemberPod*>& le
 }  // namespace
 
 MembershipPlan PlanMembership(const std::vector<SetScale>& sets, const std::vector<MemberPod>& pods,
-                              bool user_switchover_pending) {
+                              const std::string& first) {
   MembershipPlan plan;
   std::set<std::string> leaving_names;
   std::vector<std::pair<const SetScale*, std::vector<const MemberPod*>>> shrinking;
@@ -87,8 +87,8 @@ MembershipPlan PlanMembership(const std::vector<SetScale>& sets, const std::vect
       hold("");  // one risky step per reconcile: the next one comes back
       continue;
     }
-    if (user_switchover_pending) {
-      hold("waiting for the requested switchover before " + removal);
+    if (!first.empty()) {
+      hold(absl::StrCat("waiting for ", first, " before ", removal));
       continue;
     }
     const bool any_started =

@@ -8,11 +8,12 @@
 // stays and streams from it (so the primary's clean shutdown hands it every
 // acknowledged write), and the set keeps its current replicas until then.
 //
-// At most one risky step per reconcile (rollout.h): one switchover, one set
-// scaled down or one removed set deleted; a pending user switchover goes
-// first. A removed set whose pods are all gone is deleted at once (nothing
-// leaves with it). The claims of leaving pods stay (the StatefulSets retain
-// them): adding the set again, or scaling up again, reuses them.
+// At most one risky step per reconcile (member_plan.h orders them): one
+// switchover, one set scaled down or one removed set deleted; a step taken
+// first (the user's switchover) makes every removal wait. A removed set whose
+// pods are all gone is deleted at once (nothing leaves with it). The claims
+// of leaving pods stay (the StatefulSets retain them): adding the set again,
+// or scaling up again, reuses them.
 //
 // Pure (thread-safe): the reconciler observes, this decides, the reconciler acts.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_MEMBERSHIP_H_
@@ -61,10 +62,11 @@ struct MembershipPlan {
 std::optional<int> OrdinalIn(const std::string& statefulset, const std::string& pod);
 
 // `pods`: the cluster's member pods (not being deleted), with readiness and
-// the known primary (MemberPods). `user_switchover_pending`: a new switchover
-// trigger is acted on in this reconcile.
+// the known primary (MemberPods). `first`: the risky step taken in this
+// reconcile instead ("the requested switchover"; member_plan.h), "" none;
+// every shrinking set then waits, saying for what.
 MembershipPlan PlanMembership(const std::vector<SetScale>& sets, const std::vector<MemberPod>& pods,
-                              bool user_switchover_pending);
+                              const std::string& first);
 
 }  // namespace quorum::postgrescluster
 

@@ -12,6 +12,7 @@
 #include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/crash_loop.h"
 #include "src/controllers/postgrescluster/finalizer.h"
+#include "src/controllers/postgrescluster/member_plan.h"
 #include "src/controllers/postgrescluster/next_wait.h"
 #include "src/controllers/postgrescluster/objects.h"
 #include "src/controllers/postgrescluster/observe.h"
@@ -249,7 +250,6 @@ PostgresClusterReconciler::Observed PostgresClusterReconciler::ObserveMembers(
   out.members = Observe(probe_, cache_, out.pods, member_url_, ctx.cluster, prepared.tls.ca_pem,
                         prepared.tls.operator_client,
                         out.pods.empty() ? std::nullopt : ObserveLeader(ctx, prepared.dcs));
-  out.membership = PlanMembers(ctx, out.pods, out.members);
   return out;
 }
 
@@ -258,29 +258,41 @@ absl::StatusOr<std::string> PostgresClusterReconciler::ActOnMembers(const Phase&
                                                                     const Observed& observed) {
   const std::vector<ObjectPtr>& pods = observed.pods;
   const Members& members = observed.members;
-  // A crash-looping leader's lock ended: a healthy replica takes over.
-  ReleaseCrashLoopingLeader(ctx, prepared.dcs, pods, members);
+  const MemberPlan& plan = observed.plan;
+  // The role labels route clients: corrected first; while that fails, no
+  // rollout step and no idempotent write (member_plan.h).
   const std::string roles_problem = CorrectRoleLabels(ctx, pods, members);
-  // A major upgrade moves and stops the members itself: nothing else acts.
-  if (UpgradeUnderway(ctx.cluster)) return roles_problem;
-  absl::Status s = RemoveMembers(ctx, observed.membership, members, rest_);
-  if (!s.ok()) return s;
-  // One risky step per reconcile: a removal's step holds the rollout back.
-  if (roles_problem.empty() && observed.membership.step.empty()) {
-    RollOutdatedMembers(ctx, pods, members, rest_);
+  const bool labels_ok = roles_problem.empty();
+  // The removal's waits and its empty removed sets (membership.h); it
+  // carries a step only when that is the plan's.
+  if (absl::Status s = RemoveMembers(ctx, plan.membership, members, rest_); !s.ok()) return s;
+  if (plan.roll.kind == RollStep::kWait && labels_ok) {  // said, aggregated by the recorder
+    ctx.recorder.Normal(ctx.stored, "RollingUpdateWaiting", plan.roll.reason);
+  }
+  switch (plan.step) {
+    case MemberPlan::kReleaseLock:  // a healthy replica takes over
+      ReleaseLeaderLock(ctx, prepared.dcs, plan.lock);
+      break;
+    case MemberPlan::kRoll:
+      if (labels_ok) TakeRollStep(ctx, plan.roll, members, rest_);
+      break;
+    case MemberPlan::kRemoval:         // taken by RemoveMembers above
+    case MemberPlan::kUserSwitchover:  // SwitchoverPhase, after the writes below
+    case MemberPlan::kNone:
+      break;
   }
   // Each phase reports its own failure (event, Ready's message): spec.users
   // failing holds no configuration change back.
   std::string users_problem;
-  if (!members.primary.empty() && roles_problem.empty()) {
+  if (plan.ensure_users && labels_ok) {
     users_problem =
         EnsureUsersOnce(ctx.cluster, members.primary, pods, ctx.stored, prepared.tls.ca_pem);
+    if (users_problem.empty()) {
+      users_problem = pgbouncer_role_.Ensure(ctx, members.primary, pods, prepared.tls.ca_pem);
+    }
   }
-  if (!members.primary.empty() && roles_problem.empty() && users_problem.empty()) {
-    users_problem = pgbouncer_role_.Ensure(ctx, members.primary, pods, prepared.tls.ca_pem);
-  }
-  if (roles_problem.empty()) config_sync_.Sync(ctx, prepared.dcs, members, rest_);
-  return roles_problem.empty() ? users_problem : roles_problem;
+  if (plan.sync_config && labels_ok) config_sync_.Sync(ctx, prepared.dcs, members, rest_);
+  return labels_ok ? users_problem : roles_problem;
 }
 
 // Claims are not watched (the cache holds only labelled ones): while some
@@ -317,7 +329,8 @@ std::optional<Result> PostgresClusterReconciler::WaitForEarlierObjects(const run
 
 SwitchoverOutcome PostgresClusterReconciler::SwitchoverPhase(const Phase& ctx,
                                                              const Members& members,
-                                                             const std::string& ca_pem) {
+                                                             const std::string& ca_pem,
+                                                             bool may_act) {
   // A switchover trigger waits for an upgrade (which moves the primary itself).
   if (UpgradeUnderway(ctx.cluster)) return {};
   const std::string key = ctx.n.ns + "/" + ctx.n.cluster;
@@ -331,6 +344,7 @@ SwitchoverOutcome PostgresClusterReconciler::SwitchoverPhase(const Phase& ctx,
     }
   }
   const SwitchoverPlan plan = PlanSwitchover(ctx.cluster, members, ctx.now);
+  if (plan.kind == SwitchoverPlan::kAct && !may_act) return {};  // another step goes first
   std::unique_ptr<PgBouncerConsole> pooler;
   if (plan.kind == SwitchoverPlan::kAct) {
     absl::StatusOr<std::unique_ptr<PgBouncerConsole>> console = PgBouncerConsoleOf(ctx, ca_pem);
@@ -376,8 +390,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   absl::StatusOr<Prepared> prepared = ObserveDcsAndCredentials(req, ctx);
   if (!prepared.ok()) return prepared.status();
   const DcsResolution& dcs = prepared->dcs;
-  // Observe the members and plan their removals: a scale-down is held while
-  // the primary must move first.
+  // Observe the members (their plan follows the upgrade's phase).
   Observed observed = ObserveMembers(ctx, *prepared);
   const Members& members = observed.members;
   // A major upgrade (major_upgrade.h), planned from the spec as asked: from
@@ -385,11 +398,13 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   absl::StatusOr<std::optional<absl::Duration>> upgrade_wait =
       MajorUpgradePhase(ctx, *cluster, dcs, members);
   if (!upgrade_wait.ok()) return upgrade_wait.status();
-  if (UpgradeUnderway(*cluster)) observed.membership = MembershipPlan{};  // it sets the replicas
+  // What happens to the members, at most one risky step (member_plan.h): a
+  // scale-down is held while the primary must move first.
+  observed.plan = PlanMemberSteps(ObserveMemberChanges(ctx, dcs, observed.pods, observed.members));
   AppliedObjects applied;
   // An object the API server refuses (a policy, a quota) holds nothing
   // else back: it is evented, named in the status and retried with backoff.
-  const absl::Status refused = ApplyOwnedObjects(ctx, dcs, observed.membership.hold, &applied);
+  const absl::Status refused = ApplyOwnedObjects(ctx, dcs, observed.plan.membership.hold, &applied);
   if (!refused.ok() && !runtime::IsRefusedWrite(refused)) return refused;
   if (!refused.ok()) recorder_.Warning(*stored, "ApplyRefused", std::string(refused.message()));
   // An in-place restore may hold the members back (restore.h).
@@ -405,7 +420,8 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   absl::StatusOr<std::string> problem = ActOnMembers(ctx, *prepared, observed);
   if (!problem.ok()) return problem.status();
   if (problem->empty()) *problem = std::string(refused.message());
-  const SwitchoverOutcome sw = SwitchoverPhase(ctx, members, prepared->tls.ca_pem);
+  const SwitchoverOutcome sw = SwitchoverPhase(ctx, members, prepared->tls.ca_pem,
+                                               observed.plan.step == MemberPlan::kUserSwitchover);
   // Status last, only when it changed; then wait.
   std::optional<std::vector<api::PgBackRestRepoStatus>> backups;
   if (scheduled_backups_) backups = SummarizeBackups(*cluster, FinishedBackupsOf(ctx));

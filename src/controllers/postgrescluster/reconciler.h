@@ -33,7 +33,8 @@
 //      otherwise; restarted when the roles change) for re-reading the roles;
 //      at most until the server certificate is due for renewal.
 // Reconcile (reconciler.cc) lists these phases; each is its own file:
-// observe.h (1, 4: the DCS, pods, leader key, members' roles), objects.h (2,
+// observe.h (1, 4: the DCS, pods, leader key, members' roles), member_plan.h
+// (what happens to the members: one risky step at most), objects.h (2,
 // 3), roles.h (4: role labels), roll_members.h (rolling update, planned by
 // rollout.h), ensure_users.cc and sync_config.h (5), switchover.h (6), write_status.h (7, built
 // by status.h), next_wait.h (8); deletion.cc for a deleting cluster, setup.cc
@@ -58,7 +59,7 @@
 #include "src/controllers/postgrescluster/etcd_user.h"
 #include "src/controllers/postgrescluster/leader_watch.h"
 #include "src/controllers/postgrescluster/major_upgrade.h"
-#include "src/controllers/postgrescluster/membership.h"
+#include "src/controllers/postgrescluster/member_plan.h"
 #include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/pgbouncer_phase.h"
 #include "src/controllers/postgrescluster/phase.h"
@@ -193,11 +194,12 @@ class PostgresClusterReconciler : public runtime::Reconciler {
                                                    const TlsState& tls);
 
   // The members as they are (none while an in-place restore holds them
-  // stopped) and the plan for their removals (membership.h).
+  // stopped), and once a major upgrade's phase has run, what happens to
+  // them in this reconcile (member_plan.h).
   struct Observed {
     std::vector<runtime::ObjectPtr> pods;
     Members members;
-    MembershipPlan membership;
+    MemberPlan plan;
   };
   Observed ObserveMembers(const Phase& ctx, const Prepared& prepared);
   // An in-place restore's steps while members run: in Checking
@@ -212,17 +214,20 @@ class PostgresClusterReconciler : public runtime::Reconciler {
   // trigger (remembered in restore_switched_).
   absl::StatusOr<ArchiverView> AskArchiver(const Phase& ctx, const Observed& observed,
                                            const std::string& ca_pem);
-  // The steps on the members, at most one risky one (a removal, a rollout
-  // step): a crash-looping leader's lock ended, the role labels, removals,
-  // the rollout, spec.users, the dynamic configuration. Returns a problem
-  // sentence or ""; errors: a removal's.
+  // Carries out observed.plan (member_plan.h): the role labels corrected
+  // first, the waits said, then its one risky step (a crash-looping leader's
+  // lock ended, a removal's, a rollout step; the user's switchover is
+  // SwitchoverPhase's), then spec.users and the dynamic configuration.
+  // Returns a problem sentence or ""; errors: a removal's.
   absl::StatusOr<std::string> ActOnMembers(const Phase& ctx, const Prepared& prepared,
                                            const Observed& observed);
 
   // Step 6: a new switchover trigger (switchover.h), the pooler paused
   // around it; first, a pooler left paused after a restart is resumed.
+  // `may_act`: the member plan's step is this switchover; otherwise a
+  // trigger that Patroni would be asked for now waits for a later reconcile.
   SwitchoverOutcome SwitchoverPhase(const Phase& ctx, const Members& members,
-                                    const std::string& ca_pem);
+                                    const std::string& ca_pem, bool may_act);
 
   // Step 5; returns a problem sentence or "".
   std::string EnsureUsersOnce(const PostgresCluster& cluster, const std::string& primary,

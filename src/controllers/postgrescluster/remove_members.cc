@@ -9,6 +9,9 @@
 #include "src/base/failpoint.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/kube_fields.h"
+#include "src/controllers/postgrescluster/crash_loop.h"
+#include "src/controllers/postgrescluster/major_upgrade.h"
+#include "src/controllers/postgrescluster/names.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/controllers/postgrescluster/roll_members.h"
 #include "src/controllers/postgrescluster/switchover.h"
@@ -49,10 +52,14 @@ std::vector<SetScale> ObserveSets(const Phase& p) {
   return out;
 }
 
-MembershipPlan PlanMembers(const Phase& p, const std::vector<ObjectPtr>& pods,
-                           const Members& members) {
-  return PlanMembership(ObserveSets(p), MemberPods(p.cluster, p.cache, pods, members),
-                        SwitchoverActsNow(p.cluster, members, p.now));
+MemberObservation ObserveMemberChanges(const Phase& p, const DcsResolution& dcs,
+                                       const std::vector<ObjectPtr>& pods, const Members& members) {
+  return {.sets = ObserveSets(p),
+          .pods = MemberPods(p.cluster, p.cache, pods, members),
+          .desired = DesiredMembers(p.cluster),
+          .lock_release = dcs.ready ? PlanLockRelease(pods, members) : std::nullopt,
+          .user_switchover_acts = SwitchoverActsNow(p.cluster, members, p.now),
+          .upgrade_underway = UpgradeUnderway(p.cluster)};
 }
 
 absl::Status RemoveMembers(const Phase& p, const MembershipPlan& plan, const Members& members,

@@ -8,7 +8,6 @@
 #include "src/base/failpoint.h"
 #include "src/base/json_access.h"
 #include "src/controllers/postgrescluster/reconciler.h"
-#include "src/controllers/postgrescluster/switchover.h"
 
 namespace quorum::postgrescluster {
 
@@ -41,17 +40,8 @@ std::vector<MemberPod> MemberPods(const PostgresCluster& cluster, const runtime:
   return out;
 }
 
-// Rolls outdated members, one step at a time (the StatefulSets are OnDelete);
-// waits while the user's switchover is asked of Patroni in this reconcile
-// (one risky step per reconcile; switchover_plan.h).
-void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, const Members& members,
-                         patroni::RestClient& rest) {
-  const RollStep step =
-      NextRollStep(MemberPods(p.cluster, p.cache, pods, members), DesiredMembers(p.cluster),
-                   SwitchoverActsNow(p.cluster, members, p.now));
-  if (step.kind == RollStep::kWait) {  // said, aggregated by the recorder
-    p.recorder.Normal(p.stored, "RollingUpdateWaiting", step.reason);
-  }
+void TakeRollStep(const Phase& p, const RollStep& step, const Members& members,
+                  patroni::RestClient& rest) {
   if (step.kind != RollStep::kDeletePod && step.kind != RollStep::kSwitchover) return;
   absl::Status s;
   Failpoint("postgrescluster/before-RollingUpdate");
@@ -59,7 +49,10 @@ void RollOutdatedMembers(const Phase& p, const std::vector<ObjectPtr>& pods, con
     s = p.client.Delete(kPods, p.n.ns, step.pod);
     if (absl::IsNotFound(s)) s = absl::OkStatus();
   } else {
-    s = rest.Switchover(members.urls.at(step.pod), step.pod, step.candidate, p.rest_auth);
+    auto url = members.urls.find(step.pod);
+    s = url == members.urls.end()
+            ? absl::UnavailableError("its REST API has no address")
+            : rest.Switchover(url->second, step.pod, step.candidate, p.rest_auth);
   }
   if (s.ok()) Failpoint("postgrescluster/after-RollingUpdate");
   if (s.ok()) {

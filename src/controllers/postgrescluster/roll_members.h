@@ -1,6 +1,6 @@
 // The rolling-update phase: observes which members run an outdated pod
-// revision and takes the next step NextRollStep (rollout.h, pure) plans: one
-// pod deleted or one switchover away from an outdated primary per reconcile.
+// revision (MemberPods) and takes the step NextRollStep (rollout.h, pure)
+// plans: one pod deleted or one switchover away from an outdated primary.
 // Thread-safety: as the clients it is given.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ROLL_MEMBERS_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ROLL_MEMBERS_H_
@@ -20,11 +20,12 @@ std::vector<MemberPod> MemberPods(const PostgresCluster& cluster, const runtime:
                                   const std::vector<runtime::ObjectPtr>& pods,
                                   const Members& members);
 
-// Rolls outdated members, one step at a time (the StatefulSets are OnDelete);
-// waits while a new switchover trigger is handled in this reconcile (one risky
-// step per reconcile).
-void RollOutdatedMembers(const Phase& p, const std::vector<runtime::ObjectPtr>& pods,
-                         const Members& members, patroni::RestClient& rest);
+// Takes the rollout's `step` (NextRollStep; member_plan.h decides whether it
+// is this reconcile's risky step): deletes the pod (the StatefulSets are
+// OnDelete) or asks Patroni for the switchover; evented either way, a
+// failure as a Warning (the next reconcile plans again). Other kinds: no-op.
+void TakeRollStep(const Phase& p, const RollStep& step, const Members& members,
+                  patroni::RestClient& rest);
 
 }  // namespace quorum::postgrescluster
 

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "src/controllers/postgrescluster/handover.h"
 
 namespace quorum::postgrescluster {
 
-RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired,
-                      bool user_switchover_pending) {
+RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired, const std::string& first) {
   std::vector<const MemberPod*> outdated;
   for (const MemberPod& p : pods) {
     if (p.outdated) outdated.push_back(&p);
@@ -22,7 +22,7 @@ RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired,
   // An outdated replica that is not ready serves nobody: replacing it costs
   // no availability, and its new pod may be what heals it (a fixed setting;
   // Patroni's divergence check, which only runs when it starts PostgreSQL).
-  if (!all_ready && known_primary != nullptr && known_primary->ready && !user_switchover_pending) {
+  if (!all_ready && known_primary != nullptr && known_primary->ready && first.empty()) {
     const MemberPod* stuck = nullptr;
     for (const MemberPod* p : outdated) {
       if (!p->primary && !p->ready && (stuck == nullptr || p->name > stuck->name)) stuck = p;
@@ -42,9 +42,9 @@ RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired,
     return {.kind = RollStep::kWait,
             .reason = "waiting for a known primary before replacing any member"};
   }
-  if (user_switchover_pending) {
+  if (!first.empty()) {
     return {.kind = RollStep::kWait,
-            .reason = "waiting for the requested switchover before replacing the next member"};
+            .reason = absl::StrCat("waiting for ", first, " before replacing the next member")};
   }
   // Replicas first, highest name first (the StatefulSet's own habit).
   const MemberPod* replica = nullptr;

@@ -11,8 +11,8 @@
 // A single-member cluster can only be restarted in place.
 //
 // Risky steps (deleting a member pod, a rollout switchover, the user's
-// switchover/failover) are taken at most one per reconcile: a pending user
-// switchover goes first and the rollout waits for the next reconcile, which
+// switchover/failover) are taken at most one per reconcile (member_plan.h):
+// a step taken first makes the rollout wait for the next reconcile, which
 // sees the members as they are after it.
 //
 // Pure (thread-safe): the reconciler observes, this decides, the reconciler acts.
@@ -44,10 +44,10 @@ struct RollStep {
 // `desired` is the number of members the spec asks for. While no pod is the
 // known primary (no leader, or the members could not be asked) nothing is
 // replaced: the highest-named pod could be the real primary.
-// `user_switchover_pending`: a new switchover trigger will be acted on in this
-// reconcile; the rollout then waits (one risky step per reconcile).
+// `first`: the risky step taken in this reconcile instead ("the requested
+// switchover"; member_plan.h), "" none; the rollout then waits, saying for what.
 RollStep NextRollStep(const std::vector<MemberPod>& pods, int desired,
-                      bool user_switchover_pending = false);
+                      const std::string& first = "");
 
 }  // namespace quorum::postgrescluster
 

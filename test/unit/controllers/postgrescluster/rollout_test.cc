@@ -66,9 +66,9 @@ struct Case {
   std::string want_pod;
 };
 
-void ExpectSteps(const std::vector<Case>& cases, bool user_switchover_pending = false) {
+void ExpectSteps(const std::vector<Case>& cases, const std::string& first = "") {
   for (const Case& c : cases) {
-    const RollStep step = NextRollStep(c.pods, c.desired, user_switchover_pending);
+    const RollStep step = NextRollStep(c.pods, c.desired, first);
     EXPECT_EQ(step.kind, c.want) << c.name << ": " << step.reason;
     EXPECT_EQ(step.pod, c.want_pod) << c.name;
   }
@@ -125,7 +125,7 @@ TEST(RolloutTest, ReplacesAnOutdatedReplicaThatIsNotReady) {
   };
   ExpectSteps(cases);
   EXPECT_EQ(NextRollStep({Pod("a-0", true, true), Pod("a-1", true, false, false)}, 2,
-                         /*user_switchover_pending=*/true)
+                         "the requested switchover")
                 .kind,
             RollStep::kWait)
       << "a pending user switchover still goes first";
@@ -146,10 +146,10 @@ TEST(RolloutTest, YieldsToAPendingUserSwitchover) {
        ""},
       {"nothing outdated", {Pod("a-0", false, true), Pod("a-1", false)}, 2, RollStep::kNone, ""},
   };
-  ExpectSteps(cases, /*user_switchover_pending=*/true);
+  ExpectSteps(cases, "the requested switchover");
   // Without it, the same cluster proceeds.
   EXPECT_EQ(
-      NextRollStep({Pod("a-0", true, true), Pod("a-1", false), Pod("a-2", false)}, 3, false).kind,
+      NextRollStep({Pod("a-0", true, true), Pod("a-1", false), Pod("a-2", false)}, 3, "").kind,
       RollStep::kSwitchover);
 }
 
