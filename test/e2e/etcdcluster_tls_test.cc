@@ -11,11 +11,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "test/e2e/e2e_env.h"
@@ -320,6 +322,85 @@ TEST_F(EtcdClusterTlsE2E, KubectlQuorumEtcdctlDefragLogsAndReportOnATlsAuthClust
   for (const std::string& v : secrets) {
     EXPECT_FALSE(absl::StrContains(contents.output, v)) << "the report holds a Secret value";
   }
+}
+
+// Issue 33: turning etcd authentication on is a staged edit of a running
+// TLS cluster (root user and role, then auth on, once converged). A writer
+// authenticating by its certificate's CommonName (root: no user, no
+// password needed before auth, and etcd's user after) writes throughout;
+// every acknowledged key is there after, the cluster converges at the new
+// generation without reporting a quorum loss, and turning auth off again is
+// refused naming the field.
+TEST_F(EtcdClusterTlsE2E, EnablingAuthOnARunningClusterKeepsEveryAcknowledgedWrite) {
+  const std::string name = "ea";
+  MakePki(name);
+  Issue("root", "/CN=root", "extendedKeyUsage=clientAuth\n");
+  OperatorProcess op(ns());
+  op.Start();
+  Json cluster = TlsAuthCluster(name);
+  cluster["spec"]["security"]["enableAuth"] = false;
+  ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return EtcdClusterReady(name); }, absl::Minutes(5)))
+      << "the TLS cluster did not become Ready";
+  const auto put = [&](const std::string& who, const std::string& key) {
+    return Etcdctl(ns(), name, {"put", key, "v"}, Tls(who), "https").exit_code == 0;
+  };
+  ASSERT_TRUE(put("stranger", "before-auth")) << "auth is off: any certificate may write";
+
+  AckedWriter writer([&](int i) { return put("root", absl::StrCat("w/", i)); },
+                     absl::Milliseconds(200));
+  std::vector<std::string> quorum_lost;
+  const auto converged = [&] {
+    absl::StatusOr<Json> got = GetEtcdCluster(name);
+    if (got.ok()) {
+      for (const Json& c :
+           got->value("status", Json::object()).value("conditions", Json::array())) {
+        if (c.value("type", "") == "Ready" && c.value("reason", "") == "QuorumLost") {
+          quorum_lost.push_back(c.value("message", ""));
+        }
+      }
+    }
+    return EtcdClusterReady(name);
+  };
+  const auto written = [&] {  // the keys the writer got in, as root reads them
+    CommandResult keys =
+        Etcdctl(ns(), name, {"get", "w/", "--prefix", "--keys-only"}, Tls("root"), "https");
+    std::set<std::string> out;
+    if (keys.exit_code != 0) return out;
+    for (absl::string_view line : absl::StrSplit(keys.output, '\n', absl::SkipWhitespace())) {
+      out.insert(std::string(line));
+    }
+    return out;
+  };
+  ASSERT_TRUE(testenv::Eventually([&] { return written().size() >= 5; }, absl::Minutes(1)))
+      << "the writer wrote nothing before the edit";
+  ASSERT_TRUE(client()
+                  .Patch(kEtcdClusters, ns(), name, kube::PatchType::kMerge,
+                         {{"spec", {{"security", {{"enableAuth", true}}}}}})
+                  .ok());
+  ASSERT_TRUE(testenv::Eventually([&] { return converged() && !put("stranger", "after-auth"); },
+                                  absl::Minutes(5)))
+      << "auth was not turned on, or the cluster did not converge";
+  // The writer (root by its certificate) goes on writing with auth on.
+  const size_t before = written().size();
+  ASSERT_TRUE(testenv::Eventually([&] { return written().size() >= before + 5; }, absl::Minutes(1)))
+      << "the writer stopped getting writes in once auth was on";
+  const std::vector<int> acknowledged = writer.Stop();
+  EXPECT_TRUE(quorum_lost.empty()) << absl::StrJoin(quorum_lost, "\n");
+
+  const std::set<std::string> present = written();
+  ASSERT_FALSE(present.empty()) << "root cannot read the writer's keys";
+  std::vector<int> lost;
+  for (int i : acknowledged) {
+    if (!present.contains(absl::StrCat("w/", i))) lost.push_back(i);
+  }
+  EXPECT_TRUE(lost.empty()) << "acknowledged writes lost: " << absl::StrJoin(lost, ", ");
+
+  auto off = client().Patch(kEtcdClusters, ns(), name, kube::PatchType::kMerge,
+                            {{"spec", {{"security", {{"enableAuth", false}}}}}});
+  ASSERT_FALSE(off.ok()) << "turning auth off was accepted";
+  EXPECT_TRUE(absl::StrContains(off.status().message(), "spec.security.enableAuth"))
+      << off.status();
 }
 
 }  // namespace
