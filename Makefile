@@ -162,7 +162,7 @@ bench-backup: deps
 
 demo: deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
-	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target quorum-operator
+	cmake --build $(BUILD_DIR) --parallel $(JOBS) --target quorum-operator kubectl-quorum
 	$(DEMO) up "$(BUILD_DIR)" "$(DEV_CONTROLPLANE)"
 
 demo-down:

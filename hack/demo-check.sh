@@ -138,7 +138,18 @@ done
 
 # The psql lines exactly as printed, run as a user pasting them would, with SQL
 # on stdin: it must reach a primary (not in recovery) and be able to write.
-psql_lines="$(sed -n '/psql through the primary Service/,/^Stop everything/p' "$out" | grep '^    ' || true)"
+# The printed `kubectl quorum status` lines (the plugin found on PATH by kubectl):
+# exit 0 (the cluster is Ready) and a screen that names it.
+status_lines="$(sed -n '/^Both clusters on one screen/,/^psql as the app user/p' "$out" | grep '^  [^ ]' || true)"
+[[ "$status_lines" == *"quorum status pg/demo-pg"* ]] || die "the demo printed no kubectl quorum status command"
+status="$(bash -euo pipefail -c "$status_lines" 2>&1)" ||
+  die "the printed kubectl quorum status commands failed: $status"
+for name in demo-etcd demo-pg; do
+  grep -q "$name" <<<"$status" || die "kubectl quorum status does not show $name: $status"
+done
+log "the printed kubectl quorum status commands show both clusters"
+
+psql_lines="$(sed -n '/^psql as the app user/,/^Stop everything/p' "$out" | grep '^    ' || true)"
 [[ -n "$psql_lines" ]] || die "the demo printed no psql command"
 sql="CREATE TABLE IF NOT EXISTS demo_check (id int);
 INSERT INTO demo_check VALUES (42);

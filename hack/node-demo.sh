@@ -109,13 +109,16 @@ YAML
   log "PostgresCluster demo-pg is Ready"
   cat <<EOF
 
-Quorum demo on the real node (pods run by kubelet + containerd):
-  source $cp/env && \$QUORUM_BIN/kubectl -n $ns get etcdclusters,postgresclusters,pods -o wide
-  psql through the primary Service (the app user's Secret holds a connection URI with
-  sslmode=verify-full, and the CA that signs the server's certificate):
-    uri="\$(\$QUORUM_BIN/kubectl -n $ns get secret demo-pg-user-app -o jsonpath='{.data.uri}' | base64 -d)"
-    \$QUORUM_BIN/kubectl -n $ns get secret demo-pg-user-app -o jsonpath='{.data.ca\.crt}' | base64 -d >$cp/demo-pg-ca.crt
-    $here/node.sh exec $cp -- psql "\$uri&sslrootcert=$cp/demo-pg-ca.crt"
+Quorum demo on the real node (pods run by kubelet + containerd).
+Both clusters on one screen each, with kubectl quorum (this build's plugin; \`make install\`
+puts it on your PATH for good):
+  source $cp/env && export PATH="$build/cmd:\$PATH"
+  \$QUORUM_BIN/kubectl quorum status etcdcluster/demo-etcd -n $ns
+  \$QUORUM_BIN/kubectl quorum status pg/demo-pg -n $ns
+psql as the app user, through the primary Service (its name resolves on the node; TLS
+verify-full with the cluster's CA, the password from its Secret; nothing to decode):
+    source $cp/env && $here/node.sh exec $cp -- $build/cmd/kubectl-quorum psql demo-pg --user app -n $ns
+Everything else: \$QUORUM_BIN/kubectl -n $ns get etcdclusters,postgresclusters,pods -o wide
 Stop everything: make demo-down
 EOF
 }
