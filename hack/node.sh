@@ -27,6 +27,10 @@
 # up to 1Gi the smallest volume that fits, so these go first): a full volume is
 # a fault one can inject (hack/faults.sh fill) without filling the machine's
 # disk. Where loop devices cannot be set up, all 64 are folders.
+# The class allows expansion, so that growing storage (Quorum raises each claim and
+# re-creates the StatefulSet) runs here: no resizer runs, so a claim is "expanded"
+# only while its request fits its volume (the 20Gi folders; a grown 1Gi loop volume
+# stays below its request, and the Storage condition says Resizing).
 #
 # One real node per machine at a time (the bridge name and kubelet ports are fixed).
 # Cgroups: v1 controllers here, so the kubelet runs with failCgroupV1=false and cgroupfs,
@@ -667,6 +671,7 @@ metadata:
 provisioner: kubernetes.io/no-provisioner
 volumeBindingMode: WaitForFirstConsumer
 reclaimPolicy: Retain
+allowVolumeExpansion: true
 EOF
     for ((i = 0; i < volumes; i++)); do
       size="$volume_size"

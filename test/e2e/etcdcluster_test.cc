@@ -7,6 +7,7 @@
 // full backend quota (NOSPACE) is compacted, defragmented and disarmed.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -21,6 +22,8 @@ namespace {
 
 const kube::GroupVersionResource kEtcdClusters{"etcd.aenix.io", "v1alpha1", "etcdclusters"};
 const kube::GroupVersionResource kPods{"", "v1", "pods"};
+const kube::GroupVersionResource kPvcs{"", "v1", "persistentvolumeclaims"};
+const kube::GroupVersionResource kStatefulSets{"apps", "v1", "statefulsets"};
 constexpr absl::Duration kConverge = absl::Minutes(4);
 
 Json Cluster(const std::string& ns, const std::string& name, int replicas) {
@@ -48,6 +51,23 @@ class EtcdClusterE2E : public E2ETest {
     auto r = client().Patch(kEtcdClusters, ns(), name, kube::PatchType::kMerge,
                             {{"spec", {{"replicas", replicas}}}});
     ASSERT_TRUE(r.ok()) << r.status();
+  }
+
+  // Pod name -> uid of the cluster's members.
+  std::map<std::string, std::string> PodUids(const std::string& name) {
+    std::map<std::string, std::string> out;
+    for (const auto& [pod, uid] : EtcdPods(name)) out[pod] = uid;
+    return out;
+  }
+
+  // The reason of the Storage condition ("" none).
+  std::string StorageReason(const std::string& name) {
+    absl::StatusOr<Json> got = GetEtcdCluster(name);
+    if (!got.ok()) return "";
+    for (const Json& c : got->value("status", Json::object()).value("conditions", Json::array())) {
+      if (c.value("type", "") == "Storage") return c.value("reason", "");
+    }
+    return "";
   }
 
   std::string Get(const std::string& name, const std::string& key) {
@@ -238,8 +258,9 @@ TEST_F(EtcdClusterE2E, NoSpaceAlarmIsCompactedDefragmentedAndDisarmed) {
 
 // Issue 33, the EtcdCluster half of the day-2 matrix: edits users make to a
 // running, PVC-backed cluster while a writer puts a key every 200 ms through
-// the client Service. Scaling 3 -> 5 -> 3 and a pod-template change (rolled)
-// are carried out; switching on client TLS, shrinking storage and switching
+// the client Service. Scaling 3 -> 5 -> 3, a pod-template change (rolled) and
+// growing storage (claims raised, the StatefulSet re-created, no member
+// restarted) are carried out; switching on client TLS, shrinking storage and switching
 // the storage type are refused naming their field. After each, the cluster
 // converges at its new generation; quorum is never reported lost; every
 // acknowledged write reads back at the end.
@@ -250,7 +271,7 @@ TEST_F(EtcdClusterE2E, DayTwoEditsUnderAWriterKeepEveryAcknowledgedWrite) {
   cluster["spec"]["storage"] = {{"volumeClaimTemplate",
                                  {{"spec",
                                    {{"accessModes", {"ReadWriteOnce"}},
-                                    {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}}};
+                                    {"resources", {{"requests", {{"storage", "2Gi"}}}}}}}}}};
   ASSERT_TRUE(client().Create(kEtcdClusters, ns(), cluster).ok());
   ASSERT_TRUE(testenv::Eventually([&] { return Converged("d2", 3); }, kConverge))
       << "3 members did not converge";
@@ -304,6 +325,37 @@ TEST_F(EtcdClusterE2E, DayTwoEditsUnderAWriterKeepEveryAcknowledgedWrite) {
     return converged("roll", 5);
   };
   ASSERT_TRUE(testenv::Eventually(rolled, kConverge)) << "the roll did not finish";
+
+  // Grow storage: each claim is asked for more, and the StatefulSet is
+  // re-created with the new claim template while its pods keep running (the
+  // test bed's 20Gi volumes have room: docs/testbed.md).
+  const std::map<std::string, std::string> before_grow = PodUids("d2");
+  ASSERT_TRUE(
+      client()
+          .Patch(kEtcdClusters, ns(), "d2", kube::PatchType::kMerge,
+                 {{"spec",
+                   {{"storage",
+                     {{"volumeClaimTemplate",
+                       {{"spec", {{"resources", {{"requests", {{"storage", "3Gi"}}}}}}}}}}}}}})
+          .ok());
+  auto grown = [&] {
+    for (int i = 0; i < 5; ++i) {
+      auto pvc = client().Get(kPvcs, ns(), absl::StrCat("data-d2-", i));
+      if (!pvc.ok() || (*pvc)["spec"]["resources"]["requests"].value("storage", "") != "3Gi") {
+        return false;
+      }
+    }
+    auto sts = client().Get(kStatefulSets, ns(), "d2");
+    if (!sts.ok() ||
+        (*sts)["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"].value(
+            "storage", "") != "3Gi") {
+      return false;
+    }
+    return StorageReason("d2") == "AsRequested" && converged("grow storage", 5);
+  };
+  ASSERT_TRUE(testenv::Eventually(grown, kConverge))
+      << "storage did not grow; Storage: " << StorageReason("d2");
+  EXPECT_EQ(PodUids("d2"), before_grow) << "growing storage restarted a member";
 
   refused({{"spec", {{"security", {{"tls", {{"serverSecret", "d2-server"}}}}}}}},
           "spec.security.tls.serverSecret");
