@@ -218,6 +218,18 @@ class PgBouncerE2E : public PostgresClusterE2E {
     const Outcomes::Disruption kill = Report(outcomes, name + " primary kill", killed);
     ASSERT_TRUE(kill.recovered_after.has_value()) << "no transaction succeeded after the kill";
 
+    // Enough writes to judge by, however fast the switchover and the kill
+    // went (each write is a psql start; a loaded machine makes few).
+    ASSERT_TRUE(testenv::Eventually(
+        [&] {
+          CommandResult n = Sql(app, pooler, "select count(*) from w where v > 0;");
+          int rows = 0;
+          return n.exit_code == 0 &&
+                 absl::SimpleAtoi(absl::StripAsciiWhitespace(n.output), &rows) && rows > 25;
+        },
+        absl::Minutes(3)))
+        << "the writer did not get 25 rows in";
+
     // Every acknowledged write is there.
     std::vector<int> acknowledged = writer.Stop();
     for (int k = 0; k <= last_slow; ++k) {
