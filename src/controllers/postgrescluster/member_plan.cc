@@ -1,6 +1,7 @@
 #include "src/controllers/postgrescluster/member_plan.h"
 
 #include <algorithm>
+#include <string>
 
 namespace quorum::postgrescluster {
 
@@ -29,11 +30,12 @@ MemberPlan PlanMemberSteps(const MemberObservation& o) {
   if (o.upgrade_underway) return plan;  // the upgrade sets the replicas and moves the primary
   const bool user_switchover = plan.step == MemberPlan::kNone && o.user_switchover_acts;
   if (user_switchover) plan.step = MemberPlan::kUserSwitchover;
-  // What goes first, for the messages of the steps that wait their turn.
-  const char* first = plan.step == MemberPlan::kReleaseLock ? "the crash-looping leader's lock "
-                                                              "to be released"
-                      : user_switchover                     ? "the requested switchover"
-                                                            : "";
+  std::string first;  // what goes first, for the messages of the steps that wait their turn
+  if (plan.step == MemberPlan::kReleaseLock) {
+    first = "the crash-looping leader's lock to be released";
+  } else if (user_switchover) {
+    first = "the requested switchover";
+  }
   plan.membership = PlanMembership(o.sets, o.pods, first);
   if (plan.step == MemberPlan::kNone && !plan.membership.step.empty()) {
     plan.step = MemberPlan::kRemoval;
