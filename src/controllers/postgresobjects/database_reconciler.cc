@@ -1,5 +1,6 @@
 #include "src/controllers/postgresobjects/database_reconciler.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "src/controllers/common/resources.h"
@@ -38,9 +39,28 @@ absl::Status PostgresDatabaseReconciler::Apply(const nlohmann::json& stored,
                                                api::PostgresObjectStatus& status) {
   absl::StatusOr<api::PostgresDatabase> db = api::ParsePostgresDatabase(stored);
   if (!db.ok()) return db.status();
-  absl::Status s = ApplyDatabase(target.target, db->spec, status.grants);
-  if (s.ok()) status.grants = AppliedGrants(db->spec.grants);  // what to revoke from next time
+  const std::string key = db->metadata.ns + "/" + db->metadata.name;
+  std::vector<api::AppliedGrant> previous = status.grants;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = granted_.find(key);
+    if (it != granted_.end() && it->second.first == db->metadata.uid) {
+      for (const api::AppliedGrant& g : it->second.second) {
+        if (std::find(previous.begin(), previous.end(), g) == previous.end()) previous.push_back(g);
+      }
+    }
+  }
+  absl::Status s = ApplyDatabase(target.target, db->spec, previous);
+  if (!s.ok()) return s;
+  status.grants = AppliedGrants(db->spec.grants);  // what to revoke from next time
+  absl::MutexLock lock(&mu_);
+  granted_[key] = {db->metadata.uid, status.grants};
   return s;
+}
+
+void PostgresDatabaseReconciler::Forget(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  granted_.erase(key);
 }
 
 absl::Status PostgresDatabaseReconciler::Drop(const nlohmann::json&, const ObjectView& view,

@@ -8,8 +8,12 @@
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESOBJECTS_DATABASE_RECONCILER_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESOBJECTS_DATABASE_RECONCILER_H_
 
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "api/postgresdatabase_types.h"
 #include "src/controllers/postgresobjects/reconciler.h"
 #include "src/runtime/manager.h"
@@ -30,6 +34,15 @@ class PostgresDatabaseReconciler : public SqlObjectReconciler {
                      const ClusterTarget& target, api::PostgresObjectStatus& status) override;
   absl::Status Drop(const nlohmann::json& stored, const ObjectView& view,
                     const ClusterTarget& target) override;
+  void Forget(const std::string& key) override;
+
+  // "<ns>/<name>" -> (uid, the grants this process last made). Revoking
+  // reads status.grants, which the cache may not hold yet right after the
+  // status write (an edit that lands meanwhile is reconciled with the older
+  // status): what this process granted is revoked as well.
+  absl::Mutex mu_;
+  std::map<std::string, std::pair<std::string, std::vector<api::AppliedGrant>>> granted_
+      ABSL_GUARDED_BY(mu_);
 };
 
 // Registers the informers, the controller and its watches: the databases,

@@ -44,6 +44,7 @@ std::string SqlObjectReconciler::MemoKey(const ObjectView& view) const {
 absl::StatusOr<runtime::Result> SqlObjectReconciler::Reconcile(const runtime::Request& req) {
   const runtime::ObjectPtr stored = cache_.Get(gvr_, req.ns, req.name);
   if (stored == nullptr) {
+    Forget(req.ns + "/" + req.name);
     absl::MutexLock lock(&mu_);
     applied_.erase(req.ns + "/" + req.name);
     return runtime::Result{};

@@ -96,6 +96,8 @@ class SqlObjectReconciler : public runtime::Reconciler {
   // Drops it. FailedPrecondition: blocked until something else changes.
   virtual absl::Status Drop(const nlohmann::json& stored, const ObjectView& view,
                             const ClusterTarget& target) = 0;
+  // The object "<ns>/<name>" is gone: what the kind keeps in memory for it goes.
+  virtual void Forget(const std::string& key) {}
 
  private:
   absl::StatusOr<runtime::Result> Finalize(const nlohmann::json& stored, const ObjectView& view,
