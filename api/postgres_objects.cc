@@ -94,6 +94,11 @@ std::string ReservedRoleReason(std::string_view role_view) {
                         ": the pooler's password lookup; ", pooler_admin,
                         ": the pooler's admin console); choose another name");
   }
+  if (role == kMonitorUserName) {
+    return absl::StrCat("\"", role,
+                        "\" is one of Quorum's own roles (the metrics exporter's); choose "
+                        "another name");
+  }
   if (lower.starts_with("pg_")) {
     return absl::StrCat("\"", role, "\": names starting with pg_ are reserved by PostgreSQL");
   }

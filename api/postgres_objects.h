@@ -38,7 +38,8 @@ bool IsSqlObjectName(std::string_view name);
 // Why `role` may not be managed by a PostgresRole (or owned/granted by a
 // PostgresDatabase), or "" when it may: Quorum's own roles (the superuser
 // postgres, which Patroni also uses for pg_rewind, the replication user and
-// the pooler's two, quorum_pooler and quorum_pooler_admin),
+// the pooler's two, quorum_pooler and quorum_pooler_admin, and the metrics
+// exporter's quorum_monitor),
 // PostgreSQL's pseudo-roles (public, current_user, ...) and names starting
 // with pg_, which PostgreSQL reserves.
 std::string ReservedRoleReason(std::string_view role);

@@ -51,6 +51,13 @@ inline constexpr int32_t kMaxPgBouncerReplicas = 16;
 inline constexpr std::string_view kDefaultPgBouncerPoolMode = "transaction";
 inline constexpr size_t kMaxPgBouncerConfigKeys = 64;
 
+// spec.monitoring.exporter (docs/monitoring.md): the image used when its
+// `image` is empty (images/postgres-exporter, Debian's
+// prometheus-postgres-exporter) and the port its metrics are served on.
+inline constexpr std::string_view kDefaultExporterImage =
+    "ghcr.io/quorum-dev/postgres-exporter:0-trixie";
+inline constexpr int32_t kExporterPort = 9187;
+
 // Every supported major, ascending.
 std::span<const int> SupportedPostgresMajors();
 
@@ -109,6 +116,9 @@ inline constexpr std::string_view kPoolerUserName = "quorum_pooler";
 // PgBouncer's admin console user (admin_users; in its auth_file only, not a
 // PostgreSQL role): the operator pauses the pooler during a switchover as it.
 inline constexpr std::string_view kPoolerAdminName = "quorum_pooler_admin";
+// The login role of the metrics exporter (spec.monitoring.exporter): a
+// member of pg_monitor, reachable only over TLS from its own pod's loopback.
+inline constexpr std::string_view kMonitorUserName = "quorum_monitor";
 
 // Role attributes spec.users[].options may grant. SUPERUSER, REPLICATION and
 // BYPASSRLS are not offered: they would hand out more than the operator's own

@@ -5,6 +5,7 @@
 
 #include "api/network_policy_peers.h"
 #include "api/postgrescluster.h"
+#include "api/postgrescluster_monitoring_internal.h"
 #include "api/postgrescluster_proxy_internal.h"
 #include "api/schema_nodes.h"
 
@@ -651,6 +652,7 @@ Json Spec() {
           {"backups", backups},
           {"dataSource", DataSource()},
           {"proxy", internal::ProxySchema()},
+          {"monitoring", internal::MonitoringSchema()},
       });
   spec["required"] = Json::array({"postgresVersion", "instances"});
   spec["x-kubernetes-validations"] = Json::array({

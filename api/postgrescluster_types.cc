@@ -2,6 +2,7 @@
 
 #include "api/decode.h"
 #include "api/postgrescluster_defaults.h"
+#include "api/postgrescluster_monitoring_internal.h"
 #include "api/postgrescluster_proxy_internal.h"
 #include "api/postgrescluster_validation.h"
 
@@ -193,6 +194,7 @@ void DecodeSpec(Decoder& d, const Json* spec, PostgresClusterSpec& out) {
   DecodeBackups(d, spec, out.backups);
   DecodeDataSource(d, spec, out.data_source);
   internal::DecodeProxy(d, spec, out.proxy);
+  internal::DecodeMonitoring(d, spec, out.monitoring);
 }
 
 void DecodeCondition(Decoder& d, const Json& c, const std::string& at, Condition& out) {
@@ -481,6 +483,7 @@ Json ToJson(const PostgresClusterSpec& spec) {
     out["dataSource"] = {{"pgbackrest", src}};
   }
   if (Json proxy = internal::ProxyJson(spec.proxy); !proxy.is_null()) out["proxy"] = proxy;
+  if (Json m = internal::MonitoringJson(spec.monitoring); !m.is_null()) out["monitoring"] = m;
   return out;
 }
 

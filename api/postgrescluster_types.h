@@ -218,6 +218,21 @@ struct PostgresProxySpec {
   std::optional<PgBouncerSpec> pgbouncer;  // nullopt: no pooler
 };
 
+// spec.monitoring.exporter: a PostgreSQL metrics exporter beside PostgreSQL
+// in every member pod (docs/monitoring.md).
+struct PostgresExporterSpec {
+  // nullopt (unset): on for a new cluster; a cluster whose members already
+  // run keeps what they run (src/controllers/postgrescluster/monitoring.h).
+  std::optional<bool> enabled;
+  std::string image;         // "" means kDefaultExporterImage
+  nlohmann::json resources;  // ResourceRequirements; null when absent
+  bool operator==(const PostgresExporterSpec&) const = default;
+};
+
+struct PostgresMonitoringSpec {
+  PostgresExporterSpec exporter;
+};
+
 struct PostgresClusterSpec {
   int32_t postgres_version = 0;
   std::string image;  // "" means DefaultPostgresImage(postgres_version)
@@ -231,6 +246,7 @@ struct PostgresClusterSpec {
   PostgresBackupsSpec backups;
   PostgresDataSource data_source;  // immutable
   PostgresProxySpec proxy;
+  PostgresMonitoringSpec monitoring;
 };
 
 struct PostgresInstanceStatus {

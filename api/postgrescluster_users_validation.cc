@@ -54,11 +54,11 @@ class UserRules {
         Add(base + ".name",
             absl::StrCat("\"", name, "\" is not a valid role name; ", IdentifierRule()));
       } else if (name == kSuperuserName || name == kReplicationUserName ||
-                 name == kPoolerUserName || name == kPoolerAdminName) {
-        Add(base + ".name",
-            absl::StrCat("\"", name, "\" is one of Quorum's own roles (", Absl(kSuperuserName),
-                         ", ", Absl(kReplicationUserName), ", ", Absl(kPoolerUserName), ", ",
-                         Absl(kPoolerAdminName), "); choose another name"));
+                 name == kPoolerUserName || name == kPoolerAdminName || name == kMonitorUserName) {
+        Add(base + ".name", absl::StrCat("\"", name, "\" is one of Quorum's own roles (",
+                                         Absl(kSuperuserName), ", ", Absl(kReplicationUserName),
+                                         ", ", Absl(kPoolerUserName), ", ", Absl(kPoolerAdminName),
+                                         ", ", Absl(kMonitorUserName), "); choose another name"));
       } else if (name.starts_with("pg_")) {
         Add(base + ".name", absl::StrCat("\"", name,
                                          "\": names starting with pg_ are reserved by "

@@ -24,6 +24,8 @@
 #               without the security archive: an older 15 minor, for the minor upgrade test
 #   pgbouncer:  ghcr.io/quorum-dev/pgbouncer:1-trixie      images/pgbouncer on trixie: Debian's
 #               pgbouncer (>= 1.19, auth_dbname), with trixie-security's fixes
+#   postgres-exporter: ghcr.io/quorum-dev/postgres-exporter:0-trixie   images/postgres-exporter on
+#               trixie: Debian's prometheus-postgres-exporter, with trixie-security's fixes
 #   operator:   ghcr.io/quorum-dev/quorum-operator:0.1.0   images/operator on bookworm. With
 #               QUORUM_OPERATOR_BIN (the e2e fixture, make bench-node) it packs that already-built program
 #               (seconds, keyed by its bytes); without, it compiles the operator inside the
@@ -39,10 +41,11 @@ self="$here/$(basename "${BASH_SOURCE[0]}")"
 cache="${QUORUM_CACHE:-$HOME/.cache/quorum}"
 images="${QUORUM_IMAGES_DIR:-$cache/images}"
 mirror="${QUORUM_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-all=(pause etcd-3.6 etcd-3.5 etcd-3.7 postgres-15 postgres-17 postgres-15-bookworm pgbouncer operator)
+all=(pause etcd-3.6 etcd-3.5 etcd-3.7 postgres-15 postgres-17 postgres-15-bookworm pgbouncer postgres-exporter
+  operator)
 # What `build` with no names and `import` make: the operator image only from a
 # program the caller built (QUORUM_OPERATOR_BIN), never a compile inside the build.
-default=("${all[@]:0:8}")
+default=("${all[@]:0:9}")
 [[ -z "${QUORUM_OPERATOR_BIN:-}" ]] || default+=(operator)
 
 log() { echo "images: $*" >&2; }
@@ -64,6 +67,7 @@ ref() {
     postgres-17) echo "ghcr.io/quorum-dev/postgres:17-patroni4" ;;
     postgres-15-bookworm) echo "ghcr.io/quorum-dev/postgres:15-bookworm-patroni4" ;;
     pgbouncer) echo "ghcr.io/quorum-dev/pgbouncer:1-trixie" ;;
+    postgres-exporter) echo "ghcr.io/quorum-dev/postgres-exporter:0-trixie" ;;
     operator) echo "ghcr.io/quorum-dev/quorum-operator:0.1.0" ;;
     *) die "unknown image $1 (one of: ${all[*]})" ;;
   esac
@@ -197,10 +201,10 @@ build_one() {  # build_one NAME: prints its archive
           -f "$root/images/operator/Dockerfile" -t "$r" "$root" >&2
       fi
       ;;
-    pgbouncer)
+    pgbouncer | postgres-exporter)
       local bkey
       bkey="$(base trixie)"
-      key="$( (cat "$root/images/pgbouncer/Dockerfile"; echo "$bkey security=1") | sha256sum |
+      key="$( (cat "$root/images/$name/Dockerfile"; echo "$bkey security=1") | sha256sum |
         cut -c1-12)"
       out="$(archive "$name" "$key")"
       [[ -f "$out" ]] && { echo "$out"; return; }
@@ -208,7 +212,7 @@ build_one() {  # build_one NAME: prints its archive
       ctx="$(mktemp -d)"
       bah bud --quiet --isolation chroot --pull=false --layers=false \
         --build-arg BASE="localhost/quorum/debian:trixie-$bkey" --build-arg DEBIAN_SECURITY=1 \
-        -f "$root/images/pgbouncer/Dockerfile" -t "$r" "$ctx" >&2
+        -f "$root/images/$name/Dockerfile" -t "$r" "$ctx" >&2
       rm -rf "$ctx"
       ;;
     postgres-*)

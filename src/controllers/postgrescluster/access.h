@@ -10,7 +10,8 @@
 //     else); unset, from every pod of the cluster's namespace — or from
 //     anywhere when the primary Service is a NodePort or LoadBalancer (its
 //     clients come from outside); and the PgBouncer pods when
-//     spec.proxy.pgBouncer is set (pgbouncer.h).
+//     spec.proxy.pgBouncer is set (pgbouncer.h); the exporter's metrics
+//     port from anywhere while it runs (monitoring.h).
 // Thread-safety: pure functions.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_

@@ -8,6 +8,7 @@
 #include "src/base/json_access.h"
 #include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/controllers/postgrescluster/major_upgrade.h"
+#include "src/controllers/postgrescluster/monitoring.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/readiness.h"
 #include "src/patroni/role.h"
@@ -155,6 +156,8 @@ std::vector<std::string> PgHba(const PostgresCluster& cluster) {
   if (cluster.spec.proxy.pgbouncer.has_value()) {
     hba.push_back("hostssl postgres " + std::string(api::kPoolerUserName) + " all scram-sha-256");
   }
+  // spec.monitoring.exporter: its role from the pod's loopback only.
+  for (std::string& line : MonitorHba(cluster)) hba.push_back(std::move(line));
   for (const api::PostgresHbaRule& rule : cluster.spec.authentication.rules) {
     hba.push_back(HbaLine(rule));
   }
@@ -403,6 +406,10 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
                          {"defaultMode", 0440}}}});
     containers.push_back(PgBackRestServerContainer(cluster, *pgbr->tls_server));
   }
+  if (ExporterOn(cluster)) {  // spec.monitoring.exporter (monitoring.h)
+    containers.push_back(ExporterContainer(cluster));
+    volumes.push_back(ExporterVolume(cluster));
+  }
   // Volume repositories: PostgreSQL's archive_command and a restore reach
   // the repository host with the pgBackRest client certificate.
   if (HasVolumeRepos(cluster)) {
@@ -561,6 +568,9 @@ std::vector<CredentialSpec> CredentialSecrets(const PostgresCluster& cluster) {
     // not exist.
     const std::string db = u.databases.empty() ? "postgres" : u.databases[0];
     out.push_back({UserSecretName(cluster, u.name), u.name, db});
+  }
+  if (ExporterOn(cluster)) {
+    out.push_back({MonitoringSecretName(cluster), std::string(api::kMonitorUserName), "postgres"});
   }
   return out;
 }

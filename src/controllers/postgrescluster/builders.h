@@ -59,7 +59,8 @@ std::optional<Json> UpgradedCredentialData(const Json& data, const std::string& 
 // socket as the same OS user (peer: pgBackRest needs no password); Quorum's
 // roles (postgres, replicator) by password, over TLS from the network
 // (replication too), and with spec.proxy.pgBouncer quorum_pooler to the
-// database postgres; then spec.authentication.rules in order; then the
+// database postgres; the exporter's quorum_monitor from the pod's loopback
+// only (monitoring.h); then spec.authentication.rules in order; then the
 // catch-alls: every role by password on the socket and over TLS, plus a plain
 // `host` rule when spec.tls.allowPlaintext. A user's rule thus can narrow or
 // reject any role but Quorum's, never lock those out.

@@ -1,8 +1,11 @@
+#include <map>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "api/postgrescluster.h"
 #include "src/base/json_access.h"
 #include "src/controllers/common/secret_data.h"
+#include "src/controllers/postgrescluster/builders.h"
 #include "src/controllers/postgrescluster/reconciler.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/controllers/postgrescluster/users.h"
@@ -18,8 +21,6 @@ std::string PostgresClusterReconciler::EnsureUsersOnce(const PostgresCluster& cl
                                                        const Json& stored,
                                                        const std::string& ca_pem) {
   const Names n = NamesOf(cluster);
-  const std::vector<api::PostgresUserSpec>& users = cluster.spec.users;
-  if (users.empty()) return "";
   std::string host;
   for (const ObjectPtr& pod : pods) {
     if (Str(At(*pod, {"metadata", "name"})) == primary) host = Str(At(*pod, {"status", "podIP"}));
@@ -32,10 +33,17 @@ std::string PostgresClusterReconciler::EnsureUsersOnce(const PostgresCluster& cl
     ObjectPtr secret = cache_.Get(kSecrets, n.ns, name);
     return secret ? Str(At(*secret, {"metadata", "resourceVersion"})) : std::string();
   };
+  // spec.users and the exporter's role (UsersOf), with the Secret each
+  // password comes from.
+  std::map<std::string, std::string> secret_of;
+  for (const CredentialSpec& c : CredentialSecrets(cluster)) secret_of[c.username] = c.secret;
+  const std::vector<UserSpec> users =
+      UsersOf(cluster, [&](const std::string& secret) { return secret_value(secret, "password"); });
+  if (users.empty()) return "";
   std::string key = absl::StrCat(primary, "|", host, "|", version(n.superuser_secret));
-  for (const api::PostgresUserSpec& u : users) {
+  for (const UserSpec& u : users) {
     absl::StrAppend(&key, "|", u.name, "(", absl::StrJoin(u.databases, ","), ";",
-                    absl::StrJoin(u.options, ","), ")=", version(UserSecretName(cluster, u.name)));
+                    absl::StrJoin(u.options, ","), ")=", version(secret_of[u.name]));
   }
   // Keyed by namespace/name (forgotten when the object goes), the uid in the
   // value: a re-created cluster of the same name gets its users again.
@@ -55,16 +63,14 @@ std::string PostgresClusterReconciler::EnsureUsersOnce(const PostgresCluster& cl
                                 .user = std::string(api::kSuperuserName),
                                 .password = secret_value(n.superuser_secret, "password"),
                                 .ca_pem = ca_pem},
-                               UsersOf(cluster, [&](const std::string& secret) {
-                                 return secret_value(secret, "password");
-                               }));
+                               users);
   if (!s.ok()) {
     const std::string message = "creating spec.users in PostgreSQL: " + std::string(s.message());
     recorder_.Warning(stored, "UsersFailed", message);
     return message;
   }
   recorder_.Normal(stored, "UsersReady",
-                   absl::StrCat(users.size(), " user(s) and their databases exist"));
+                   absl::StrCat(users.size(), " role(s) and their databases exist"));
   absl::MutexLock lock(&mu_);
   users_applied_[object] = key;
   return "";

@@ -11,6 +11,7 @@
 #include "src/controllers/common/secret_data.h"
 #include "src/controllers/postgrescluster/dcs_objects.h"
 #include "src/controllers/postgrescluster/leader.h"
+#include "src/controllers/postgrescluster/monitoring.h"
 #include "src/controllers/postgrescluster/tls.h"
 #include "src/patroni/role_sync.h"
 
@@ -142,6 +143,22 @@ void RecordDcsObjects(const runtime::Cache& cache, PostgresCluster& cluster) {
                  n.cluster, cluster.status.patroni.dcs_objects, planned);
   }
   cluster.status.patroni.dcs_objects = planned;
+}
+
+void ResolveExporter(const runtime::Cache& cache, PostgresCluster& cluster) {
+  const Names n = NamesOf(cluster);
+  ExporterEvidence evidence;
+  for (const api::PostgresInstanceSet& set : cluster.spec.instances) {
+    ObjectPtr sts = cache.Get(kStatefulSets, n.ns, StatefulSetName(cluster, set.name));
+    if (sts == nullptr) continue;
+    evidence.has_statefulset = true;
+    const Json& containers = At(*sts, {"spec", "template", "spec", "containers"});
+    if (!containers.is_array()) continue;
+    for (const Json& c : containers) {
+      if (Str(At(c, {"name"})) == kExporterContainerName) evidence.runs_exporter = true;
+    }
+  }
+  cluster.spec.monitoring.exporter.enabled = PlanExporter(cluster, evidence);
 }
 
 // The DCS leader key: etcd read with a short deadline, or the kubernetes

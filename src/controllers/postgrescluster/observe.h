@@ -60,6 +60,11 @@ DcsResolution ObserveDcs(const Phase& p);
 // anything is built from the cluster; WriteStatus then keeps it.
 void RecordDcsObjects(const runtime::Cache& cache, PostgresCluster& cluster);
 
+// Sets cluster.spec.monitoring.exporter.enabled (in this copy only) to what
+// PlanExporter (monitoring.h) makes of it given the cluster's member
+// StatefulSets in `cache`, before anything is built from the cluster.
+void ResolveExporter(const runtime::Cache& cache, PostgresCluster& cluster);
+
 // The DCS leader key: etcd read with a short deadline, or the kubernetes
 // DCS's leader Endpoints from the cache; nullopt when unknown.
 std::optional<std::string> ObserveLeader(const Phase& p, const DcsResolution& dcs);

@@ -385,6 +385,7 @@ absl::StatusOr<Result> PostgresClusterReconciler::Reconcile(const runtime::Reque
   // and the status read its phase from the status.
   PlanRestoreInto(*cluster, now, recorder_, *stored);
   RecordDcsObjects(cache_, *cluster);  // the kubernetes DCS's objects, kept from now on
+  ResolveExporter(cache_, *cluster);   // an unset spec.monitoring.exporter.enabled
   Phase ctx{client_, cache_, recorder_, *stored, *cluster, NamesOf(*cluster), operator_peer_, now};
   // Observe the DCS; act on what Kubernetes holds.
   absl::StatusOr<Prepared> prepared = ObserveDcsAndCredentials(req, ctx);

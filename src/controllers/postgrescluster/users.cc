@@ -6,6 +6,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "api/postgrescluster.h"
+#include "src/controllers/postgrescluster/monitoring.h"
 
 namespace quorum::postgrescluster {
 namespace {
@@ -31,6 +33,12 @@ std::vector<UserSpec> UsersOf(const PostgresCluster& cluster,
                    .options = u.options,
                    .password = password_of(UserSecretName(cluster, u.name))});
   }
+  if (ExporterOn(cluster)) {
+    out.push_back({.name = std::string(api::kMonitorUserName),
+                   .options = {"NOSUPERUSER", "NOCREATEDB", "NOCREATEROLE", "CONNECTION LIMIT 3"},
+                   .password = password_of(MonitoringSecretName(cluster)),
+                   .member_of = {"pg_monitor"}});
+  }
   return out;
 }
 
@@ -50,6 +58,9 @@ std::vector<std::string> PlanUserSql(const std::vector<UserSpec>& users,
     for (const std::string& db : u.databases) {
       if (!databases.insert(db).second) continue;
       sql.push_back("CREATE DATABASE " + Quote(db) + " OWNER " + Quote(u.name));
+    }
+    for (const std::string& role : u.member_of) {
+      sql.push_back("GRANT " + Quote(role) + " TO " + Quote(u.name));
     }
   }
   return sql;

@@ -27,16 +27,21 @@ namespace quorum::postgrescluster {
 struct UserSpec {
   std::string name;
   std::vector<std::string> databases;
-  std::vector<std::string> options;  // e.g. CREATEDB (admission allows a short list)
-  std::string password;              // from the user's Secret
+  std::vector<std::string> options;    // e.g. CREATEDB (admission allows a short list)
+  std::string password;                // from the user's Secret
+  std::vector<std::string> member_of;  // roles granted to it, e.g. pg_monitor
 };
 
-// spec.users, with passwords from `password_of(secret name)` ("" if unknown).
+// spec.users, then Quorum's quorum_monitor (a member of pg_monitor) when the
+// exporter is on (monitoring.h), with passwords from `password_of(secret
+// name)` ("" if unknown).
 std::vector<UserSpec> UsersOf(const PostgresCluster& cluster,
                               const std::function<std::string(const std::string&)>& password_of);
 
 // The statements that make `users` exist, given the roles and databases that
-// exist. `verifier(user)` is the SCRAM verifier of the user's password.
+// exist: CREATE or ALTER ROLE, CREATE DATABASE for those missing, GRANT of
+// member_of (granting again is harmless). `verifier(user)` is the SCRAM verifier of the user's
+// password.
 std::vector<std::string> PlanUserSql(const std::vector<UserSpec>& users,
                                      const std::set<std::string>& existing_roles,
                                      const std::set<std::string>& existing_databases,

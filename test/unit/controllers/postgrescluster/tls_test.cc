@@ -237,9 +237,13 @@ TEST(ConnectionSecretTest, AUserWithoutDatabasesConnectsToPostgres) {
 }
 
 TEST(PgHbaTest, OnlyTlsUnlessPlaintextIsAllowed) {
-  const std::vector<std::string> own = {"local all postgres,replicator scram-sha-256",
-                                        "hostssl replication replicator all scram-sha-256",
-                                        "hostssl all postgres,replicator all scram-sha-256"};
+  const std::vector<std::string> own = {
+      "local all postgres,replicator scram-sha-256",
+      "hostssl replication replicator all scram-sha-256",
+      "hostssl all postgres,replicator all scram-sha-256",
+      "hostssl postgres quorum_monitor 127.0.0.1/32 scram-sha-256",
+      "host all quorum_monitor all reject",
+      "local all quorum_monitor reject"};
   auto with = [&](std::vector<std::string> tail) {
     std::vector<std::string> out = own;
     out.insert(out.end(), tail.begin(), tail.end());
@@ -274,6 +278,7 @@ TEST(PgHbaTest, TheUsersRulesComeBetweenQuorumsAndTheCatchAlls) {
   local.users = {"ops"};
   local.method = "peer";
   c.spec.authentication.rules = {app, reject, local};
+  c.spec.monitoring.exporter.enabled = false;  // its lines: monitoring_test.cc
   const std::vector<std::string> hba = PgHba(c);
   ASSERT_EQ(hba.size(), 8u);
   EXPECT_EQ(hba[2], "hostssl all postgres,replicator all scram-sha-256");

@@ -32,6 +32,7 @@ TEST(UsersOfTest, ReadsSpecAndSecretNames) {
   PostgresCluster cluster;
   cluster.metadata = {.name = "hippo", .ns = "db"};
   cluster.spec.users = {{.name = "app_rw", .databases = {"app"}, .options = {"NOLOGIN"}}};
+  cluster.spec.monitoring.exporter.enabled = false;
   std::string asked;
   const std::vector<UserSpec> users = UsersOf(cluster, [&](const std::string& secret) {
     asked = secret;
