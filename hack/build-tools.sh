@@ -25,12 +25,18 @@
 #                              object store of the backup tests (hack/s3.sh); prints its folder.
 #   hack/build-tools.sh etcdutl  etcdutl (tools/etcdutl, etcd's release) for snapshot
 #                              restores (the etcd image, the backup tests); prints its folder.
+#   hack/build-tools.sh prometheus  the Prometheus server and promtool (tools/prometheus):
+#                              promtool checks and unit-tests deploy/monitoring's alert
+#                              rules, the server scrapes the test bed in the monitoring
+#                              end-to-end test. Built with only the Kubernetes, file and
+#                              HTTP service discoveries (static configs always work);
+#                              prints its folder.
 #
 # Prints the bin folder on stdout (everything else goes to stderr).
 set -euo pipefail
 
 mode="${1:-controlplane}"
-[[ "$mode" =~ ^(controlplane|node|etcd35|etcd37|s3|etcdutl)$ ]] || { echo "usage: $0 [node|etcd35|etcd37|s3|etcdutl]" >&2; exit 2; }
+[[ "$mode" =~ ^(controlplane|node|etcd35|etcd37|s3|etcdutl|prometheus)$ ]] || { echo "usage: $0 [node|etcd35|etcd37|s3|etcdutl|prometheus]" >&2; exit 2; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${QUORUM_CACHE:-$HOME/.cache/quorum}"
@@ -123,6 +129,24 @@ if [[ "$mode" == etcdutl ]]; then
   etcdutl_dir="$cache/bin/etcdutl-$etcdutl_version-$(key "$here/tools/etcdutl")"
   build "$here/tools/etcdutl" "$etcdutl_dir" "" etcdutl=go.etcd.io/etcd/etcdutl/v3
   echo "$etcdutl_dir"
+  exit 0
+fi
+
+if [[ "$mode" == prometheus ]]; then
+  prometheus_version="$(modversion "$here/tools/prometheus/go.mod" github.com/prometheus/prometheus)"
+  [[ -n "$prometheus_version" ]] || { echo "build-tools: cannot read the Prometheus version" >&2; exit 1; }
+  prometheus_dir="$cache/bin/prometheus-$prometheus_version-$(key "$here/tools/prometheus")"
+  # The module's v0.3xx.y is Prometheus 3.xx.y; --version shows the release's number.
+  prometheus_release="${prometheus_version#v0.}"; prometheus_release="v${prometheus_release:0:1}.${prometheus_release:1}"
+  prometheus_ld="-X github.com/prometheus/common/version.Version=${prometheus_release#v}"
+  prometheus_ld+=" -X github.com/prometheus/common/version.Branch=HEAD"
+  # remove_all_sd drops the two dozen cloud service discoveries (most of the build);
+  # enable_kubernetes_sd keeps the one the docs' scrape config uses. The web UI's
+  # assets are not embedded (no builtinassets tag): the API answers, the UI pages do not.
+  GOFLAGS="$GOFLAGS -tags=remove_all_sd,enable_kubernetes_sd" build "$here/tools/prometheus" "$prometheus_dir" "$prometheus_ld" \
+    prometheus=github.com/prometheus/prometheus/cmd/prometheus \
+    promtool=github.com/prometheus/prometheus/cmd/promtool
+  echo "$prometheus_dir"
   exit 0
 fi
 

@@ -3,8 +3,8 @@
 # the Debian packages of the C++ build and of the data plane (PostgreSQL 15 from
 # Debian 12; PgBouncer, whose admin console an integration test drives), Patroni (pinned, from PyPI) in a venv under
 # $HOME/.cache/quorum/patroni-<version>/ (root: /var/cache/quorum/...), then (with Go >= 1.26,
-# which must be there already) the pinned control-plane binaries and the backup tests'
-# object store (SeaweedFS) through hack/build-tools.sh.
+# which must be there already) the pinned control-plane binaries, the backup tests'
+# object store (SeaweedFS) and Prometheus with promtool through hack/build-tools.sh.
 # Then the real node the e2e tests and the demo run pods on (hack/node.sh: kubelet,
 # containerd, runc, CNI, CoreDNS, kube-router's NetworkPolicy firewall) and its images
 # (hack/images.sh), all cached by key.
@@ -94,5 +94,7 @@ images_pid=$!
 "$here/build-tools.sh" s3 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
 # etcdutl: restores snapshots (the etcd image's restore step, the backup tests).
 "$here/build-tools.sh" etcdutl 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
+# Prometheus and promtool: promtool checks and unit-tests deploy/monitoring's alert rules.
+"$here/build-tools.sh" prometheus 2> >(grep -v '^build-tools: cached ' >&2) >/dev/null
 wait "$images_pid" || die "building the PostgreSQL and pause images failed (above)"
 "$here/images.sh" build 2> >(grep -v "^build-tools: cached " >&2) >/dev/null

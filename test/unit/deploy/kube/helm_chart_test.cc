@@ -112,9 +112,11 @@ TEST_F(HelmChartTest, ValuesSetImageReplicasResourcesLogFormatAndServiceMonitor)
   for (const Json& a : c["args"]) text |= a == "--log-format=text";
   EXPECT_TRUE(text);
   ASSERT_TRUE(chart.count("ServiceMonitor quorum-system/quorum-operator"));
-  EXPECT_EQ(
-      chart.at("ServiceMonitor quorum-system/quorum-operator")["spec"]["endpoints"][0]["port"],
-      "metrics");
+  const Json monitor = chart.at("ServiceMonitor quorum-system/quorum-operator")["spec"];
+  EXPECT_EQ(monitor["endpoints"][0]["port"], "metrics");
+  // The job and labels deploy/monitoring's rules select (docs/monitoring.md).
+  EXPECT_EQ(monitor["jobLabel"], "app.kubernetes.io/name");
+  EXPECT_EQ(monitor["endpoints"][0]["honorLabels"], true);
   EXPECT_FALSE(ByKey(Template()).count("ServiceMonitor quorum-system/quorum-operator"));
 }
 
