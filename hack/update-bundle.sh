@@ -3,7 +3,8 @@
 # --server-side -f deploy/quorum.yaml`) from the manifests under deploy/, in
 # the order an apply needs (namespace, CRDs, RBAC, Services, Deployment,
 # webhook configurations), and copies what the Helm chart must share with it
-# (the CRDs, and the ClusterRoles' rule tables) into the chart.
+# (the CRDs, the ClusterRoles' rule tables and deploy/monitoring's alert rules)
+# into the chart.
 #
 #   hack/update-bundle.sh           rewrite deploy/quorum.yaml and the chart's copies
 #   hack/update-bundle.sh --check   exit 1 (and say what) when either is stale
@@ -36,9 +37,10 @@ bundle() {
   done
 }
 
-# Folders the chart holds verbatim copies of: "source:destination".
+# Folders (their *.yaml) and files the chart holds verbatim copies of: "source:destination".
 copies=(deploy/crds:charts/quorum-operator/crds
-  deploy/rbac/clusterroles:charts/quorum-operator/files/clusterroles)
+  deploy/rbac/clusterroles:charts/quorum-operator/files/clusterroles
+  deploy/monitoring/quorum-rules.yaml:charts/quorum-operator/files/quorum-rules.yaml)
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -57,7 +59,12 @@ fi
 cp "$tmp/quorum.yaml" deploy/quorum.yaml
 for pair in "${copies[@]}"; do
   rm -rf "${pair#*:}"
+  if [[ -f "${pair%%:*}" ]]; then
+    cp "${pair%%:*}" "${pair#*:}"
+    continue
+  fi
   mkdir -p "${pair#*:}"
   cp "${pair%%:*}"/*.yaml "${pair#*:}/"
 done
-echo "wrote deploy/quorum.yaml and the chart's copies of deploy/crds and deploy/rbac/clusterroles" >&2
+echo "wrote deploy/quorum.yaml and the chart's copies of deploy/crds, deploy/rbac/clusterroles" \
+  "and the alert rules" >&2

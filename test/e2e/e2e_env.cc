@@ -134,11 +134,22 @@ OperatorProcess::OperatorProcess(std::string ns, std::string binary)
       ns_(std::move(ns)),
       binary_(std::move(binary)) {}
 
-void OperatorProcess::Start(const std::vector<std::string>& env) {
+void OperatorProcess::Start(const std::vector<std::string>& env,
+                            const std::vector<std::string>& args) {
   const testenv::ControlPlane* cp = testenv::GetControlPlane();
-  Spawn({binary_, "--kubeconfig=" + cp->kubeconfig, "--namespaces=" + ns_, "--leader-elect=false",
-         "--metrics-bind-address=0", "--health-probe-bind-address=0", "--log-level=debug"},
-        env);
+  std::vector<std::string> argv = {binary_,
+                                   "--kubeconfig=" + cp->kubeconfig,
+                                   "--namespaces=" + ns_,
+                                   "--leader-elect=false",
+                                   "--metrics-bind-address=0",
+                                   "--health-probe-bind-address=0",
+                                   "--log-level=debug"};
+  for (const std::string& arg : args) {  // --name=value replaces the default --name=
+    const std::string flag = arg.substr(0, arg.find('=') + 1);
+    std::erase_if(argv, [&](const std::string& a) { return a.starts_with(flag); });
+    argv.push_back(arg);
+  }
+  Spawn(argv, env);
 }
 
 void HostProcess::Spawn(const std::vector<std::string>& command,

@@ -86,8 +86,10 @@ class OperatorProcess : public HostProcess {
  public:
   // `binary`: another build of the operator (an earlier version, say).
   explicit OperatorProcess(std::string ns, std::string binary = OperatorBinary());
-  // `env`: extra NAME=VALUE entries, e.g. QUORUM_FAILPOINTS=... .
-  void Start(const std::vector<std::string>& env = {});
+  // `env`: extra NAME=VALUE entries, e.g. QUORUM_FAILPOINTS=... ; `args`:
+  // --name=value flags, each replacing the default of that name (e.g. a
+  // metrics address).
+  void Start(const std::vector<std::string>& env = {}, const std::vector<std::string>& args = {});
 
  private:
   std::string ns_;

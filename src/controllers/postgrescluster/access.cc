@@ -1,8 +1,6 @@
 #include "src/controllers/postgrescluster/access.h"
 
 #include "absl/strings/escaping.h"
-#include "api/postgrescluster.h"
-#include "src/controllers/postgrescluster/monitoring.h"
 #include "src/controllers/postgrescluster/pgbouncer.h"
 
 namespace quorum::postgrescluster {
@@ -53,9 +51,9 @@ std::optional<Json> BuildNetworkPolicy(const PostgresCluster& cluster,
                                  {{"matchLabels",
                                    {{kPgBackRestClientLabel, cluster.metadata.name}}}}}}})}});
   }
-  // spec.monitoring.exporter: its metrics from anywhere (Prometheus runs in
-  // a namespace of its own, unknown here); it serves no credentials.
-  if (ExporterOn(cluster)) ingress.push_back({{"ports", Json::array({Port(api::kExporterPort)})}});
+  // No rule for the exporter's port (spec.monitoring.exporter): as with an
+  // EtcdCluster's metrics, Prometheus is admitted by a policy of the user's
+  // beside this one (docs/monitoring.md), naming where it runs.
   return Json{{"apiVersion", "networking.k8s.io/v1"},
               {"kind", "NetworkPolicy"},
               {"metadata", Metadata(cluster, NamesOf(cluster).network_policy)},

@@ -10,8 +10,9 @@
 //     else); unset, from every pod of the cluster's namespace — or from
 //     anywhere when the primary Service is a NodePort or LoadBalancer (its
 //     clients come from outside); and the PgBouncer pods when
-//     spec.proxy.pgBouncer is set (pgbouncer.h); the exporter's metrics
-//     port from anywhere while it runs (monitoring.h).
+//     spec.proxy.pgBouncer is set (pgbouncer.h). Nothing admits the
+//     exporter's metrics port (monitoring.h) but a policy of the user's for
+//     Prometheus beside this one (policies add up; docs/monitoring.md).
 // Thread-safety: pure functions.
 #ifndef QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_
 #define QUORUM_SRC_CONTROLLERS_POSTGRESCLUSTER_ACCESS_H_

@@ -409,6 +409,9 @@ Json BuildStatefulSet(const PostgresCluster& cluster, const api::PostgresInstanc
   if (ExporterOn(cluster)) {  // spec.monitoring.exporter (monitoring.h)
     containers.push_back(ExporterContainer(cluster));
     volumes.push_back(ExporterVolume(cluster));
+    // `kubectl exec/logs` without -c pick the database (added with the
+    // exporter: on an earlier cluster it would restart the members).
+    pod_annotations["kubectl.kubernetes.io/default-container"] = kContainerName;
   }
   // Volume repositories: PostgreSQL's archive_command and a restore reach
   // the repository host with the pgBackRest client certificate.

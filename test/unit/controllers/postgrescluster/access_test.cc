@@ -105,9 +105,9 @@ TEST(NetworkPolicyTest, WhoReachesWhichPort) {
     EXPECT_EQ((*policy)["metadata"]["name"], "hippo") << c.name;
     EXPECT_EQ((*policy)["spec"]["podSelector"], kMembers["podSelector"]) << c.name;
     EXPECT_EQ((*policy)["spec"]["policyTypes"], Json::array({"Ingress"})) << c.name;
-    // The members' REST API and PostgreSQL, and the exporter's metrics
-    // (on by default: monitoring_test.cc).
-    EXPECT_EQ((*policy)["spec"]["ingress"].size(), 3u) << c.name;
+    // The members' REST API and PostgreSQL; not the exporter's metrics
+    // (monitoring_test.cc).
+    EXPECT_EQ((*policy)["spec"]["ingress"].size(), 2u) << c.name;
     const Json rest = RuleFor(*policy, 8008);
     ASSERT_FALSE(rest.is_null()) << c.name;
     EXPECT_EQ(rest["ports"].size(), 1u) << c.name;

@@ -120,5 +120,41 @@ TEST_F(HelmChartTest, ValuesSetImageReplicasResourcesLogFormatAndServiceMonitor)
   EXPECT_FALSE(ByKey(Template()).count("ServiceMonitor quorum-system/quorum-operator"));
 }
 
+// The Prometheus Operator's objects for the clusters (docs/monitoring.md):
+// rendered when the cluster serves monitoring.coreos.com/v1 (auto) or when
+// asked, with the job names and labels deploy/monitoring's rules select, and
+// the rules themselves in a PrometheusRule.
+TEST_F(HelmChartTest, PodMonitorsAndRulesWhenThePrometheusOperatorIsThere) {
+  const char* kEtcd = "PodMonitor quorum-system/quorum-etcd";
+  const char* kExporter = "PodMonitor quorum-system/quorum-postgres-exporter";
+  const char* kRule = "PrometheusRule quorum-system/quorum";
+  EXPECT_FALSE(ByKey(Template()).count(kEtcd)) << "auto, without the API";
+  EXPECT_FALSE(ByKey(Template("--api-versions monitoring.coreos.com/v1/PodMonitor "
+                              "--set metrics.podMonitors.enabled=false"))
+                   .count(kEtcd));
+  for (const char* args : {"--api-versions monitoring.coreos.com/v1/PodMonitor",
+                           "--set metrics.podMonitors.enabled=true"}) {
+    SCOPED_TRACE(args);
+    const std::map<std::string, Json> chart = ByKey(Template(args));
+    ASSERT_TRUE(chart.count(kEtcd) && chart.count(kExporter) && chart.count(kRule));
+    const Json etcd = chart.at(kEtcd)["spec"];
+    EXPECT_EQ(etcd["jobLabel"], "app.kubernetes.io/name");
+    EXPECT_EQ(etcd["namespaceSelector"]["any"], true);
+    EXPECT_EQ(etcd["podMetricsEndpoints"][0]["port"], "metrics");
+    EXPECT_EQ(etcd["podMetricsEndpoints"][0]["relabelings"][0]["targetLabel"], "cluster");
+    const Json exporter = chart.at(kExporter)["spec"];
+    EXPECT_EQ(exporter["podMetricsEndpoints"][0]["port"], "exporter");
+    EXPECT_EQ(exporter["podMetricsEndpoints"][0]["relabelings"][0],
+              Json::parse(R"({"targetLabel": "job", "replacement": "postgres-exporter"})"));
+    const Json groups = chart.at(kRule)["spec"]["groups"];
+    ASSERT_TRUE(groups.is_array());
+    size_t alerts = 0;
+    for (const Json& g : groups) alerts += g["rules"].size();
+    EXPECT_GE(alerts, 18u);
+    // The alerts' templates reach Prometheus as written, not expanded by Helm.
+    EXPECT_NE(groups.dump().find("{{ $labels.namespace }}"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace quorum::deploytest
