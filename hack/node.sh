@@ -492,6 +492,10 @@ disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.internal.v1.traci
   snapshotter = "overlayfs"
   [plugins.'io.containerd.cri.v1.images'.pinned_images]
     sandbox = "$pause_image"
+  # Every registry resolves to a loopback port that refuses (certs.d/_default):
+  # the machine has no route out, so an image the node lacks fails at once.
+  [plugins.'io.containerd.cri.v1.images'.registry]
+    config_path = "$c/certs.d"
 
 [plugins.'io.containerd.cri.v1.runtime']
   # No process here may lower an OOM score (CAP_SYS_RESOURCE is not in the
@@ -512,6 +516,17 @@ disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.internal.v1.traci
 [plugins.'io.containerd.grpc.v1.cri']
   stream_server_address = "127.0.0.1"
   stream_server_port = "0"
+EOF
+  # An image missing from the node fails its pull at once ("dial tcp
+  # 127.0.0.1:9: connect: connection refused") instead of trying a registry:
+  # every host, and the default server, is the discard port on loopback,
+  # which nothing serves (docs/testbed.md).
+  mkdir -p "$c/certs.d/_default"
+  cat >"$c/certs.d/_default/hosts.toml" <<EOF
+server = "http://127.0.0.1:9"
+
+[host."http://127.0.0.1:9"]
+  capabilities = ["pull", "resolve"]
 EOF
   cat >"$node/cni/net.d/10-quorum-node.conflist" <<EOF
 {

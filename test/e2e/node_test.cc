@@ -7,9 +7,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <iostream>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
 #include "test/e2e/e2e_env.h"
 
 namespace quorum::e2e {
@@ -127,6 +130,35 @@ TEST_F(NodeE2E, PodsRunAndKubectlReachesThem) {
   waitpid(pf, nullptr, 0);
   ASSERT_TRUE(forwarded) << value;
   EXPECT_EQ(value, "from-a");
+}
+
+// An image the node lacks fails its pull at once against the refusing
+// loopback mirror (hack/node.sh: certs.d/_default), never reaching out: the
+// pod's event names 127.0.0.1:9 within seconds.
+TEST_F(NodeE2E, AMissingImageFailsAtOnceWithoutLeavingTheMachine) {
+  Json pod = EtcdPod(ns(), "missing");
+  pod["spec"]["containers"][0]["image"] = "registry.example.org/quorum/none:1";
+  ASSERT_TRUE(client().Create(kPods, ns(), pod).ok());
+  const absl::Time start = absl::Now();
+  std::string message;
+  ASSERT_TRUE(testenv::Eventually(
+      [&] {
+        auto events = client().List({"", "v1", "events"}, ns());
+        if (!events.ok()) return false;
+        for (const Json& e : (*events)["items"]) {
+          const std::string m = e.value("message", "");
+          if (e.value("reason", "") == "Failed" && absl::StrContains(m, "none:1")) {
+            message = m;
+            return true;
+          }
+        }
+        return false;
+      },
+      absl::Minutes(1)))
+      << "no failed pull reported";
+  EXPECT_TRUE(absl::StrContains(message, "127.0.0.1:9")) << message;
+  std::cout << "node: a missing image failed its pull after " << absl::Now() - start << ": "
+            << message << "\n";
 }
 
 }  // namespace
