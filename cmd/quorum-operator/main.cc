@@ -32,6 +32,7 @@
 #include "src/base/clock.h"
 #include "src/base/logging.h"
 #include "src/controllers/common/cache_scopes.h"
+#include "src/controllers/common/operator_state_metrics.h"
 #include "src/controllers/common/resources.h"
 #include "src/controllers/etcdbackup/reconciler.h"
 #include "src/controllers/etcdbackupschedule/reconciler.h"
@@ -252,6 +253,8 @@ int Run(const Flags& f) {
   }
 
   runtime::Manager manager(**client, std::move(options));
+  // Backup and certificate series (issue 38), computed at each scrape from the cache.
+  controllers::RegisterOperatorStateMetrics(manager.metrics(), manager.cache(), RealClock());
   if (runtime::WebhookServer* webhooks = manager.webhook_server()) {
     if (absl::Status s = webhooks::RegisterEtcdClusterWebhooks(*webhooks); !s.ok()) return Fail(s);
     if (absl::Status s = webhooks::RegisterEtcdBackupWebhooks(*webhooks); !s.ok()) return Fail(s);

@@ -149,6 +149,24 @@ void HistogramFamily::Render(std::string& out) const {
   }
 }
 
+CollectorFamily::CollectorFamily(std::string name, std::string help, MetricType type,
+                                 std::vector<std::string> labels, Collect collect)
+    : name_(std::move(name)),
+      help_(std::move(help)),
+      type_(type),
+      labels_(std::move(labels)),
+      collect_(std::move(collect)) {}
+
+void CollectorFamily::Render(std::string& out) const {
+  Header(out, name_, help_, type_ == MetricType::kCounter ? "counter" : "gauge");
+  std::vector<Sample> samples = collect_();
+  std::sort(samples.begin(), samples.end(),
+            [](const Sample& a, const Sample& b) { return a.labels < b.labels; });
+  for (const Sample& s : samples) {
+    absl::StrAppend(&out, name_, Labels(labels_, s.labels), " ", FormatValue(s.value), "\n");
+  }
+}
+
 CounterFamily& Registry::Counter(const std::string& name, const std::string& help,
                                  std::vector<std::string> labels) {
   absl::MutexLock lock(&mu_);
@@ -175,10 +193,30 @@ HistogramFamily& Registry::Histogram(const std::string& name, const std::string&
   return dynamic_cast<HistogramFamily&>(*slot);
 }
 
-std::string Registry::Render() const {
-  std::string out;
+CollectorFamily& Registry::Collector(const std::string& name, const std::string& help,
+                                     MetricType type, std::vector<std::string> labels,
+                                     CollectorFamily::Collect collect) {
   absl::MutexLock lock(&mu_);
-  for (const auto& [name, family] : families_) family->Render(out);
+  auto& slot = families_[name];
+  if (!slot) {
+    slot =
+        std::make_unique<CollectorFamily>(name, help, type, std::move(labels), std::move(collect));
+  }
+  return dynamic_cast<CollectorFamily&>(*slot);
+}
+
+std::string Registry::Render() const {
+  // Families are never removed, so the pointers outlive the lock; rendering
+  // outside it keeps a collector that reads other locked state (the cache)
+  // from ever waiting on the registry, or making it wait.
+  std::vector<const Family*> families;
+  {
+    absl::MutexLock lock(&mu_);
+    families.reserve(families_.size());
+    for (const auto& [name, family] : families_) families.push_back(family.get());
+  }
+  std::string out;
+  for (const Family* family : families) family->Render(out);
   return out;
 }
 

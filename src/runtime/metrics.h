@@ -7,6 +7,7 @@
 #define QUORUM_SRC_RUNTIME_METRICS_H_
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -99,6 +100,37 @@ class HistogramFamily : public Family {
   std::map<LabelValues, std::unique_ptr<Series>> series_ ABSL_GUARDED_BY(mu_);
 };
 
+// One series of a CollectorFamily: its label values, in the family's label
+// order, and its value.
+struct Sample {
+  LabelValues labels;
+  double value = 0;
+};
+
+// What a CollectorFamily's series are, for the # TYPE line.
+enum class MetricType { kCounter, kGauge };
+
+// A family whose series are computed at every Render by `collect` (a
+// Prometheus client's custom collector): for state the process already holds,
+// such as objects in the cache, so that a series exists exactly as long as
+// what it describes and nothing has to be kept up to date in between.
+// `collect` runs on the rendering thread, possibly on several at once; it
+// must be thread-safe and must not block on I/O. Samples are rendered sorted by label values; two
+// with the same label values are the caller's bug (both are rendered).
+class CollectorFamily : public Family {
+ public:
+  using Collect = std::function<std::vector<Sample>()>;
+  CollectorFamily(std::string name, std::string help, MetricType type,
+                  std::vector<std::string> labels, Collect collect);
+  void Render(std::string& out) const override;
+
+ private:
+  const std::string name_, help_;
+  const MetricType type_;
+  const std::vector<std::string> labels_;
+  const Collect collect_;
+};
+
 // Owns metric families and renders them all. Asking twice for the same name
 // returns the same family (the help and labels of the first call win).
 class Registry {
@@ -110,6 +142,9 @@ class Registry {
   HistogramFamily& Histogram(const std::string& name, const std::string& help,
                              std::vector<std::string> labels = {},
                              std::vector<double> bounds = HistogramFamily::DefaultBounds());
+  CollectorFamily& Collector(const std::string& name, const std::string& help, MetricType type,
+                             std::vector<std::string> labels, CollectorFamily::Collect collect);
+  // Renders every family; collectors run outside the registry's lock.
   std::string Render() const;
 
  private:
