@@ -252,6 +252,18 @@ CommandResult Etcdctl(const std::string& ns, const std::string& name,
   return NodeExec(argv, absl::Seconds(30));
 }
 
+CommandResult FillUntilNoSpace(const std::string& ns, const std::string& name) {
+  const std::string put = absl::StrCat(
+      "head -c 700000 /dev/urandom | base64 -w0 | ", testenv::GetControlPlane()->bin_dir,
+      "/etcdctl --endpoints=http://", name, ".", ns, ".svc:2379 --command-timeout=20s put big");
+  CommandResult last;
+  for (int i = 0; i < 60; ++i) {
+    last = NodeExec({"bash", "-c", put});
+    if (last.exit_code != 0 && absl::StrContains(last.output, "database space exceeded")) break;
+  }
+  return last;
+}
+
 std::vector<Member> MemberList(const std::string& ns, const std::string& name,
                                const std::vector<std::string>& flags, const std::string& scheme) {
   std::vector<Member> out;

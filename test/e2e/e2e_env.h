@@ -104,6 +104,12 @@ CommandResult Etcdctl(const std::string& ns, const std::string& name,
                       const std::vector<std::string>& flags = {},
                       const std::string& scheme = "http");
 
+// Puts ~1 MB values under one key of EtcdCluster `name` (plain HTTP, through
+// its client Service) until etcd refuses a write for space (NOSPACE), at most
+// 60 times; the last etcdctl run, whose exit code is non-zero and whose
+// output says "database space exceeded" when it did.
+CommandResult FillUntilNoSpace(const std::string& ns, const std::string& name);
+
 // Parsed `etcdctl member list -w json`; empty on failure.
 struct Member {
   std::string name;

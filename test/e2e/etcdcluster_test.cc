@@ -217,16 +217,9 @@ TEST_F(EtcdClusterE2E, NoSpaceAlarmIsCompactedDefragmentedAndDisarmed) {
   ASSERT_TRUE(testenv::Eventually([&] { return Converged("full", 3); }, kConverge))
       << "the 3-member cluster did not converge";
 
-  const std::string put = absl::StrCat(
-      "head -c 700000 /dev/urandom | base64 -w0 | ", testenv::GetControlPlane()->bin_dir,
-      "/etcdctl --endpoints=http://full.", ns(), ".svc:2379 --command-timeout=20s put big");
-  CommandResult last;
-  bool nospace = false;
-  for (int i = 0; i < 60 && !nospace; ++i) {
-    last = NodeExec({"bash", "-c", put});
-    nospace = last.exit_code != 0 && absl::StrContains(last.output, "database space exceeded");
-  }
-  ASSERT_TRUE(nospace) << "etcd never refused a write for space: " << last.output;
+  const CommandResult last = FillUntilNoSpace(ns(), "full");
+  ASSERT_TRUE(absl::StrContains(last.output, "database space exceeded"))
+      << "etcd never refused a write for space: " << last.output;
 
   CommandResult write;
   ASSERT_TRUE(testenv::Eventually(

@@ -244,16 +244,9 @@ TEST_F(MonitoringE2E, PrometheusScrapesEveryTargetDashboardsReadRealMetricsAndAn
   // The operator would compact, defragment and disarm NOSPACE: without it,
   // the full database stays full.
   op.Stop();
-  const std::string put = absl::StrCat(
-      "head -c 700000 /dev/urandom | base64 -w0 | ", testenv::GetControlPlane()->bin_dir,
-      "/etcdctl --endpoints=http://mon.", ns(), ".svc:2379 --command-timeout=20s put big");
-  CommandResult last;
-  bool nospace = false;
-  for (int i = 0; i < 60 && !nospace; ++i) {
-    last = NodeExec({"bash", "-c", put});
-    nospace = last.exit_code != 0 && absl::StrContains(last.output, "database space exceeded");
-  }
-  ASSERT_TRUE(nospace) << "etcd never refused a write for space: " << last.output;
+  const CommandResult last = FillUntilNoSpace(ns(), "mon");
+  ASSERT_TRUE(absl::StrContains(last.output, "database space exceeded"))
+      << "etcd never refused a write for space: " << last.output;
   const absl::Time full = absl::Now();
   // One alert per member whose database is that full (the members' sizes
   // differ by their history and compactions).
