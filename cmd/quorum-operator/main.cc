@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -44,6 +45,7 @@
 #include "src/etcd/process.h"
 #include "src/kube/config.h"
 #include "src/runtime/manager.h"
+#include "src/runtime/webhook_cert_renewal.h"
 #include "src/runtime/webhook_certs.h"
 #include "src/webhooks/etcdbackup_webhook.h"
 #include "src/webhooks/etcdbackupschedule_webhook.h"
@@ -227,6 +229,8 @@ int Run(const Flags& f) {
                  le.identity);
     options.leader_election = le;
   }
+  // The self-managed webhook certificates, renewed while the operator runs.
+  std::optional<runtime::SelfManagedCertOptions> self_managed;
   if (f.webhook_port > 0) {
     if (f.webhook_self_managed_certs) {
       const std::string ns = PodNamespace().empty() ? config->namespace_name : PodNamespace();
@@ -246,6 +250,7 @@ int Run(const Flags& f) {
           !s.ok()) {
         return Fail(s);
       }
+      self_managed = certs;
     }
     options.webhook = runtime::WebhookServer::Options{.port = f.webhook_port,
                                                       .cert_file = f.webhook_cert_dir + "/tls.crt",
@@ -349,7 +354,16 @@ int Run(const Flags& f) {
   }
   spdlog::info("quorum-operator {} starting; namespaces: {}", kVersion,
                f.namespaces.empty() ? "all" : f.namespaces);
+  std::thread renewer;
+  if (self_managed.has_value()) {
+    renewer = std::thread(
+        [&] { runtime::RenewWebhookCertificates(**client, *self_managed, RealClock(), cancel); });
+  }
   absl::Status s = manager.Run(cancel);
+  if (renewer.joinable()) {
+    cancel.Cancel();
+    renewer.join();
+  }
   if (!s.ok()) return Fail(s);
   spdlog::info("stopped cleanly");
   return 0;
