@@ -113,10 +113,10 @@ TEST_F(PostgresClusterCrdTest, TheSchemaDefaultsAMinimalClusterWithoutAnyWebhook
   // dynamicConfiguration (Patroni's own, free-form).
   auto pruned = client().Create(kPostgresClusters, ns(),
                                 Cluster("pruned",
-                                        R"({"monitoring": {"s3": {}}, "backups": {"s3": {}},
+                                        R"({"telemetry": {"s3": {}}, "backups": {"s3": {}},
               "patroni": {"dynamicConfiguration": {"anything": {"x": 1}}}})"));
   ASSERT_TRUE(pruned.ok()) << pruned.status();
-  EXPECT_FALSE((*pruned)["spec"].contains("monitoring"));
+  EXPECT_FALSE((*pruned)["spec"].contains("telemetry"));
   EXPECT_FALSE((*pruned)["spec"]["backups"].contains("s3"));
   EXPECT_EQ((*pruned)["spec"]["patroni"]["dynamicConfiguration"]["anything"]["x"], 1);
 }

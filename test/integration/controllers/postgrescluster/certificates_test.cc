@@ -75,7 +75,9 @@ TEST_F(PostgresClusterControllerTest, IssuesTheServerCertificateAndRenewsItBefor
       absl::StrCat(R"({"name":"PATRONI_RESTAPI_CONNECT_ADDRESS","value":"$(POD_NAME).sec-pods.)",
                    ns(), R"(.svc:8008"})")))
       << pod;
-  EXPECT_FALSE(absl::StrContains(yaml, "- host all")) << yaml;
+  // No plaintext rule for everyone (allowPlaintext is off); the exporter's
+  // role has a `host ... reject` line of its own (monitoring.h).
+  EXPECT_FALSE(absl::StrContains(yaml, "- host all all all")) << yaml;
   EXPECT_FALSE(absl::StrContains(yaml, controllers::SecretValue(*api, "password")));
   EXPECT_TRUE(client().Get(kNetworkPolicies, ns(), "sec").ok());
 

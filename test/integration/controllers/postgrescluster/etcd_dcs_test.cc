@@ -84,7 +84,7 @@ TEST_F(PostgresClusterControllerTest, EtcdDcsSecretProblemsAreReportedAndClearWh
       "Service/pg-pods",       "ConfigMap/pg-patroni", "Secret/pg-superuser",
       "Secret/pg-replication", "Secret/pg-user-app",   "PodDisruptionBudget/pg",
       "Secret/pg-ca",          "Secret/pg-tls",        "Secret/pg-patroni-api",
-      "NetworkPolicy/pg"};
+      "NetworkPolicy/pg",      "Secret/pg-monitoring"};
   EXPECT_EQ(Owned(Uid("pg")), want) << "no leader-lease or config Service with etcd, no RBAC";
   auto primary = client().Get(kServices, ns(), "pg");
   EXPECT_EQ((*primary)["spec"]["selector"]["role"], "primary");

@@ -40,6 +40,7 @@ TEST_F(PostgresClusterControllerTest, KubernetesDcsProducesItsObjects) {
                                       "Secret/hippo-ca",
                                       "Secret/hippo-tls",
                                       "Secret/hippo-patroni-api",
+                                      "Secret/hippo-monitoring",  // the exporter's role
                                       "NetworkPolicy/hippo"};
   ASSERT_TRUE(Eventually([&] { return Owned(uid) == want; }, absl::Seconds(30)))
       << testing::PrintToString(Owned(uid));
